@@ -1,0 +1,73 @@
+/**
+ * Reads the CustomResourceDefinitions in crds/ (the single source of truth
+ * for Cairn's kinds) into ResourceDefinitions.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { ALL_VERBS, type JSONSchemaProps, type PrinterColumn, type ResourceDefinition } from './resources.js';
+
+interface CrdVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  schema: { openAPIV3Schema: JSONSchemaProps };
+  subresources?: { status?: object };
+  additionalPrinterColumns?: PrinterColumn[];
+  selectableFields?: { jsonPath: string }[];
+}
+
+interface Crd {
+  apiVersion: string;
+  kind: string;
+  spec: {
+    group: string;
+    scope: 'Namespaced' | 'Cluster';
+    names: { kind: string; listKind?: string; plural: string; singular?: string; shortNames?: string[]; categories?: string[] };
+    versions: CrdVersion[];
+  };
+}
+
+/** One ResourceDefinition per served version of every CRD in `dir`. */
+export function loadCrds(dir: string): ResourceDefinition[] {
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .flatMap((f) => YAML.parseAllDocuments(fs.readFileSync(path.join(dir, f), 'utf8')).map((d) => d.toJS() as Crd))
+    .filter((crd) => crd?.kind === 'CustomResourceDefinition')
+    .flatMap(crdToDefinitions);
+}
+
+/** The definitions a CRD describes. */
+export function crdToDefinitions(crd: Crd): ResourceDefinition[] {
+  const { group, scope, names } = crd.spec;
+  return crd.spec.versions
+    .filter((v) => v.served)
+    .map((v) => ({
+      group,
+      version: v.name,
+      kind: names.kind,
+      listKind: names.listKind ?? `${names.kind}List`,
+      plural: names.plural,
+      singular: names.singular ?? names.kind.toLowerCase(),
+      namespaced: scope === 'Namespaced',
+      shortNames: names.shortNames ?? [],
+      categories: names.categories ?? [],
+      hasStatus: !!v.subresources?.status,
+      schema: v.schema.openAPIV3Schema,
+      printerColumns: v.additionalPrinterColumns ?? [],
+      selectableFields: (v.selectableFields ?? []).map((s) => s.jsonPath.replace(/^\./, '')),
+      verbs: ALL_VERBS,
+    }));
+}
+
+/** The crds/ folder shipped with this package. */
+export function defaultCrdDir(): string {
+  // dist/apiserver/crd-loader.js → <package>/crds; apiserver/crd-loader.ts → <package>/crds
+  const here = path.dirname(new URL(import.meta.url).pathname);
+  for (const candidate of [path.join(here, '..', '..', 'crds'), path.join(here, '..', 'crds')]) {
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  throw new Error(`crds/ not found near ${here}; pass --crd-dir`);
+}

@@ -1,0 +1,109 @@
+/**
+ * Runs one etcd member as a child process on loopback ports: the embedded
+ * etcd of `cairn server` and the throwaway etcd of tests and benchmarks.
+ * Ports are chosen free just before the start; since another process can
+ * take a port in that window, a start that fails is retried on new ports.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { freePort } from '../util/free-port.js';
+
+/** How to run the member. */
+export interface EtcdProcessOptions {
+  /** etcd's --data-dir; created when missing. */
+  dataDir: string;
+  /** The etcd binary; default `etcd` from PATH. */
+  binary?: string;
+  /** Where etcd's own log goes; default `<dataDir>/../etcd.log`. */
+  logFile?: string;
+  /** How long to wait for /health; default 20 s. */
+  startTimeoutMs?: number;
+  /** Fixed ports (a restart of the same member keeps its address); free ones by default. */
+  clientPort?: number;
+  peerPort?: number;
+}
+
+/** A running etcd member. */
+export interface EtcdProcess {
+  /** http://127.0.0.1:<port> */
+  endpoint: string;
+  clientPort: number;
+  peerPort: number;
+  child: ChildProcess;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Starts etcd and resolves once it answers /health, retrying on port clashes. */
+export async function startEtcd(opts: EtcdProcessOptions): Promise<EtcdProcess> {
+  let lastError: unknown;
+  const attempts = opts.clientPort ? 1 : 3;
+  for (let attempt = 0; attempt < attempts; attempt++) {
+    try {
+      return await startOnce(opts);
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  throw lastError;
+}
+
+async function startOnce(opts: EtcdProcessOptions): Promise<EtcdProcess> {
+  fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  const clientPort = opts.clientPort ?? (await freePort());
+  const peerPort = opts.peerPort ?? (await freePort());
+  const endpoint = `http://127.0.0.1:${clientPort}`;
+  const peer = `http://127.0.0.1:${peerPort}`;
+  const logFile = opts.logFile ?? path.join(path.dirname(opts.dataDir), 'etcd.log');
+  const log = fs.openSync(logFile, 'a');
+  const child = spawn(opts.binary ?? 'etcd', [
+    '--name', 'cairn', '--data-dir', opts.dataDir,
+    '--listen-client-urls', endpoint, '--advertise-client-urls', endpoint,
+    '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer,
+    '--initial-cluster', `cairn=${peer}`, '--initial-cluster-state', 'new',
+    '--log-level', 'warn', '--logger', 'zap',
+    // Cairn's apiserver compacts on its own schedule (API.md); etcd must not.
+    '--auto-compaction-retention', '0',
+  ], { stdio: ['ignore', log, log] });
+  fs.closeSync(log);
+  const proc: EtcdProcess = { endpoint, clientPort, peerPort, child, stop: (graceMs) => stopChild(child, graceMs) };
+  try {
+    await waitHealthy(endpoint, child, opts.startTimeoutMs ?? 20_000, logFile);
+  } catch (err) {
+    await proc.stop(1000);
+    throw err;
+  }
+  return proc;
+}
+
+async function waitHealthy(endpoint: string, child: ChildProcess, timeoutMs: number, logFile: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`etcd exited (${child.exitCode ?? child.signalCode}) before it became healthy; see ${logFile}`);
+    }
+    try {
+      const res = await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(1000) });
+      const body = (await res.json()) as { health?: string };
+      if (body.health === 'true') return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`etcd at ${endpoint} did not become healthy within ${timeoutMs} ms; see ${logFile}`);
+}
+
+/** Sends SIGTERM, then SIGKILL after the grace period; resolves once the child has exited. */
+export function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => {
+      clearTimeout(killer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

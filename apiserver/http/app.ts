@@ -1,0 +1,71 @@
+/**
+ * The express application: health and version endpoints open to all, then
+ * bearer-token authentication, the body limit, discovery, OpenAPI and the
+ * resource handler. Every error leaves as a Kubernetes Status.
+ */
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { ApiError } from '../errors.js';
+import type { TokenAuthenticator } from '../auth/tokens.js';
+import type { ApiContext } from './context.js';
+import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
+import type { OpenApi } from './openapi.js';
+import { serveResource } from './resources-handler.js';
+import { sendError, sendJson } from './respond.js';
+
+/** The request body limit (API.md): 1.5 MiB. */
+export const BODY_LIMIT_BYTES = 1.5 * 1024 * 1024;
+
+/** What the app needs besides the shared context. */
+export interface AppOptions {
+  authenticator: TokenAuthenticator;
+  openapi: OpenApi;
+  cairnVersion: string;
+  /** Whether the etcd-backed cache is up (for /readyz). */
+  ready: () => boolean;
+}
+
+type Handler = (req: Request, res: Response) => unknown;
+
+/** Builds the apiserver's HTTP application. */
+export function createApp(ctx: ApiContext, opts: AppOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('query parser', 'simple');
+  const wrap = (fn: Handler) => (req: Request, res: Response) => Promise.resolve(fn(req, res)).catch((err) => sendError(res, err, ctx.log));
+
+  app.get('/healthz', (_req, res) => void res.type('text/plain').send('ok'));
+  app.get('/livez', (_req, res) => void res.type('text/plain').send('ok'));
+  app.get('/readyz', (_req, res) => void (opts.ready() ? res.type('text/plain').send('ok') : res.status(503).type('text/plain').send('etcd watch cache not ready')));
+  app.get('/version', (_req, res) => sendJson(res, 200, versionInfo(opts.cairnVersion)));
+
+  app.use((req, res, next) => {
+    if (opts.authenticator.authenticate(req.headers.authorization)) return next();
+    sendJson(res, 401, new ApiError(401, 'Unauthorized', 'Unauthorized: send a valid bearer token (see the admin.kubeconfig in the server data dir)').toStatus());
+  });
+  app.use(express.raw({ type: () => true, limit: BODY_LIMIT_BYTES }));
+
+  app.get('/api', wrap((req, res) => sendJson(res, 200, coreVersions(req.headers.host ?? ''))));
+  app.get('/apis', wrap((_req, res) => sendJson(res, 200, groupList(ctx.registry))));
+  app.get('/openapi/v3', wrap((_req, res) => sendJson(res, 200, opts.openapi.index())));
+  app.use(wrap((req, res) => route(ctx, opts, req, res)));
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err, ctx.log));
+  return app;
+}
+
+async function route(ctx: ApiContext, opts: AppOptions, req: Request, res: Response): Promise<void> {
+  const parts = req.path.split('/').filter(Boolean);
+  if (req.method === 'GET' && parts[0] === 'openapi' && parts[1] === 'v3') {
+    const doc = opts.openapi.document(parts.slice(2).join('/'));
+    if (doc) return void res.type('application/json').send(doc);
+  } else if (req.method === 'GET' && parts[0] === 'apis' && parts.length <= 3) {
+    const body = parts.length === 2 ? group(ctx.registry, parts[1]!) : resourceList(ctx.registry, `${parts[1]}/${parts[2]}`);
+    if (body) return sendJson(res, 200, body);
+  } else if (req.method === 'GET' && parts[0] === 'api' && parts.length === 2) {
+    const body = resourceList(ctx.registry, parts[1]!);
+    if (body) return sendJson(res, 200, body);
+  } else if (parts[0] === 'api' || parts[0] === 'apis') {
+    return serveResource(ctx, req, res);
+  }
+  throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+}

@@ -1,0 +1,28 @@
+/**
+ * `/api/v1/namespaces`: a read-only view of Clusters (see rest/namespaces.ts).
+ * Namespaces are created and deleted by creating and deleting Clusters.
+ */
+import type { Request, Response } from 'express';
+import { ApiError, methodNotAllowed } from '../errors.js';
+import type { RequestInfo } from '../request-info.js';
+import { toTable, wantsTable } from '../rest/table.js';
+import type { ApiContext } from './context.js';
+import { sendJson } from './respond.js';
+
+/** Serves GET on the namespace list and on one namespace. */
+export async function serveNamespaces(ctx: ApiContext, req: Request, res: Response, info: RequestInfo): Promise<void> {
+  if (req.method !== 'GET') {
+    throw methodNotAllowed(`namespaces are Clusters in Cairn: create or delete a Cluster (cairn.dev/v1alpha1) named "${info.name ?? '<name>'}" instead`);
+  }
+  if (req.query.watch !== undefined && req.query.watch !== 'false') {
+    throw methodNotAllowed('watching namespaces is not supported; watch clusters.cairn.dev instead');
+  }
+  await ctx.cache.waitFresh(1000);
+  const all = ctx.namespaces.list();
+  const def = ctx.registry.find('', 'v1', 'namespaces')!;
+  const items = info.name ? all.filter((n) => n.metadata.name === info.name) : all;
+  if (info.name && items.length === 0) throw new ApiError(404, 'NotFound', `namespaces "${info.name}" not found`, { name: info.name, kind: 'namespaces' });
+  const listMeta = { resourceVersion: String(ctx.cache.revision) };
+  if (wantsTable(req.headers.accept)) return sendJson(res, 200, toTable(def, items, listMeta, 'Metadata', Date.now()));
+  sendJson(res, 200, info.name ? items[0] : { kind: 'NamespaceList', apiVersion: 'v1', metadata: listMeta, items });
+}

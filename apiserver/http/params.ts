@@ -1,0 +1,39 @@
+/**
+ * Typed reading of the query parameters kube defines (dryRun, limit,
+ * timeoutSeconds, ...), each rejecting malformed values with a 400.
+ */
+import { badRequest } from '../errors.js';
+
+/** The query object as express parses it. */
+export type Query = Record<string, unknown>;
+
+/** A single-valued string parameter. */
+export function str(q: Query, name: string): string | undefined {
+  const v = q[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw badRequest(`${name}: must be given at most once`);
+  return v;
+}
+
+/** A non-negative integer parameter. */
+export function int(q: Query, name: string): number | undefined {
+  const v = str(q, name);
+  if (v === undefined || v === '') return undefined;
+  if (!/^\d{1,15}$/.test(v)) throw badRequest(`${name}: Invalid value: ${JSON.stringify(v)}: must be a non-negative integer`);
+  return Number(v);
+}
+
+/** A boolean parameter (`true`/`1`). */
+export function bool(q: Query, name: string): boolean {
+  const v = str(q, name);
+  return v === 'true' || v === '1';
+}
+
+/** `dryRun=All` from the query, or from a DELETE body's `dryRun: ["All"]`. */
+export function dryRun(q: Query, bodyValue?: unknown): boolean {
+  const values = [q.dryRun, bodyValue].flat().filter((v) => v !== undefined && v !== '');
+  for (const v of values) {
+    if (v !== 'All') throw badRequest(`dryRun: Unsupported value: ${JSON.stringify(v)}: supported values: "All"`);
+  }
+  return values.length > 0;
+}

@@ -1,0 +1,163 @@
+/**
+ * The handler of every resource URL: resolves the kind, then dispatches on
+ * the HTTP verb to get / list / watch / create / update / patch / delete.
+ */
+import type { Request, Response } from 'express';
+import { ApiError, badRequest, methodNotAllowed } from '../errors.js';
+import { groupVersion, type ResourceDefinition } from '../resources.js';
+import { parseResourcePath, type RequestInfo } from '../request-info.js';
+import { parseSelection } from '../rest/selection.js';
+import { toTable, wantsTable, type IncludeObject } from '../rest/table.js';
+import type { KubeObject } from '../storage/codec.js';
+import { parseFieldValidation } from '../validation/validate-object.js';
+import { asObject, decodeBody } from './body.js';
+import type { ApiContext } from './context.js';
+import { serveNamespaces } from './namespaces-handler.js';
+import { bool, dryRun, int, str, type Query } from './params.js';
+import { patchObject } from './patch-handler.js';
+import { sendJson } from './respond.js';
+import { serveWatch } from './watch.js';
+
+/** Serves one request to a resource URL. */
+export async function serveResource(ctx: ApiContext, req: Request, res: Response): Promise<void> {
+  const info = parseResourcePath(req.path);
+  if (info?.group === '' && info.plural === 'namespaces' && !info.namespace) return serveNamespaces(ctx, req, res, info);
+  const def = info && ctx.registry.find(info.group, info.version, info.plural);
+  if (!info || !def || (info.namespace && !def.namespaced) || (info.subresource && (info.subresource !== 'status' || !def.hasStatus))) {
+    throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+  }
+  if (def.namespaced && info.name && !info.namespace) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+  await dispatch(ctx, req, res, def, info);
+}
+
+async function dispatch(ctx: ApiContext, req: Request, res: Response, def: ResourceDefinition, info: RequestInfo): Promise<void> {
+  const q = req.query as Query;
+  const ns = info.namespace;
+  const sub = info.subresource === 'status' ? 'status' : 'main';
+  const write = () => ({ dryRun: dryRun(q), fieldValidation: parseFieldValidation(str(q, 'fieldValidation')) });
+  switch (req.method) {
+    case 'GET':
+      if (info.name) return sendObject(ctx, req, res, def, 200, await ctx.store.get(def, ns, info.name));
+      if (bool(q, 'watch')) return serveWatch(ctx, req, res, def, ns, parseSelection(def, ns, q.labelSelector, q.fieldSelector));
+      return list(ctx, req, res, def, ns);
+    case 'POST': {
+      if (info.name) throw methodNotAllowed(`POST is not supported on a named ${def.kind}; use PUT or PATCH`);
+      if (def.namespaced && !ns) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
+      const body = objectBody(req, def, ns);
+      const r = await ctx.store.create(def, ns, body, write());
+      return sendObject(ctx, req, res, def, 201, r.obj, r.warnings);
+    }
+    case 'PUT': {
+      if (!info.name) throw methodNotAllowed(`PUT needs an object name in the URL`);
+      const body = objectBody(req, def, ns);
+      if (body.metadata.name !== info.name) throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${info.name})`);
+      requireVersionOnUpdate(def, body);
+      const r = await ctx.store.update(def, ns, info.name, sub, () => body, write());
+      return sendObject(ctx, req, res, def, 200, r.obj, r.warnings);
+    }
+    case 'PATCH': {
+      if (!info.name) throw methodNotAllowed(`PATCH needs an object name in the URL`);
+      const r = await patchObject(ctx, req, def, ns, info.name, sub, write());
+      return sendObject(ctx, req, res, def, r.created ? 201 : 200, r.obj, r.warnings);
+    }
+    case 'DELETE':
+      if (!info.name) return deleteCollection(ctx, req, res, def, ns);
+      return sendObject(ctx, req, res, def, 200, await deleteOne(ctx, req, def, ns, info.name));
+    default:
+      throw methodNotAllowed(`${req.method} is not supported`);
+  }
+}
+
+async function list(ctx: ApiContext, req: Request, res: Response, def: ResourceDefinition, ns: string | undefined): Promise<void> {
+  const q = req.query as Query;
+  const sel = parseSelection(def, ns, q.labelSelector, q.fieldSelector);
+  const r = await ctx.lister.list(def, ns, sel, { limit: int(q, 'limit') ?? 0, continueToken: str(q, 'continue'), resourceVersion: str(q, 'resourceVersion') });
+  const listMeta = { resourceVersion: r.resourceVersion, ...(r.continue ? { continue: r.continue } : {}) };
+  if (wantsTable(req.headers.accept)) {
+    return sendJson(res, 200, toTable(def, r.items, listMeta, includeObject(q), Date.now()));
+  }
+  sendJson(res, 200, { kind: def.listKind, apiVersion: groupVersion(def), metadata: listMeta, items: r.items });
+}
+
+async function deleteOne(ctx: ApiContext, req: Request, def: ResourceDefinition, ns: string | undefined, name: string): Promise<KubeObject> {
+  const opts = deleteOptions(req);
+  return ctx.store.delete(def, ns, name, opts.preconditions ?? {}, dryRun(req.query as Query, opts.dryRun));
+}
+
+async function deleteCollection(ctx: ApiContext, req: Request, res: Response, def: ResourceDefinition, ns: string | undefined): Promise<void> {
+  const q = req.query as Query;
+  const opts = deleteOptions(req);
+  const dry = dryRun(q, opts.dryRun);
+  const sel = parseSelection(def, ns, q.labelSelector, q.fieldSelector);
+  const r = await ctx.lister.list(def, ns, sel, { limit: 0 });
+  const items: KubeObject[] = [];
+  for (const obj of r.items) {
+    try {
+      items.push(await ctx.store.delete(def, obj.metadata.namespace, obj.metadata.name!, {}, dry));
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 404)) throw err;
+    }
+  }
+  sendJson(res, 200, { kind: def.listKind, apiVersion: groupVersion(def), metadata: { resourceVersion: r.resourceVersion }, items });
+}
+
+interface DeleteOptions {
+  dryRun?: unknown;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+function deleteOptions(req: Request): DeleteOptions {
+  const raw = req.body as Buffer | undefined;
+  if (!raw || raw.length === 0) return {};
+  const body = asObject(decodeBody(raw, req.headers['content-type']));
+  if (body.preconditions !== undefined && (typeof body.preconditions !== 'object' || body.preconditions === null)) {
+    throw badRequest('preconditions: must be an object with uid and/or resourceVersion');
+  }
+  return body as DeleteOptions;
+}
+
+/** The request body as an object of `def`, with apiVersion/kind filled in and checked. */
+export function objectBody(req: Request, def: ResourceDefinition, ns: string | undefined): KubeObject {
+  const body = asObject(decodeBody(req.body, req.headers['content-type'])) as KubeObject;
+  return checkIdentity(body, def, ns);
+}
+
+/** Fills apiVersion/kind from the URL when absent; rejects a mismatch or a wrong namespace. */
+export function checkIdentity(body: KubeObject, def: ResourceDefinition, ns: string | undefined): KubeObject {
+  const gv = groupVersion(def);
+  body.apiVersion ??= gv;
+  body.kind ??= def.kind;
+  if (body.apiVersion !== gv) throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${gv})`);
+  if (body.kind !== def.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${def.kind})`);
+  if (body.metadata === undefined) body.metadata = {};
+  if (body.metadata === null || typeof body.metadata !== 'object' || Array.isArray(body.metadata)) throw badRequest('metadata: must be an object');
+  if (def.namespaced && body.metadata.namespace !== undefined && body.metadata.namespace !== ns) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  return body;
+}
+
+function requireVersionOnUpdate(def: ResourceDefinition, body: KubeObject): void {
+  // kube lets built-ins (Lease, Event) update unconditionally; custom resources must carry a version.
+  if (def.group === 'cairn.dev' && !body.metadata.resourceVersion) {
+    throw new ApiError(422, 'Invalid', `${def.kind}.${def.group} "${body.metadata.name}" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`, {
+      name: body.metadata.name,
+      group: def.group,
+      kind: def.kind,
+      causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be specified for an update', field: 'metadata.resourceVersion' }],
+    });
+  }
+}
+
+function includeObject(q: Query): IncludeObject {
+  const v = str(q, 'includeObject') ?? 'Metadata';
+  if (v !== 'None' && v !== 'Metadata' && v !== 'Object') throw badRequest(`includeObject: Unsupported value: ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** Sends one object, as a one-row Table when asked. */
+function sendObject(ctx: ApiContext, req: Request, res: Response, def: ResourceDefinition, code: number, obj: KubeObject, warnings: string[] = []): void {
+  void ctx;
+  if (wantsTable(req.headers.accept)) return sendJson(res, code, toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObject(req.query as Query), Date.now()), warnings);
+  sendJson(res, code, obj, warnings);
+}

@@ -1,0 +1,38 @@
+/**
+ * Writing responses: objects and lists as JSON (or Tables when asked),
+ * errors as Status bodies, warnings as `Warning: 299` headers.
+ */
+import type { Response } from 'express';
+import type { Logger } from 'winston';
+import { ApiError } from '../errors.js';
+
+/** Sends `body` as JSON with `code`, adding a Warning header per warning. */
+export function sendJson(res: Response, code: number, body: unknown, warnings: string[] = []): void {
+  for (const w of warnings) res.append('Warning', `299 - ${JSON.stringify(w)}`);
+  res.status(code).type('application/json').send(JSON.stringify(body));
+}
+
+/** Sends any thrown value as a Status; non-API errors become a logged 500. */
+export function sendError(res: Response, err: unknown, log: Logger): void {
+  const apiErr = toApiError(err, log);
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  sendJson(res, apiErr.code, apiErr.toStatus());
+}
+
+/** `err` as an ApiError (500 InternalError for anything unexpected, which is logged). */
+export function toApiError(err: unknown, log: Logger): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as { type?: string; status?: number; message?: string };
+  // body-parser's own errors (size limit, aborted upload) carry an HTTP status.
+  if (e?.type === 'entity.too.large') return new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: ${e.message}`);
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError(e.status, 'BadRequest', String(e.message));
+  if (/ECONNREFUSED|UNAVAILABLE|deadline|Unavailable|14 UNAVAILABLE/i.test(String(e?.message))) {
+    log.error('etcd unavailable', { error: String(err) });
+    return new ApiError(503, 'ServiceUnavailable', 'the storage backend (etcd) is unavailable; retry shortly', { retryAfterSeconds: 1 });
+  }
+  log.error('internal error', { error: String(err), stack: (err as Error)?.stack });
+  return new ApiError(500, 'InternalError', `Internal error occurred: ${String(e?.message ?? err)}`);
+}

@@ -1,0 +1,96 @@
+/**
+ * What the apiserver itself sets or preserves on writes (kube's REST
+ * strategies): uid, creationTimestamp, generation, the split between the
+ * main endpoint (spec) and `/status`, and the rules of deletion with
+ * finalizers. Pure functions: no I/O, time and ids passed in.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { ApiError, badRequest } from '../errors.js';
+import type { ResourceDefinition } from '../resources.js';
+import type { KubeObject } from '../storage/codec.js';
+
+/** Which endpoint a write came through. */
+export type Subresource = 'main' | 'status';
+
+// Fields only the server sets; a client's values are ignored on create and kept from the old object on update.
+const SYSTEM_FIELDS = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const;
+
+/** Fills in server-set metadata for a new object. */
+export function prepareForCreate(def: ResourceDefinition, obj: KubeObject, now: string, uid: string): KubeObject {
+  const metadata = { ...obj.metadata };
+  for (const f of SYSTEM_FIELDS) delete metadata[f];
+  delete metadata.resourceVersion;
+  metadata.uid = uid;
+  metadata.creationTimestamp = now;
+  if (tracksGeneration(def)) metadata.generation = 1;
+  const out: KubeObject = { ...obj, metadata };
+  if (def.hasStatus) delete out.status;
+  return out;
+}
+
+/**
+ * Merges a client's new object with the stored one: system fields are kept,
+ * the main endpoint cannot change status and `/status` can change nothing
+ * else, and generation moves when anything outside metadata and status does.
+ */
+export function prepareForUpdate(def: ResourceDefinition, old: KubeObject, next: KubeObject, sub: Subresource): KubeObject {
+  const out: KubeObject = sub === 'status' ? { ...old, status: next.status } : { ...next };
+  if (sub === 'status' && next.status === undefined) delete out.status;
+  out.metadata = { ...(sub === 'status' ? old.metadata : next.metadata) };
+  for (const f of SYSTEM_FIELDS) copyField(out.metadata, old.metadata, f);
+  out.metadata.name = old.metadata.name;
+  if (old.metadata.namespace !== undefined) out.metadata.namespace = old.metadata.namespace;
+  if (def.hasStatus && sub === 'main') {
+    if (old.status === undefined) delete out.status;
+    else out.status = old.status;
+  }
+  checkFinalizerRules(old, out);
+  if (tracksGeneration(def) && specChanged(old, out)) out.metadata.generation = (old.metadata.generation ?? 0) + 1;
+  return out;
+}
+
+/** True when the object has been asked to go and nothing holds it any more. */
+export function readyToDelete(obj: KubeObject): boolean {
+  return !!obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).length === 0;
+}
+
+/** The object marked for deletion (finalizers still to run). */
+export function markDeleting(obj: KubeObject, now: string): KubeObject {
+  return { ...obj, metadata: { ...obj.metadata, deletionTimestamp: now, deletionGracePeriodSeconds: 0 } };
+}
+
+/** Checks an update's resourceVersion against the stored one. */
+export function checkResourceVersion(def: ResourceDefinition, old: KubeObject, next: KubeObject, name: string): void {
+  const rv = next.metadata.resourceVersion;
+  if (rv !== undefined && rv !== '' && rv !== old.metadata.resourceVersion) {
+    throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${def.group ? `${def.plural}.${def.group}` : def.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`, {
+      name,
+      group: def.group,
+      kind: def.plural,
+    });
+  }
+}
+
+// Built-in kinds without a status subresource (Lease, Event) carry no generation, as in kube.
+function tracksGeneration(def: ResourceDefinition): boolean {
+  return def.hasStatus;
+}
+
+function specChanged(old: KubeObject, next: KubeObject): boolean {
+  const strip = ({ metadata: _m, status: _s, ...rest }: KubeObject) => rest;
+  return !isDeepStrictEqual(strip(old), strip(next));
+}
+
+function copyField(to: Record<string, unknown>, from: Record<string, unknown>, field: string): void {
+  if (from[field] === undefined) delete to[field];
+  else to[field] = from[field];
+}
+
+function checkFinalizerRules(old: KubeObject, next: KubeObject): void {
+  if (!old.metadata.deletionTimestamp) return;
+  const before = new Set(old.metadata.finalizers ?? []);
+  const added = (next.metadata.finalizers ?? []).filter((f) => !before.has(f));
+  if (added.length > 0) {
+    throw badRequest(`metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`);
+  }
+}

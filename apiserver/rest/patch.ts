@@ -1,0 +1,49 @@
+/**
+ * The patch formats the API accepts (API.md "PATCH content types"):
+ * JSON merge patch (RFC 7386), JSON patch (RFC 6902, via fast-json-patch),
+ * and strategic merge patch, which for Cairn's kinds is a merge patch.
+ * Server-side apply is in apply.ts.
+ */
+import fastJsonPatch from 'fast-json-patch';
+import { ApiError, badRequest } from '../errors.js';
+
+/** The PATCH content types, by name. */
+export const PATCH_TYPES = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+} as const;
+
+/** A JSON-ish value. */
+type Json = unknown;
+
+/** RFC 7386: objects merge key by key, null deletes, anything else replaces. */
+export function mergePatch(target: Json, patch: Json): Json {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) return patch;
+  const out: Record<string, Json> = target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as object) } : {};
+  for (const [k, v] of Object.entries(patch as Record<string, Json>)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+/** RFC 6902 on a copy of `target`; a bad or failing operation is a 422 naming it. */
+export function jsonPatch(target: Json, ops: Json): Json {
+  if (!Array.isArray(ops)) throw badRequest('json patch must be a JSON array of operations');
+  try {
+    return fastJsonPatch.applyPatch(structuredClone(target), ops as fastJsonPatch.Operation[], true, false).newDocument;
+  } catch (err) {
+    const e = err as { name?: string; message?: string; index?: number; operation?: unknown };
+    if (e.name === 'TEST_OPERATION_FAILED' || /TEST_OPERATION_FAILED/.test(String(e.message))) {
+      throw new ApiError(422, 'Invalid', `the server rejected our request due to an error in our request: json patch test operation ${JSON.stringify(e.operation)} failed`);
+    }
+    const where = e.index !== undefined ? ` in operation ${e.index} (${JSON.stringify(e.operation)})` : '';
+    throw new ApiError(422, 'Invalid', `the server rejected our request due to an error in our request: ${firstLine(e.message)}${where}`);
+  }
+}
+
+function firstLine(s: string | undefined): string {
+  return (s ?? 'invalid json patch').split('\n')[0]!;
+}

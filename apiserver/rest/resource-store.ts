@@ -1,0 +1,183 @@
+/**
+ * The storage semantics of one served kind (kube's generic registry store):
+ * create, get, update through a guaranteed-update loop, delete with
+ * finalizers, all compare-and-swap on etcd's mod_revision. A write that
+ * would not change the stored bytes is skipped (no new version, no event).
+ *
+ * Concurrency: any number of requests and apiserver replicas may write the
+ * same key; each write compares the revision it read, and a lost race is
+ * retried only when the client did not pin a resourceVersion (then 409).
+ */
+import { randomUUID, randomBytes } from 'node:crypto';
+import { ApiError, alreadyExists, conflict, notFound } from '../errors.js';
+import type { Registry } from '../registry.js';
+import type { ResourceDefinition } from '../resources.js';
+import { encode, type KubeObject } from '../storage/codec.js';
+import type { EtcdStore, Stored } from '../storage/etcd-store.js';
+import type { LeaseManager } from '../storage/lease-manager.js';
+import { objectKey } from '../storage/keys.js';
+import { admitObject, type FieldValidation } from '../validation/validate-object.js';
+import { checkResourceVersion, markDeleting, prepareForCreate, prepareForUpdate, readyToDelete, type Subresource } from './lifecycle.js';
+import type { Namespaces } from './namespaces.js';
+
+/** Options every write takes. */
+export interface WriteOptions {
+  dryRun: boolean;
+  fieldValidation: FieldValidation;
+}
+
+/** A written object and the warnings to send with it. */
+export interface WriteResult {
+  obj: KubeObject;
+  warnings: string[];
+  created?: boolean;
+}
+
+/** Preconditions a DELETE may carry. */
+export interface DeletePreconditions {
+  uid?: string;
+  resourceVersion?: string;
+}
+
+/** Computes an object's next state from its current one; may throw an ApiError. */
+export type UpdateFn = (current: KubeObject) => KubeObject;
+
+const MAX_RETRIES = 20;
+
+/** The dependencies of the store. */
+export interface StoreDeps {
+  etcd: EtcdStore;
+  registry: Registry;
+  namespaces: Namespaces;
+  eventLeases: LeaseManager;
+  now: () => Date;
+}
+
+/** Create/get/update/delete for every kind. */
+export class ResourceStore {
+  constructor(private readonly deps: StoreDeps) {}
+
+  /** Reads one object (always from etcd: reads see every acknowledged write). */
+  async get(def: ResourceDefinition, ns: string | undefined, name: string): Promise<KubeObject> {
+    const found = await this.deps.etcd.get(objectKey(def, ns, name));
+    if (!found) throw notFound(def.plural, def.group, name);
+    return found.obj;
+  }
+
+  /** Creates `body` in `ns`. */
+  async create(def: ResourceDefinition, ns: string | undefined, body: KubeObject, opts: WriteOptions): Promise<WriteResult> {
+    if (def.namespaced) await this.deps.namespaces.checkWritable(ns!);
+    const warnings = admitObject(def, this.deps.registry.validator(def), body, opts.fieldValidation);
+    const generated = !body.metadata.name && !!body.metadata.generateName;
+    for (let attempt = 0; ; attempt++) {
+      const name = generated ? body.metadata.generateName + randomSuffix() : body.metadata.name!;
+      const obj = prepareForCreate(def, { ...body, metadata: { ...body.metadata, name, namespace: def.namespaced ? ns : undefined } }, this.timestamp(), randomUUID());
+      if (!def.namespaced) delete obj.metadata.namespace;
+      if (opts.dryRun) return { obj, warnings, created: true };
+      const res = await this.deps.etcd.create(objectKey(def, ns, name), obj, await this.leaseFor(def));
+      if (res.ok) return { obj: withVersion(obj, res.rev), warnings, created: true };
+      if (!generated || attempt >= 5) throw alreadyExists(def.plural, def.group, name);
+    }
+  }
+
+  /**
+   * Reads, applies `fn`, admits and writes, retrying lost races unless the
+   * result pins a resourceVersion. With `createIfMissing`, an absent object
+   * is created from `fn` applied to an empty one (server-side apply, PUT of built-ins).
+   */
+  async update(
+    def: ResourceDefinition,
+    ns: string | undefined,
+    name: string,
+    sub: Subresource,
+    fn: UpdateFn,
+    opts: WriteOptions & { createIfMissing?: boolean },
+  ): Promise<WriteResult> {
+    const key = objectKey(def, ns, name);
+    for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
+      const current = await this.deps.etcd.get(key);
+      if (!current) {
+        if (!opts.createIfMissing) throw notFound(def.plural, def.group, name);
+        return this.create(def, ns, fn(emptyObject(def, ns, name)), opts);
+      }
+      const next = fn(structuredClone(current.obj));
+      checkResourceVersion(def, current.obj, next, name);
+      const pinned = !!next.metadata.resourceVersion;
+      const warnings = admitObject(def, this.deps.registry.validator(def), next, opts.fieldValidation);
+      const merged = prepareForUpdate(def, current.obj, next, sub);
+      if (sameBytes(merged, current.obj)) return { obj: current.obj, warnings };
+      if (opts.dryRun) return { obj: merged, warnings };
+      const written = await this.write(def, key, merged, current);
+      if (written) return { obj: written, warnings };
+      if (pinned) throw conflict(def.plural, def.group, name, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+    throw new ApiError(409, 'Conflict', `too many concurrent writers on ${def.plural} "${name}"; retry the request`);
+  }
+
+  /** Deletes, or marks for deletion when finalizers remain; returns the last state. */
+  async delete(def: ResourceDefinition, ns: string | undefined, name: string, pre: DeletePreconditions, dryRun: boolean): Promise<KubeObject> {
+    const key = objectKey(def, ns, name);
+    for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
+      const current = await this.deps.etcd.get(key);
+      if (!current) throw notFound(def.plural, def.group, name);
+      checkPreconditions(def, current.obj, pre, name);
+      const finalizers = current.obj.metadata.finalizers ?? [];
+      const next = finalizers.length === 0 ? current.obj : current.obj.metadata.deletionTimestamp ? null : markDeleting(current.obj, this.timestamp());
+      if (next === null || dryRun) return next ?? current.obj;
+      if (next === current.obj) {
+        const res = await this.deps.etcd.delete(key, current.rev);
+        if (res.ok) return withVersion(current.obj, res.rev);
+      } else {
+        const written = await this.write(def, key, next, current);
+        if (written) return written;
+      }
+    }
+    throw new ApiError(409, 'Conflict', `too many concurrent writers on ${def.plural} "${name}"; retry the request`);
+  }
+
+  /** Writes `next` over `current`, or deletes when its last finalizer went; null when the race was lost. */
+  private async write(def: ResourceDefinition, key: string, next: KubeObject, current: Stored): Promise<KubeObject | null> {
+    if (readyToDelete(next)) {
+      const res = await this.deps.etcd.delete(key, current.rev);
+      return res.ok ? withVersion(next, res.rev) : null;
+    }
+    const res = await this.deps.etcd.update(key, next, current.rev, await this.leaseFor(def));
+    return res.ok ? withVersion(next, res.rev) : null;
+  }
+
+  private async leaseFor(def: ResourceDefinition): Promise<string | undefined> {
+    return def.group === '' && def.plural === 'events' ? this.deps.eventLeases.leaseFor() : undefined;
+  }
+
+  private timestamp(): string {
+    return this.deps.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  }
+}
+
+function checkPreconditions(def: ResourceDefinition, obj: KubeObject, pre: DeletePreconditions, name: string): void {
+  if (pre.uid && pre.uid !== obj.metadata.uid) {
+    throw conflict(def.plural, def.group, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+  }
+  if (pre.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+    throw conflict(def.plural, def.group, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+  }
+}
+
+function emptyObject(def: ResourceDefinition, ns: string | undefined, name: string): KubeObject {
+  const apiVersion = def.group ? `${def.group}/${def.version}` : def.version;
+  return { apiVersion, kind: def.kind, metadata: def.namespaced ? { name, namespace: ns } : { name } };
+}
+
+function withVersion(obj: KubeObject, rev: number): KubeObject {
+  return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rev) } };
+}
+
+function sameBytes(a: KubeObject, b: KubeObject): boolean {
+  return encode(a) === encode(b);
+}
+
+// kube's generateName suffix: 5 characters from a consonant-and-digit alphabet.
+function randomSuffix(): string {
+  const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
+  return [...randomBytes(5)].map((b) => alphabet[b % alphabet.length]).join('');
+}

@@ -1,0 +1,141 @@
+/**
+ * Starting and stopping one apiserver process: certificates and the admin
+ * token on first start, the etcd client, the watch cache, the HTTPS
+ * listener (plain HTTP only when asked, for loopback debugging), the admin
+ * kubeconfig, and periodic compaction.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Etcd3 } from 'etcd3';
+import { createLogger } from '../api/log.js';
+import { ensureAdminCredentials, TokenAuthenticator } from './auth/tokens.js';
+import { eventDefinition } from './builtin/event.js';
+import { leaseDefinition } from './builtin/lease.js';
+import { namespaceDefinition } from './builtin/namespace.js';
+import { defaultCrdDir, loadCrds } from './crd-loader.js';
+import { createApp } from './http/app.js';
+import type { ApiContext } from './http/context.js';
+import { OpenApi } from './http/openapi.js';
+import { buildKubeconfig, writeKubeconfig } from './kubeconfig.js';
+import { ensurePki } from './pki.js';
+import { Registry } from './registry.js';
+import { Lister } from './rest/lister.js';
+import { Namespaces } from './rest/namespaces.js';
+import { ResourceStore } from './rest/resource-store.js';
+import { Compactor } from './storage/compactor.js';
+import { EtcdStore } from './storage/etcd-store.js';
+import { LeaseManager } from './storage/lease-manager.js';
+import { WatchCache } from './storage/watch-cache.js';
+
+/** Settings of `cairn apiserver`, with their defaults in `defaultApiServerOptions`. */
+export interface ApiServerOptions {
+  etcdEndpoints: string[];
+  /** Holds pki/, admin.token and admin.kubeconfig. */
+  dataDir: string;
+  /** Address to listen on. */
+  listen: string;
+  /** Port; 0 picks a free one. */
+  port: number;
+  /** Extra address clients reach the server at (added to the certificate). */
+  advertiseAddress?: string;
+  /** Serve plain HTTP instead of HTTPS; only allowed on loopback. */
+  insecureHttp: boolean;
+  crdDir: string;
+  /** Where to write the admin kubeconfig; default <dataDir>/admin.kubeconfig. */
+  kubeconfigPath?: string;
+  compactionIntervalMs: number;
+  eventTtlSeconds: number;
+  logLevel: string;
+}
+
+/** Defaults for everything but the etcd endpoints and data dir. */
+export const defaultApiServerOptions = {
+  listen: '127.0.0.1',
+  port: 6443,
+  insecureHttp: false,
+  compactionIntervalMs: 5 * 60_000,
+  eventTtlSeconds: 3600,
+  logLevel: 'info',
+};
+
+/** A running apiserver. */
+export interface RunningApiServer {
+  url: string;
+  kubeconfigPath: string;
+  /** Stops accepting, ends watches, closes etcd; resolves when done. */
+  close(): Promise<void>;
+}
+
+/** The version Cairn reports (from package.json). */
+export function cairnVersion(): string {
+  const here = path.dirname(new URL(import.meta.url).pathname);
+  for (const p of [path.join(here, '..', '..', 'package.json'), path.join(here, '..', 'package.json')]) {
+    if (fs.existsSync(p)) return (JSON.parse(fs.readFileSync(p, 'utf8')) as { version: string }).version;
+  }
+  return '0.0.0';
+}
+
+/** Starts an apiserver; resolves once it is listening with a warm cache. */
+export async function startApiServer(o: ApiServerOptions): Promise<RunningApiServer> {
+  const log = createLogger('apiserver', o.logLevel);
+  if (o.insecureHttp && !isLoopback(o.listen)) {
+    throw new Error(`--insecure-http serves without TLS or tokens over the network; it is only allowed on a loopback --listen address, not ${o.listen}`);
+  }
+  fs.mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
+  const hosts = [os.hostname(), o.listen, ...(o.advertiseAddress ? [o.advertiseAddress] : [])].filter((h) => h !== '0.0.0.0' && h !== '::');
+  const pki = await ensurePki(path.join(o.dataDir, 'pki'), { hosts });
+  const admin = await ensureAdminCredentials(o.dataDir);
+  const authenticator = new TokenAuthenticator([{ sha256: admin.sha256, user: { name: 'admin', groups: ['system:masters'] } }]);
+
+  const client = new Etcd3({ hosts: o.etcdEndpoints });
+  const etcd = new EtcdStore(client);
+  const registry = new Registry([...loadCrds(o.crdDir), leaseDefinition, eventDefinition, namespaceDefinition]);
+  const cache = new WatchCache(etcd, registry.defs, log);
+  await cache.start();
+  const clusterDef = registry.find('cairn.dev', 'v1alpha1', 'clusters');
+  if (!clusterDef) throw new Error(`no Cluster CRD found in ${o.crdDir}`);
+  const namespaces = new Namespaces(etcd, cache, clusterDef, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
+  const store = new ResourceStore({ etcd, registry, namespaces, eventLeases: new LeaseManager(etcd, o.eventTtlSeconds), now: () => new Date() });
+  const ctx: ApiContext = { registry, etcd, cache, store, lister: new Lister(etcd, cache), namespaces, log, watches: new Set() };
+  let ready = true;
+  const app = createApp(ctx, { authenticator, openapi: new OpenApi(registry), cairnVersion: cairnVersion(), ready: () => ready });
+
+  const server = o.insecureHttp ? http.createServer(app) : https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.2' }, app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(o.port, o.listen, () => resolve()));
+  const port = (server.address() as AddressInfo).port;
+  const host = o.listen === '0.0.0.0' || o.listen === '::' ? '127.0.0.1' : o.listen;
+  const url = `${o.insecureHttp ? 'http' : 'https'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const kubeconfigPath = o.kubeconfigPath ?? path.join(o.dataDir, 'admin.kubeconfig');
+  await writeKubeconfig(kubeconfigPath, buildKubeconfig(o.insecureHttp ? { server: url, token: admin.token } : { server: url, caCertPem: pki.caCertPem, token: admin.token }));
+  const compactor = new Compactor(etcd, o.compactionIntervalMs, log);
+  compactor.start();
+  log.info('apiserver listening', { url, kubeconfig: kubeconfigPath, etcd: o.etcdEndpoints });
+
+  return {
+    url,
+    kubeconfigPath,
+    async close() {
+      ready = false;
+      compactor.stop();
+      const closed = new Promise((r) => server.close(r));
+      for (const end of [...ctx.watches]) end();
+      server.closeIdleConnections();
+      const forced = setTimeout(() => server.closeAllConnections(), 5000);
+      await closed;
+      clearTimeout(forced);
+      await cache.stop();
+      client.close();
+    },
+  };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+export { defaultCrdDir };

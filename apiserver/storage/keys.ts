@@ -1,0 +1,31 @@
+/**
+ * The etcd key layout (API.md "Storage layout"): every object lives under
+ * /registry/, so one watch on that prefix sees every revision the apiserver
+ * writes, which is what lets the watch cache know it is current.
+ */
+import type { ResourceDefinition } from '../resources.js';
+
+/** The prefix of every key Cairn writes. */
+export const REGISTRY_PREFIX = '/registry/';
+
+const builtinPrefixes: Record<string, string> = {
+  'coordination.k8s.io/leases': 'leases',
+  '/events': 'events',
+  '/namespaces': 'namespaces',
+};
+
+/** `/registry/<group>/<plural>/` (or kube's short forms for built-ins), ending in '/'. */
+export function resourcePrefix(def: Pick<ResourceDefinition, 'group' | 'plural'>): string {
+  const builtin = builtinPrefixes[`${def.group}/${def.plural}`];
+  return `${REGISTRY_PREFIX}${builtin ?? `${def.group}/${def.plural}`}/`;
+}
+
+/** The prefix holding one namespace's objects of a kind (or all of them, for cluster scope). */
+export function scopePrefix(def: ResourceDefinition, namespace: string | undefined): string {
+  return def.namespaced && namespace ? `${resourcePrefix(def)}${namespace}/` : resourcePrefix(def);
+}
+
+/** The key of one object. */
+export function objectKey(def: ResourceDefinition, namespace: string | undefined, name: string): string {
+  return def.namespaced ? `${resourcePrefix(def)}${namespace}/${name}` : `${resourcePrefix(def)}${name}`;
+}

@@ -1,0 +1,167 @@
+/**
+ * One etcd watch on /registry/ feeding a ResourceCache per kind: lists and
+ * watches are served from memory at a known revision, the way
+ * kube-apiserver's cacher does, so N watchers cost one etcd watch.
+ *
+ * Concurrency: events are applied on the event loop in revision order.
+ * `revision` is the last revision applied; consistent reads wait until it
+ * has reached etcd's current revision. When the etcd watch is cancelled
+ * (its start revision was compacted, say) the cache relists, and every
+ * attached watcher is closed so its client re-watches from its last version.
+ */
+import type { Watcher } from 'etcd3';
+import type { Logger } from 'winston';
+import type { ResourceDefinition } from '../resources.js';
+import { decode, type KubeObject } from './codec.js';
+import { EtcdStore } from './etcd-store.js';
+import { deletedState, type StoreEvent } from './events.js';
+import { REGISTRY_PREFIX, resourcePrefix } from './keys.js';
+import { ResourceCache } from './resource-cache.js';
+
+/** Tuning of the watch cache. */
+export interface WatchCacheOptions {
+  /** Events kept per kind for resuming watches. */
+  ringSize: number;
+  /** Keys read per page while (re)listing. */
+  listPageSize: number;
+}
+
+const defaults: WatchCacheOptions = { ringSize: 10_000, listPageSize: 1000 };
+
+/** The apiserver's cache of every stored kind. */
+export class WatchCache {
+  /** The last etcd revision applied to the caches. */
+  revision = 0;
+  private readonly caches: ResourceCache[] = [];
+  private readonly byDef = new Map<ResourceDefinition, ResourceCache>();
+  private waiters: { rev: number; resolve: () => void }[] = [];
+  private watcher: Watcher | null = null;
+  private stopped = false;
+  private readonly opts: WatchCacheOptions;
+
+  constructor(
+    private readonly store: EtcdStore,
+    defs: ResourceDefinition[],
+    private readonly log: Logger,
+    opts: Partial<WatchCacheOptions> = {},
+  ) {
+    this.opts = { ...defaults, ...opts };
+    for (const def of defs) {
+      const cache = new ResourceCache(def, resourcePrefix(def), this.opts.ringSize);
+      this.caches.push(cache);
+      this.byDef.set(def, cache);
+    }
+  }
+
+  /** Lists everything and starts watching; resolves once the caches are populated. */
+  async start(): Promise<void> {
+    const rev = await this.relist();
+    await this.watchFrom(rev);
+  }
+
+  /** The cache of one kind. */
+  forResource(def: ResourceDefinition): ResourceCache {
+    const cache = this.byDef.get(def);
+    if (!cache) throw new Error(`no watch cache for ${def.plural}`);
+    return cache;
+  }
+
+  /** Resolves true once `revision` ≥ rev, or false after `timeoutMs`. */
+  waitForRevision(rev: number, timeoutMs: number): Promise<boolean> {
+    if (this.revision >= rev) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = { rev, resolve: () => resolve(true) };
+      this.waiters.push(waiter);
+      setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve(false);
+      }, timeoutMs).unref();
+    });
+  }
+
+  /** Waits until the cache holds everything etcd had when called (a consistent read). */
+  async waitFresh(timeoutMs: number): Promise<boolean> {
+    return this.waitForRevision(await this.store.currentRevision(), timeoutMs);
+  }
+
+  /** Stops watching etcd and closes every watcher. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const cache of this.caches) cache.closeAll();
+    await this.watcher?.cancel().catch(() => undefined);
+  }
+
+  private async relist(): Promise<number> {
+    const listed = new Map<ResourceCache, Map<string, KubeObject>>(this.caches.map((c) => [c, new Map()]));
+    let start = REGISTRY_PREFIX;
+    const end = prefixEnd(REGISTRY_PREFIX);
+    let rev = 0;
+    for (;;) {
+      const page = await this.store.range(start, end, rev, this.opts.listPageSize);
+      rev = page.revision;
+      for (const kv of page.kvs) {
+        const key = kv.key.toString();
+        const cache = this.cacheForKey(key);
+        if (cache) listed.get(cache)!.set(key, decode(kv.value, kv.mod_revision));
+      }
+      if (!page.more || page.kvs.length === 0) break;
+      start = page.kvs[page.kvs.length - 1]!.key.toString() + '\0';
+    }
+    for (const [cache, objects] of listed) cache.reset(objects, rev);
+    this.advance(rev);
+    return rev;
+  }
+
+  private async watchFrom(rev: number): Promise<void> {
+    const watcher = await this.store.client.watch().prefix(REGISTRY_PREFIX).startRevision(String(rev + 1)).create();
+    this.watcher = watcher;
+    watcher.on('data', (res) => {
+      for (const e of res.events) this.applyEtcdEvent(e.type === 'Delete' ? 'delete' : 'put', e.kv);
+    });
+    watcher.on('error', (err) => void this.resync(err));
+  }
+
+  private applyEtcdEvent(type: 'put' | 'delete', kv: { key: Buffer; value: Buffer; mod_revision: string }): void {
+    const key = kv.key.toString();
+    const rev = Number(kv.mod_revision);
+    const cache = this.cacheForKey(key);
+    if (cache) {
+      const prev = cache.objects.get(key) ?? null;
+      if (type === 'put') cache.apply({ type, key, rev, obj: decode(kv.value, kv.mod_revision), prev });
+      else if (prev) cache.apply({ type, key, rev, obj: deletedState(prev, rev), prev } satisfies StoreEvent);
+    }
+    this.advance(rev);
+  }
+
+  private async resync(err: unknown): Promise<void> {
+    if (this.stopped) return;
+    this.log.warn('watch cache lost its etcd watch; relisting', { error: String(err) });
+    await this.watcher?.cancel().catch(() => undefined);
+    this.watcher = null;
+    for (const cache of this.caches) cache.closeAll();
+    try {
+      await this.watchFrom(await this.relist());
+    } catch (e) {
+      this.log.error('watch cache relist failed; retrying in 1s', { error: String(e) });
+      setTimeout(() => void this.resync(e), 1000).unref();
+    }
+  }
+
+  private advance(rev: number): void {
+    if (rev <= this.revision) return;
+    this.revision = rev;
+    if (this.waiters.length === 0) return;
+    const ready = this.waiters.filter((w) => w.rev <= rev);
+    this.waiters = this.waiters.filter((w) => w.rev > rev);
+    for (const w of ready) w.resolve();
+  }
+
+  private cacheForKey(key: string): ResourceCache | undefined {
+    return this.caches.find((c) => key.startsWith(c.prefix));
+  }
+}
+
+/** The end of the key range holding every key that starts with `prefix`. */
+export function prefixEnd(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+}

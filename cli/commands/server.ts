@@ -1,0 +1,106 @@
+/**
+ * `cairn server` (all-in-one: apiserver, plus a managed local etcd when no
+ * --etcd-endpoints is given) and `cairn apiserver` (apiserver over an
+ * external etcd). Both shut down gracefully on SIGTERM/SIGINT.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { createLogger } from '../../api/log.js';
+import { EtcdSupervisor } from '../../apiserver/etcd/supervisor.js';
+import { defaultApiServerOptions, defaultCrdDir, startApiServer, type ApiServerOptions } from '../../apiserver/server.js';
+import { parseDuration, parseList, parsePort } from '../flags.js';
+
+interface ServerFlags {
+  dataDir: string;
+  listen: string;
+  port: number;
+  advertiseAddress?: string;
+  etcdEndpoints?: string[];
+  insecureHttp: boolean;
+  crdDir?: string;
+  kubeconfig?: string;
+  compactionInterval: number;
+  eventTtl: number;
+  logLevel: string;
+}
+
+function addApiServerFlags(cmd: Command): Command {
+  return cmd
+    .option('--data-dir <dir>', 'where certificates, the admin token and kubeconfig (and the embedded etcd) live', path.join(os.homedir(), '.cairn', 'server'))
+    .option('--listen <address>', 'address to listen on', defaultApiServerOptions.listen)
+    .option('--port <port>', 'HTTPS port; 0 picks a free port (the URL is printed and written to the kubeconfig)', parsePort, defaultApiServerOptions.port)
+    .option('--advertise-address <address>', 'address clients use to reach this server (added to the serving certificate)')
+    .option('--crd-dir <dir>', 'CustomResourceDefinitions to serve (default: the crds/ shipped with Cairn)')
+    .option('--kubeconfig <path>', 'where to write the admin kubeconfig (default: <data-dir>/admin.kubeconfig)')
+    .option('--compaction-interval <duration>', 'how often to compact etcd history (0 disables)', parseDuration, defaultApiServerOptions.compactionIntervalMs)
+    .option('--event-ttl <duration>', 'how long Events are kept', parseDuration, defaultApiServerOptions.eventTtlSeconds * 1000)
+    .option('--log-level <level>', 'error, warn, info or debug', defaultApiServerOptions.logLevel)
+    .addOption(new Option('--insecure-http', 'serve plain HTTP without authentication, for debugging on loopback only').default(false));
+}
+
+/** `cairn server`. */
+export function serverCommand(): Command {
+  return addApiServerFlags(new Command('server'))
+    .description('Run the all-in-one Cairn control plane: the API server, with a managed local etcd unless --etcd-endpoints is given')
+    .option('--etcd-endpoints <urls>', 'external etcd endpoints, comma-separated (default: start an embedded etcd under --data-dir)', parseList)
+    .addHelpText('after', `
+Examples:
+  cairn server --data-dir /var/lib/cairn --port 6443
+  cairn server --data-dir /tmp/c --port 0          # a free port; the URL is printed
+  export KUBECONFIG=/var/lib/cairn/admin.kubeconfig && kubectl api-resources`)
+    .action((flags: ServerFlags) => run(flags, true));
+}
+
+/** `cairn apiserver`. */
+export function apiserverCommand(): Command {
+  return addApiServerFlags(new Command('apiserver'))
+    .description('Run one stateless API server replica over an external etcd')
+    .requiredOption('--etcd-endpoints <urls>', 'etcd endpoints, comma-separated', parseList)
+    .addHelpText('after', `
+Examples:
+  cairn apiserver --etcd-endpoints http://10.0.0.1:2379,http://10.0.0.2:2379 --listen 0.0.0.0 --data-dir /var/lib/cairn`)
+    .action((flags: ServerFlags) => run(flags, false));
+}
+
+async function run(flags: ServerFlags, embedEtcd: boolean): Promise<void> {
+  const log = createLogger('server', flags.logLevel);
+  let etcd: EtcdSupervisor | null = null;
+  let endpoints = flags.etcdEndpoints ?? [];
+  if (embedEtcd && endpoints.length === 0) {
+    etcd = new EtcdSupervisor({ dataDir: path.join(flags.dataDir, 'etcd'), logFile: path.join(flags.dataDir, 'etcd.log') }, log);
+    endpoints = [await etcd.start()];
+  }
+  const opts: ApiServerOptions = {
+    etcdEndpoints: endpoints,
+    dataDir: flags.dataDir,
+    listen: flags.listen,
+    port: flags.port,
+    advertiseAddress: flags.advertiseAddress,
+    insecureHttp: flags.insecureHttp,
+    crdDir: flags.crdDir ?? defaultCrdDir(),
+    kubeconfigPath: flags.kubeconfig,
+    compactionIntervalMs: flags.compactionInterval,
+    eventTtlSeconds: Math.round(flags.eventTtl / 1000),
+    logLevel: flags.logLevel,
+  };
+  let server;
+  try {
+    server = await startApiServer(opts);
+  } catch (err) {
+    await etcd?.stop();
+    throw err;
+  }
+  process.stdout.write(`Cairn API server listening at ${server.url}\nkubeconfig: ${server.kubeconfigPath}\n  export KUBECONFIG=${server.kubeconfigPath}\n`);
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    await server.close();
+    await etcd?.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
