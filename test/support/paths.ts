@@ -1,0 +1,12 @@
+/** Paths of the checkout the tests run from (tests run from dist/test/...). */
+import path from 'node:path';
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+
+/** The repository root. */
+export const ROOT = path.resolve(here, '..', '..', '..');
+/** The `cairn` executable. */
+export const CAIRN_BIN = path.join(ROOT, 'bin', 'cairn.js');
+/** crds/ and examples/. */
+export const CRD_DIR = path.join(ROOT, 'crds');
+export const EXAMPLES_DIR = path.join(ROOT, 'examples');

@@ -1,0 +1,86 @@
+/**
+ * Runs `cairn server` (or `cairn apiserver`) as a real child process on a
+ * free loopback port with its own temp data dir, for end-to-end tests.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { stopChild } from '../../apiserver/etcd/process.js';
+import { CAIRN_BIN } from './paths.js';
+
+/** A running server process. */
+export interface ServerProcess {
+  url: string;
+  kubeconfig: string;
+  dataDir: string;
+  child: ChildProcess;
+  /** Everything the process wrote to stderr so far. */
+  logs(): string;
+  /** SIGTERM and wait. */
+  stop(): Promise<void>;
+  /** SIGKILL and wait. */
+  kill9(): Promise<void>;
+  /** Stops the process and removes its data dir (when the harness made it). */
+  cleanup(): Promise<void>;
+}
+
+/** Options for a server process. */
+export interface ServerProcessOptions {
+  /** Reuse a data dir (a restart); default a new temp dir. */
+  dataDir?: string;
+  /** Serve over an external etcd with `cairn apiserver`. */
+  etcdEndpoints?: string;
+  /** Fixed port (a restart on the same address); default 0. */
+  port?: number;
+  kubeconfig?: string;
+  extraArgs?: string[];
+}
+
+/** Starts the server and resolves once it prints its URL. */
+export async function startServerProcess(o: ServerProcessOptions = {}): Promise<ServerProcess> {
+  const ownDir = !o.dataDir;
+  const dataDir = o.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-e2e-'));
+  const args = [CAIRN_BIN, o.etcdEndpoints ? 'apiserver' : 'server', '--data-dir', dataDir, '--port', String(o.port ?? 0), '--log-level', 'warn'];
+  if (o.etcdEndpoints) args.push('--etcd-endpoints', o.etcdEndpoints);
+  if (o.kubeconfig) args.push('--kubeconfig', o.kubeconfig);
+  args.push(...(o.extraArgs ?? []));
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`cairn server did not start in 30s:\n${stderr}`)), 30_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening at (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`cairn server exited with ${code}:\n${stderr}`));
+    });
+  });
+  const kubeconfig = o.kubeconfig ?? path.join(dataDir, 'admin.kubeconfig');
+  const proc: ServerProcess = {
+    url,
+    kubeconfig,
+    dataDir,
+    child,
+    logs: () => stderr,
+    stop: () => stopChild(child, 10_000),
+    kill9: async () => {
+      const gone = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await gone;
+    },
+    async cleanup() {
+      await proc.stop();
+      if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return proc;
+}
