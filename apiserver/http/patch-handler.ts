@@ -28,38 +28,48 @@ export async function patchObject(
   opts: WriteOptions,
 ): Promise<WriteResult> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (!(Object.values(PATCH_TYPES) as string[]).includes(type)) {
+    throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.values(PATCH_TYPES).join(', ')}`);
+  }
   const body = decodeBody(req.body, type);
-  const q = req.query as Query;
+  if (type === PATCH_TYPES.apply) return applyConfig(ctx, req, def, ns, name, sub, opts, body);
   let fn: UpdateFn;
-  switch (type) {
-    case PATCH_TYPES.merge:
-    case PATCH_TYPES.strategic: {
-      const patch = asObject(body);
-      const pinned = patch.metadata?.resourceVersion !== undefined;
-      fn = (cur) => finish(mergePatch(cur, patch), cur, pinned, def, ns, name);
-      break;
-    }
-    case PATCH_TYPES.json:
-      fn = (cur) => {
-        const next = jsonPatch(cur, body) as KubeObject;
-        return finish(next, cur, next?.metadata?.resourceVersion !== cur.metadata.resourceVersion, def, ns, name);
-      };
-      break;
-    case PATCH_TYPES.apply: {
-      const manager = str(q, 'fieldManager');
-      if (!manager) throw badRequest('fieldManager: Required value: is required for apply patch');
-      const config = checkIdentity(asObject(body) as KubeObject, def, ns);
-      if (config.metadata.name !== undefined && config.metadata.name !== name) {
-        throw badRequest(`the name of the object (${config.metadata.name}) does not match the name on the URL (${name})`);
-      }
-      const force = bool(q, 'force');
-      fn = (cur) => finish(serverSideApply(cur, config, manager, force, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')), cur, !!config.metadata.resourceVersion, def, ns, name);
-      return ctx.store.update(def, ns, name, sub, fn, { ...opts, createIfMissing: true });
-    }
-    default:
-      throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.values(PATCH_TYPES).join(', ')}`);
+  if (type === PATCH_TYPES.json) {
+    fn = (cur) => {
+      const next = jsonPatch(cur, body) as KubeObject;
+      return finish(next, cur, next?.metadata?.resourceVersion !== cur.metadata.resourceVersion, def, ns, name);
+    };
+  } else {
+    // merge and strategic merge: for Cairn's kinds, strategic merge is a merge patch.
+    const patch = asObject(body);
+    const pinned = patch.metadata?.resourceVersion !== undefined;
+    fn = (cur) => finish(mergePatch(cur, patch), cur, pinned, def, ns, name);
   }
   return ctx.store.update(def, ns, name, sub, fn, opts);
+}
+
+/** Server-side apply: creates the object when absent. */
+function applyConfig(
+  ctx: ApiContext,
+  req: Request,
+  def: ResourceDefinition,
+  ns: string | undefined,
+  name: string,
+  sub: Subresource,
+  opts: WriteOptions,
+  body: unknown,
+): Promise<WriteResult> {
+  const q = req.query as Query;
+  const manager = str(q, 'fieldManager');
+  if (!manager) throw badRequest('fieldManager: Required value: is required for apply patch');
+  const config = checkIdentity(asObject(body) as KubeObject, def, ns);
+  if (config.metadata.name !== undefined && config.metadata.name !== name) {
+    throw badRequest(`the name of the object (${config.metadata.name}) does not match the name on the URL (${name})`);
+  }
+  const force = bool(q, 'force');
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const fn: UpdateFn = (cur) => finish(serverSideApply(cur, config, manager, force, now), cur, !!config.metadata.resourceVersion, def, ns, name);
+  return ctx.store.update(def, ns, name, sub, fn, { ...opts, createIfMissing: true });
 }
 
 // A patch may not rename or retype the object; its version counts only if the client sent one.

@@ -31,7 +31,11 @@ export function rawRequest(kc: k8s.KubeConfig, r: RawRequest): Promise<RawRespon
   const url = new URL(r.path, cluster.server);
   const headers: Record<string, string> = { ...(r.headers ?? {}) };
   if (r.authorization !== null) headers.authorization = r.authorization ?? `Bearer ${token}`;
-  if (r.body !== undefined) headers['content-type'] = r.contentType ?? 'application/json';
+  if (r.body !== undefined) {
+    headers['content-type'] = r.contentType ?? 'application/json';
+    // Node frames DELETE bodies only with an explicit length.
+    headers['content-length'] = String(Buffer.byteLength(r.body));
+  }
   const ca = cluster.caData ? Buffer.from(cluster.caData, 'base64') : undefined;
   return new Promise((resolve, reject) => {
     const req = https.request(url, { method: r.method ?? 'GET', headers, ca }, (res) => {

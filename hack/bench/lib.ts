@@ -1,0 +1,170 @@
+/**
+ * Small helpers for the apiserver benchmark: a lean HTTPS client (Node's
+ * `https` with keep-alive, no client-node), a fixed-concurrency runner,
+ * percentiles and the RSS of a process.
+ */
+import fs from 'node:fs';
+import https from 'node:https';
+import { performance } from 'node:perf_hooks';
+import * as k8s from '@kubernetes/client-node';
+
+/** What a request to the apiserver needs: base URL, token, CA and the pooled agent. */
+export interface ApiTarget {
+  url: URL;
+  token: string;
+  ca: Buffer;
+  agent: https.Agent;
+}
+
+/** A finished response, body fully read. */
+export interface HttpResult {
+  status: number;
+  body: Buffer;
+}
+
+/** Reads the URL, CA and token out of an admin kubeconfig and makes a keep-alive agent. */
+export function targetFromKubeconfig(file: string, maxSockets = 64): ApiTarget {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromFile(file);
+  const cluster = kc.getCurrentCluster();
+  const user = kc.getCurrentUser();
+  if (!cluster?.caData || !user?.token) throw new Error(`${file}: no certificate-authority-data or token`);
+  const ca = Buffer.from(cluster.caData, 'base64');
+  return { url: new URL(cluster.server), token: user.token, ca, agent: new https.Agent({ keepAlive: true, maxSockets, ca }) };
+}
+
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/** One HTTPS request; resolves with the status and whole body (never rejects on HTTP errors). */
+export function request(t: ApiTarget, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
+  const payload = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = https.request(
+      {
+        host: t.url.hostname,
+        port: t.url.port,
+        method,
+        path,
+        agent: t.agent,
+        headers: {
+          Authorization: `Bearer ${t.token}`,
+          Accept: 'application/json',
+          ...(payload !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {}),
+          ...headers,
+        },
+        timeout: REQUEST_TIMEOUT_MS,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer in ${REQUEST_TIMEOUT_MS} ms`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Like `request` but throws unless the status is one of `ok`. */
+export async function expectStatus(t: ApiTarget, ok: number[], method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<HttpResult> {
+  const r = await request(t, method, path, body, headers);
+  if (!ok.includes(r.status)) throw new Error(`${method} ${path} → ${r.status}: ${r.body.toString().slice(0, 500)}`);
+  return r;
+}
+
+/** Outcome of a fixed-concurrency run. */
+export interface RunResult {
+  count: number;
+  errors: number;
+  firstError?: string;
+  seconds: number;
+  perSecond: number;
+  /** Per-operation latencies in ms. */
+  latencies: Float64Array;
+}
+
+/**
+ * Runs `op(i)` for i in [0, n) with `concurrency` operations in flight.
+ * An op that throws or returns false counts as an error (the run goes on).
+ */
+export async function runConcurrent(n: number, concurrency: number, op: (i: number) => Promise<boolean | void>): Promise<RunResult> {
+  const latencies = new Float64Array(n);
+  let next = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const fail = (msg: string) => {
+    errors++;
+    firstError ??= msg;
+  };
+  const start = performance.now();
+  const worker = async () => {
+    for (let i = next++; i < n; i = next++) {
+      const t0 = performance.now();
+      try {
+        if ((await op(i)) === false) fail(`operation ${i} failed`);
+      } catch (err) {
+        fail(String(err));
+      }
+      latencies[i] = performance.now() - t0;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  const seconds = (performance.now() - start) / 1000;
+  return { count: n, errors, firstError, seconds, perSecond: n / seconds, latencies };
+}
+
+/** The p-th percentile (0..100) of `values`, nearest-rank. */
+export function percentile(values: ArrayLike<number>, p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = Float64Array.from(values).sort();
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+/** The median of `values`. */
+export function median(values: number[]): number {
+  return percentile(values, 50);
+}
+
+/** VmRSS (or another /proc/<pid>/status field measured in kB) in MiB. */
+export function procStatusMiB(pid: number, field = 'VmRSS'): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+  if (!m) throw new Error(`/proc/${pid}/status has no ${field}`);
+  return Number(m[1]) / 1024;
+}
+
+/** Formats a number with `digits` decimals. */
+export function fmt(n: number, digits = 0): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : String(n);
+}
+
+/** A short latency summary of a run. */
+export function latencySummary(r: RunResult): string {
+  return `p50 ${fmt(percentile(r.latencies, 50), 1)} ms, p99 ${fmt(percentile(r.latencies, 99), 1)} ms`;
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat (clock ticks of 1/100 s). */
+export function procCpuSeconds(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU use of some processes over a span, as a fraction of one core each. */
+export class CpuMeter {
+  private readonly start: { pid: number; cpu: number }[];
+  private readonly t0 = performance.now();
+  constructor(private readonly pids: Record<string, number>) {
+    this.start = Object.values(pids).map((pid) => ({ pid, cpu: procCpuSeconds(pid) }));
+  }
+  /** e.g. `apiserver 95%, etcd 60%, bench 80%` */
+  report(): string {
+    const secs = (performance.now() - this.t0) / 1000;
+    return Object.keys(this.pids)
+      .map((name, i) => `${name} ${fmt((100 * (procCpuSeconds(this.start[i]!.pid) - this.start[i]!.cpu)) / secs)}%`)
+      .join(', ');
+  }
+}
