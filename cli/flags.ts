@@ -15,7 +15,7 @@ export function parseDuration(value: string): number {
 
 /** A TCP port, 0 meaning "pick a free one". */
 export function parsePort(value: string): number {
-  const n = Number(value);
+  const n = /^\d{1,5}$/.test(value) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`"${value}" is not a port (0-65535; 0 picks a free port)`);
   return n;
 }

@@ -37,8 +37,9 @@ export function serverSideApply(live: KubeObject, config: KubeObject, manager: s
   const previous = entries.find((e) => e.manager === manager && e.operation === 'Apply');
   let out = structuredClone(live) as KubeObject;
   const stillOwned = others.flatMap((e) => pathsOf(e.fieldsV1));
+  const keep = [...owned, ...stillOwned];
   for (const p of previous ? pathsOf(previous.fieldsV1) : []) {
-    if (!owned.some((q) => isPrefix(p, q)) && !stillOwned.some((q) => isPrefix(p, q))) removePath(out, p);
+    if (!keep.some((q) => isPrefix(p, q))) removePath(out, p, keep);
   }
   out = mergePatch(out, config) as KubeObject;
   const lost = new Set(force ? conflicts.map((c) => c.path.join('.')) : []);
@@ -54,9 +55,9 @@ export function serverSideApply(live: KubeObject, config: KubeObject, manager: s
 export function ownedPaths(config: KubeObject): Path[] {
   const out: Path[] = [];
   const walk = (v: Json, path: Path) => {
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0) {
-      for (const [k, child] of Object.entries(v)) walk(child, [...path, k]);
-    } else out.push(path);
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) out.push(path);
+    // An empty object sets nothing, so it owns nothing (and conflicts with no one).
+    else for (const [k, child] of Object.entries(v)) walk(child, [...path, k]);
   };
   for (const [k, v] of Object.entries(config)) {
     if (k === 'apiVersion' || k === 'kind' || k === 'status') continue;
@@ -116,7 +117,15 @@ function valueAt(obj: Json, p: Path): Json {
   return cur;
 }
 
-function removePath(obj: Json, p: Path): void {
-  const parent = valueAt(obj, p.slice(0, -1));
-  if (parent !== null && typeof parent === 'object' && !Array.isArray(parent)) delete (parent as Record<string, Json>)[p[p.length - 1]!];
+// Removes the field at `p`, then every parent it leaves empty that no kept path still reaches.
+function removePath(obj: Json, p: Path, keep: Path[]): void {
+  for (let end = p.length; end > 0; end--) {
+    const parent = valueAt(obj, p.slice(0, end - 1));
+    if (parent === null || typeof parent !== 'object' || Array.isArray(parent)) return;
+    const key = p[end - 1]!;
+    const child = (parent as Record<string, Json>)[key];
+    const emptied = end === p.length || (child !== null && typeof child === 'object' && Object.keys(child).length === 0);
+    if (!emptied || keep.some((q) => isPrefix(p.slice(0, end), q))) return;
+    delete (parent as Record<string, Json>)[key];
+  }
 }

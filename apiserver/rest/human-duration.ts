@@ -1,6 +1,6 @@
 /** An age the way kubectl prints it (`45s`, `3m20s`, `5h`, `2d3h`, `1y`), matching apimachinery's HumanDuration. */
 export function humanDuration(ms: number): string {
-  const seconds = Math.floor(ms / 1000);
+  const seconds = Math.trunc(ms / 1000);
   if (seconds < -1) return '<invalid>';
   if (seconds < 0) return '0s';
   if (seconds < 120) return `${seconds}s`;

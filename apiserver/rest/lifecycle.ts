@@ -5,7 +5,7 @@
  * finalizers. Pure functions: no I/O, time and ids passed in.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { ApiError, badRequest } from '../errors.js';
+import { ApiError, invalid } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
 
@@ -39,7 +39,8 @@ export function prepareForUpdate(def: ResourceDefinition, old: KubeObject, next:
   out.metadata = { ...(sub === 'status' ? old.metadata : next.metadata) };
   for (const f of SYSTEM_FIELDS) copyField(out.metadata, old.metadata, f);
   out.metadata.name = old.metadata.name;
-  if (old.metadata.namespace !== undefined) out.metadata.namespace = old.metadata.namespace;
+  if (def.namespaced) out.metadata.namespace = old.metadata.namespace;
+  else delete out.metadata.namespace;
   if (def.hasStatus && sub === 'main') {
     if (old.status === undefined) delete out.status;
     else out.status = old.status;
@@ -91,6 +92,8 @@ function checkFinalizerRules(old: KubeObject, next: KubeObject): void {
   const before = new Set(old.metadata.finalizers ?? []);
   const added = (next.metadata.finalizers ?? []).filter((f) => !before.has(f));
   if (added.length > 0) {
-    throw badRequest(`metadata.finalizers: Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`);
+    throw invalid(old.kind, old.apiVersion.includes('/') ? old.apiVersion.split('/')[0]! : '', old.metadata.name ?? '', [
+      { reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` },
+    ]);
   }
 }

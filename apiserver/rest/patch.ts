@@ -24,24 +24,32 @@ export function mergePatch(target: Json, patch: Json): Json {
   const out: Record<string, Json> = target && typeof target === 'object' && !Array.isArray(target) ? { ...(target as object) } : {};
   for (const [k, v] of Object.entries(patch as Record<string, Json>)) {
     if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
+    // defineProperty, so a key named "__proto__" is a field like any other, never the prototype.
+    else Object.defineProperty(out, k, { value: mergePatch(out[k], v), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
 
-/** RFC 6902 on a copy of `target`; a bad or failing operation is a 422 naming it. */
+/** RFC 6902 on a copy of `target`; a bad or failing operation is a 422 naming it and its index. */
 export function jsonPatch(target: Json, ops: Json): Json {
   if (!Array.isArray(ops)) throw badRequest('json patch must be a JSON array of operations');
-  try {
-    return fastJsonPatch.applyPatch(structuredClone(target), ops as fastJsonPatch.Operation[], true, false).newDocument;
-  } catch (err) {
-    const e = err as { name?: string; message?: string; index?: number; operation?: unknown };
-    if (e.name === 'TEST_OPERATION_FAILED' || /TEST_OPERATION_FAILED/.test(String(e.message))) {
-      throw new ApiError(422, 'Invalid', `the server rejected our request due to an error in our request: json patch test operation ${JSON.stringify(e.operation)} failed`);
+  let doc = structuredClone(target);
+  ops.forEach((op, index) => {
+    try {
+      doc = fastJsonPatch.applyOperation(doc, op as fastJsonPatch.Operation, true, true, true, index).newDocument;
+    } catch (err) {
+      throw patchError(err as { name?: string; message?: string }, op, index);
     }
-    const where = e.index !== undefined ? ` in operation ${e.index} (${JSON.stringify(e.operation)})` : '';
-    throw new ApiError(422, 'Invalid', `the server rejected our request due to an error in our request: ${firstLine(e.message)}${where}`);
+  });
+  return doc;
+}
+
+function patchError(e: { name?: string; message?: string }, op: unknown, index: number): ApiError {
+  const prefix = 'the server rejected our request due to an error in our request';
+  if (e.name === 'TEST_OPERATION_FAILED' || /TEST_OPERATION_FAILED/.test(String(e.message))) {
+    return new ApiError(422, 'Invalid', `${prefix}: json patch test operation ${JSON.stringify(op)} failed`);
   }
+  return new ApiError(422, 'Invalid', `${prefix}: ${firstLine(e.message)} in operation ${index} (${JSON.stringify(op)})`);
 }
 
 function firstLine(s: string | undefined): string {

@@ -33,7 +33,8 @@ export function toWatchEvent(ev: StoreEvent, matches: Predicate): WatchEvent | n
   if (ev.type === 'delete') return was ? { type: 'DELETED', object: ev.obj, rev: ev.rev } : null;
   const is = matches(ev.obj);
   if (is) return { type: was ? 'MODIFIED' : 'ADDED', object: ev.obj, rev: ev.rev };
-  return was ? { type: 'DELETED', object: ev.obj, rev: ev.rev } : null;
+  // As kube's cacher: the watcher last saw the old state, so that is what it is told went away.
+  return was ? { type: 'DELETED', object: deletedState(ev.prev!, ev.rev), rev: ev.rev } : null;
 }
 
 /** The last state of a deleted object, stamped with the deletion revision. */

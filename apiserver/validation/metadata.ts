@@ -50,7 +50,7 @@ function validateStringMap(map: unknown, path: string, isLabels: boolean): Statu
       causes.push(invalidValue(`${path}`, value, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character, at most 63 characters"));
     }
   }
-  if (!isLabels && JSON.stringify(map).length > 256 * 1024) {
+  if (!isLabels && totalBytes(map as Record<string, unknown>) > 256 * 1024) {
     causes.push({ reason: 'FieldValueTooLong', message: 'Too long: must have at most 262144 bytes', field: path });
   }
   return causes;
@@ -62,6 +62,10 @@ function validateFinalizers(finalizers: unknown): StatusCause[] {
   return finalizers.flatMap((f, i) =>
     typeof f === 'string' ? validateQualifiedName(f, `metadata.finalizers[${i}]`) : [invalidValue(`metadata.finalizers[${i}]`, f, 'must be a string')],
   );
+}
+
+function totalBytes(map: Record<string, unknown>): number {
+  return Object.entries(map).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(String(v)), 0);
 }
 
 /** Errors for a `prefix/name` key (labels, annotations, finalizers). */

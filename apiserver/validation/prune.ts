@@ -17,7 +17,9 @@ export function pruneUnknown(value: unknown, schema: JSONSchemaProps, path = '')
   for (const key of Object.keys(obj)) {
     const child = childPath(path, key);
     const sub = schema.properties?.[key] ?? additional(schema);
-    if (sub) unknown.push(...pruneUnknown(obj[key], sub, child));
+    // kube drops nulls of non-nullable fields, so a bare `field:` in YAML means "unset" (and gets the default).
+    if (sub && obj[key] === null && !sub.nullable) delete obj[key];
+    else if (sub) unknown.push(...pruneUnknown(obj[key], sub, child));
     else if (!schema['x-kubernetes-preserve-unknown-fields'] && !embeddedMeta(schema, key)) {
       delete obj[key];
       unknown.push(child);

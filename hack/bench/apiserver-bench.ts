@@ -10,17 +10,23 @@
  *
  * Usage: `npm run bench [-- --cpu-prof <dir>]`. With --cpu-prof the apiserver
  * writes a V8 CPU profile into <dir> when it stops (open it in Chrome DevTools);
- * `node dist/hack/bench/profile-summary.js <file>` prints where the time went.
+ * `node dist/hack/bench/profile-summary.js <file> [top] [from-to]` prints where
+ * the time went, optionally for one phase (each phase prints its window as
+ * `server t+a–b s`). Each phase also prints the CPU use of the apiserver, etcd,
+ * this load generator and everything else on the machine: figures taken while
+ * other processes load the cores are pessimistic.
  * Exit status: 0 all targets met, 3 a target missed, 1 the run failed.
  * Everything it starts (etcd, the apiserver, temp dirs) is removed on exit,
  * on failure, on SIGINT/SIGTERM and when the watchdog fires.
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { startThrowawayEtcd, type ThrowawayEtcd } from '../etcd.js';
-import { startServerProcess, type ServerProcess } from '../../test/support/server-process.js';
 import { CpuMeter, expectStatus, fmt, latencySummary, median, percentile, procStatusMiB, request, runConcurrent, targetFromKubeconfig, type ApiTarget, type RunResult } from './lib.js';
+import { spawnApiServer, type BenchServer } from './server.js';
 import { watchLatencyBench } from './watch-latency.js';
 
 const CONCURRENCY = 64;
@@ -51,29 +57,41 @@ interface Row {
   verdict: 'PASS' | 'FAIL' | 'info';
 }
 
-const log = (s: string) => console.log(s);
+let aborted = false;
+/** Prints a result line; silent once the run was aborted (the phase in flight then only sees errors). */
+const log = (s: string) => void (aborted || console.log(s));
+let spawnedAt = 0;
+const phase = (s: string) => log(`\n${s}`);
 const rate = (r: RunResult) => `${fmt(r.perSecond)}/s (${r.count} in ${fmt(r.seconds, 2)} s, ${latencySummary(r)}${r.errors ? `, ${r.errors} ERRORS, first: ${r.firstError}` : ''})`;
 
 // ---- resources and their cleanup -------------------------------------------
 let etcd: ThrowawayEtcd | undefined;
-let server: ServerProcess | undefined;
+/** Set while etcd starts, so an interrupt in that window still stops it. */
+let etcdStarting: Promise<ThrowawayEtcd> | undefined;
+let server: BenchServer | undefined;
 let raw: Etcd3 | undefined;
 let api: ApiTarget | undefined;
+let serverDir: string | undefined;
 let cleaning: Promise<void> | undefined;
 
 function cleanup(): Promise<void> {
   cleaning ??= (async () => {
+    // Let an etcd that is starting finish (main() sees `aborted` and stops there), so it can be stopped.
+    etcd ??= await etcdStarting?.catch(() => undefined);
     api?.agent.destroy();
     try { raw?.close(); } catch { /* already closed */ }
-    await server?.cleanup().catch((e) => console.error('stopping the apiserver:', e));
+    await server?.stop().catch((e) => console.error('stopping the apiserver:', e));
     await etcd?.cleanup().catch((e) => console.error('stopping etcd:', e));
+    if (serverDir) fs.rmSync(serverDir, { recursive: true, force: true });
   })();
   return cleaning;
 }
 
 function abort(why: string, code: number): void {
+  if (aborted) return;
+  aborted = true;
   console.error(why);
-  if (server) console.error(`apiserver stderr (tail):\n${server.logs().slice(-4000)}`);
+  if (server && code === 1) console.error(`apiserver stderr (tail):\n${server.logs().slice(-4000)}`);
   void cleanup().finally(() => process.exit(code));
 }
 
@@ -87,27 +105,20 @@ async function main(): Promise<Row[]> {
   const profDir = profIdx > 0 ? path.resolve(process.argv[profIdx + 1] ?? 'cpu-prof') : undefined;
 
   const t0 = performance.now();
-  etcd = await startThrowawayEtcd();
-  // Only the spawn inside startServerProcess (synchronous, before its first await) sees NODE_OPTIONS.
-  // (Node 20 refuses --cpu-prof in NODE_OPTIONS, so a preload module runs the profiler.)
-  const savedEnv = { ...process.env };
-  if (profDir) {
-    const preload = new URL('./cpu-profile-preload.js', import.meta.url).href;
-    process.env.NODE_OPTIONS = `${savedEnv.NODE_OPTIONS ?? ''} --import=${preload}`.trim();
-    process.env.CAIRN_BENCH_CPU_PROF_DIR = profDir;
-  }
-  const starting = startServerProcess({ etcdEndpoints: etcd.endpoint });
-  for (const k of ['NODE_OPTIONS', 'CAIRN_BENCH_CPU_PROF_DIR']) {
-    if (savedEnv[k] === undefined) delete process.env[k];
-    else process.env[k] = savedEnv[k];
-  }
-  server = await starting;
+  etcdStarting = startThrowawayEtcd();
+  etcd = await etcdStarting;
+  if (aborted) throw new Error('aborted');
+  // Our own data dir, so it is removed even when the server fails to start.
+  serverDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-'));
+  spawnedAt = performance.now();
+  server = spawnApiServer(etcd.endpoint, serverDir, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=500'] : []);
+  const url = await server.ready;
   api = targetFromKubeconfig(server.kubeconfig, CONCURRENCY);
   raw = new Etcd3({ hosts: etcd.endpoint });
   const t = api;
   const etcd3 = raw;
   const pids = { apiserver: server.child.pid!, etcd: etcd.process.child.pid!, bench: process.pid };
-  log(`etcd ${etcd.endpoint} (pid ${pids.etcd}), apiserver ${server.url} (pid ${pids.apiserver}), ready in ${fmt((performance.now() - t0) / 1000, 1)} s${profDir ? `; CPU profile → ${profDir}` : ''}`);
+  log(`etcd ${etcd.endpoint} (pid ${pids.etcd}), apiserver ${url} (pid ${pids.apiserver}), ready in ${fmt((performance.now() - t0) / 1000, 1)} s${profDir ? `; CPU profile → ${profDir}` : ''}`);
   log(`apiserver RSS at start: ${fmt(procStatusMiB(pids.apiserver), 1)} MiB`);
 
   for (const ns of ['bench', 'bench-watch', 'bench-list']) {
@@ -121,50 +132,51 @@ async function main(): Promise<Row[]> {
   await runConcurrent(N_WARMUP, CONCURRENCY, async (i) => (await etcd3.get(`/bench-raw/warm/${i}`).buffer()) !== null);
 
   // 1. creates: the apiserver first; its 201 bodies (the stored documents) are then put raw.
-  log('\n[1] creates, concurrency 64');
+  phase('[1] creates, concurrency 64');
   const stored: string[] = new Array<string>(N_CREATE);
-  let cpu = new CpuMeter(pids);
+  let cpu = new CpuMeter(pids, spawnedAt);
   const apiCreate = await runConcurrent(N_CREATE, CONCURRENCY, async (i) => {
     const r = await request(t, 'POST', instancesPath('bench'), instance('bench', `i-${i}`));
     stored[i] = r.body.toString();
     return r.status === 201;
   });
-  log(`  apiserver POST : ${rate(apiCreate)}\n    cpu: ${cpu.report()}`);
-  cpu = new CpuMeter(pids);
+  log(`  apiserver POST : ${rate(apiCreate)}\n    ${cpu.report()}`);
+  cpu = new CpuMeter(pids, spawnedAt);
   const rawPut = await runConcurrent(N_CREATE, CONCURRENCY, async (i) => void (await etcd3.put(`/bench-raw/instances/bench/i-${i}`).value(stored[i]!)));
-  log(`  raw etcd3 put  : ${rate(rawPut)}\n    cpu: ${cpu.report()}`);
+  log(`  raw etcd3 put  : ${rate(rawPut)}\n    ${cpu.report()}`);
   const createRatio = apiCreate.perSecond / rawPut.perSecond;
   log(`  ratio ${fmt(createRatio, 2)} (document ${stored[0]!.length} bytes)`);
 
   // 2. gets of the same keys: GET by name vs raw gets of the apiserver's own etcd keys.
-  log('\n[2] gets, concurrency 64');
+  phase('[2] gets, concurrency 64');
   const pick = (i: number) => (i * 7919) % N_CREATE;
-  cpu = new CpuMeter(pids);
+  cpu = new CpuMeter(pids, spawnedAt);
   const apiGet = await runConcurrent(N_GET, CONCURRENCY, async (i) => (await request(t, 'GET', `${instancesPath('bench')}/i-${pick(i)}`)).status === 200);
-  log(`  apiserver GET  : ${rate(apiGet)}\n    cpu: ${cpu.report()}`);
-  cpu = new CpuMeter(pids);
+  log(`  apiserver GET  : ${rate(apiGet)}\n    ${cpu.report()}`);
+  cpu = new CpuMeter(pids, spawnedAt);
   const rawGet = await runConcurrent(N_GET, CONCURRENCY, async (i) => (await etcd3.get(`/registry/cairn.dev/instances/bench/i-${pick(i)}`).buffer()) !== null);
-  log(`  raw etcd3 get  : ${rate(rawGet)}\n    cpu: ${cpu.report()}`);
+  log(`  raw etcd3 get  : ${rate(rawGet)}\n    ${cpu.report()}`);
   const getRatio = apiGet.perSecond / rawGet.perSecond;
   log(`  ratio ${fmt(getRatio, 2)}`);
 
   // 3. watch delivery latency.
-  log(`\n[3] watch latency: ${WATCHERS} watchers, ${WATCH_RATE} creates/s for ${WATCH_SECONDS} s`);
-  cpu = new CpuMeter(pids);
+  phase(`[3] watch latency: ${WATCHERS} watchers, ${WATCH_RATE} creates/s for ${WATCH_SECONDS} s`);
+  cpu = new CpuMeter(pids, spawnedAt);
   const w = await watchLatencyBench(t, { namespace: 'bench-watch', watchers: WATCHERS, rate: WATCH_RATE, seconds: WATCH_SECONDS, drainMs: 15_000, body: (name) => instance('bench-watch', name) });
   const wp50 = percentile(w.latencies, 50);
   const wp99 = percentile(w.latencies, 99);
   const watchComplete = w.completeWatchers === WATCHERS && w.createErrors === 0 && w.duplicates === 0 && w.brokenStreams === 0;
   log(`  writer: ${w.created} creates in ${fmt(w.writeSeconds, 2)} s (${fmt(w.created / w.writeSeconds)}/s)${w.createErrors ? `, ${w.createErrors} ERRORS, first: ${w.firstCreateError}` : ''}`);
   log(`  deliveries ${w.latencies.length}/${w.created * WATCHERS}: p50 ${fmt(wp50, 1)} ms, p90 ${fmt(percentile(w.latencies, 90), 1)} ms, p99 ${fmt(wp99, 1)} ms, max ${fmt(percentile(w.latencies, 100), 1)} ms`);
+  log(`  create latency p50 ${fmt(percentile(w.createLatencies, 50), 1)} ms, p99 ${fmt(percentile(w.createLatencies, 99), 1)} ms; delivery after the 201: p50 ${fmt(percentile(w.afterAck, 50), 1)} ms, p99 ${fmt(percentile(w.afterAck, 99), 1)} ms`);
   log(`  complete watchers ${w.completeWatchers}/${WATCHERS}, missing ${w.missing}, duplicates ${w.duplicates}, broken streams ${w.brokenStreams}; bench event-loop delay p99 ${fmt(w.clientLoopDelayP99, 1)} ms`);
-  log(`    cpu: ${cpu.report()}`);
+  log(`    ${cpu.report()}`);
 
   // 4. LIST 10,000 objects, JSON and Table.
-  log(`\n[4] LIST ${N_LIST} objects`);
-  cpu = new CpuMeter(pids);
+  phase(`[4] LIST ${N_LIST} objects`);
+  cpu = new CpuMeter(pids, spawnedAt);
   const fill = await runConcurrent(N_LIST, CONCURRENCY, async (i) => (await request(t, 'POST', instancesPath('bench-list'), instance('bench-list', `l-${i}`))).status === 201);
-  log(`  filled bench-list: ${rate(fill)}\n    cpu: ${cpu.report()}`);
+  log(`  filled bench-list: ${rate(fill)}`);
   const timeList = async (accept: string, check: (body: { kind?: string; items?: unknown[]; rows?: unknown[] }) => number) => {
     const times: number[] = [];
     let bytes = 0;
@@ -179,14 +191,15 @@ async function main(): Promise<Row[]> {
     }
     return { times, bytes };
   };
-  cpu = new CpuMeter(pids);
+  log(`  fill ${cpu.report()}`);
+  cpu = new CpuMeter(pids, spawnedAt);
   const listJson = await timeList('application/json', (b) => (b.kind === 'InstanceList' ? (b.items?.length ?? -1) : -1));
   const listTable = await timeList(TABLE_ACCEPT, (b) => (b.kind === 'Table' ? (b.rows?.length ?? -1) : -1));
   const jsonMs = median(listJson.times);
   const tableMs = median(listTable.times);
   log(`  JSON : median ${fmt(jsonMs)} ms  (runs ${listJson.times.map((x) => fmt(x)).join(', ')} ms; ${fmt(listJson.bytes / 1048576, 1)} MiB)`);
   log(`  Table: median ${fmt(tableMs)} ms  (runs ${listTable.times.map((x) => fmt(x)).join(', ')} ms; ${fmt(listTable.bytes / 1048576, 1)} MiB)`);
-  log(`    cpu: ${cpu.report()}`);
+  log(`    ${cpu.report()}`);
 
   // 5. RSS with everything stored (read right after the lists).
   const rss = procStatusMiB(pids.apiserver);

@@ -153,18 +153,30 @@ export function procCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** CPU use of some processes over a span, as a fraction of one core each. */
+/** CPU seconds the whole machine has been busy (all cores, from /proc/stat), to spot other load. */
+export function machineBusySeconds(): number {
+  const line = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+  const [user, nice, system, , , irq, softirq, steal] = line.split(/\s+/).slice(1).map(Number) as number[];
+  return (user! + nice! + system! + irq! + softirq! + steal!) / 100;
+}
+
+/** CPU use of some processes over a span, as a fraction of one core each, plus everything else on the machine. */
 export class CpuMeter {
   private readonly start: { pid: number; cpu: number }[];
+  private readonly machine0 = machineBusySeconds();
   private readonly t0 = performance.now();
-  constructor(private readonly pids: Record<string, number>) {
+  /** `origin`: the performance.now() the reported window is relative to (the apiserver's spawn). */
+  constructor(private readonly pids: Record<string, number>, private readonly origin = 0) {
     this.start = Object.values(pids).map((pid) => ({ pid, cpu: procCpuSeconds(pid) }));
   }
-  /** e.g. `apiserver 95%, etcd 60%, bench 80%` */
+  /** e.g. `cpu: apiserver 95%, etcd 60%, bench 80%  [server t+12.1–16.3 s]` */
   report(): string {
-    const secs = (performance.now() - this.t0) / 1000;
-    return Object.keys(this.pids)
-      .map((name, i) => `${name} ${fmt((100 * (procCpuSeconds(this.start[i]!.pid) - this.start[i]!.cpu)) / secs)}%`)
-      .join(', ');
+    const now = performance.now();
+    const secs = (now - this.t0) / 1000;
+    const used = this.start.map((s) => procCpuSeconds(s.pid) - s.cpu);
+    const use = Object.keys(this.pids).map((name, i) => `${name} ${fmt((100 * used[i]!) / secs)}%`);
+    const other = machineBusySeconds() - this.machine0 - used.reduce((a, b) => a + b, 0);
+    use.push(`other processes ${fmt(Math.max(0, (100 * other) / secs))}%`);
+    return `cpu: ${use.join(', ')}  [server t+${fmt((this.t0 - this.origin) / 1000, 1)}–${fmt((now - this.origin) / 1000, 1)} s]`;
   }
 }

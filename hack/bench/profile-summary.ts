@@ -1,7 +1,9 @@
 /**
  * Prints where a V8 .cpuprofile spent its time: self time by function and by
  * source file / npm package, and inclusive (on-stack) time by function.
- * Usage: node dist/hack/bench/profile-summary.js <file.cpuprofile> [top=25]
+ * Usage: node dist/hack/bench/profile-summary.js <file.cpuprofile> [top=25] [from-to]
+ * where from-to (seconds since the profile started, e.g. 12.5-17) limits it to
+ * one phase; the benchmark prints each phase's start as `server t+N s`.
  */
 import fs from 'node:fs';
 
@@ -18,12 +20,13 @@ interface Profile {
   endTime: number;
 }
 
-const [file, topArg] = process.argv.slice(2);
+const [file, topArg, windowArg] = process.argv.slice(2);
 if (!file) {
   console.error('usage: profile-summary <file.cpuprofile> [top]');
   process.exit(2);
 }
 const top = Number(topArg ?? 25);
+const [fromS, toS] = (windowArg ?? '0-1e9').split('-').map(Number) as [number, number];
 const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as Profile;
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
@@ -52,7 +55,10 @@ const selfFile = new Map<string, number>();
 const incl = new Map<string, number>();
 let total = 0;
 let idle = 0;
+let at = 0;
 for (let i = 0; i < profile.samples.length; i++) {
+  at += profile.timeDeltas[i]! / 1e6;
+  if (at < fromS || at > toS) continue;
   const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000; // the delta after a sample is the time it stands for
   const node = byId.get(profile.samples[i]!)!;
   total += dt;

@@ -26,8 +26,12 @@ export interface WatchBenchResult {
   createErrors: number;
   firstCreateError?: string;
   writeSeconds: number;
-  /** Every watcher×event delivery latency, ms. */
+  /** Every watcher×event delivery latency (seen − create sent), ms. */
   latencies: Float64Array;
+  /** The same deliveries measured from when the create's 201 arrived (isolates fan-out from write queueing; may be < 0). */
+  afterAck: Float64Array;
+  /** Create request latencies (sent → 201), ms. */
+  createLatencies: Float64Array;
   /** Watchers that saw every created object exactly once. */
   completeWatchers: number;
   missing: number;
@@ -50,6 +54,9 @@ export async function watchLatencyBench(t: ApiTarget, o: WatchBenchOptions): Pro
 
   const total = Math.round(o.rate * o.seconds);
   const sentAt = new Map<string, number>();
+  const ackAt = new Map<string, number>();
+  const seenAt: Float64Array[] = [];
+  const createLatencies = new Float64Array(total);
   const latencies = new Float64Array(total * o.watchers);
   let nLat = 0;
   let duplicates = 0;
@@ -65,6 +72,7 @@ export async function watchLatencyBench(t: ApiTarget, o: WatchBenchOptions): Pro
     new Promise<void>((resolve, reject) => {
       const got = new Set<string>();
       seen[w] = got;
+      const at = (seenAt[w] = new Float64Array(total));
       let partial = '';
       const req = https.request(
         {
@@ -95,6 +103,7 @@ export async function watchLatencyBench(t: ApiTarget, o: WatchBenchOptions): Pro
                 continue;
               }
               got.add(name);
+              at[Number(name.slice(2))] = now;
               const sent = sentAt.get(name);
               if (sent !== undefined) latencies[nLat++] = now - sent;
             }
@@ -128,9 +137,13 @@ export async function watchLatencyBench(t: ApiTarget, o: WatchBenchOptions): Pro
     const inflight: Promise<void>[] = [];
     const create = (i: number) => {
       const name = `w-${i}`;
-      sentAt.set(name, performance.now());
+      const t0 = performance.now();
+      sentAt.set(name, t0);
       return request(t, 'POST', base, o.body(name)).then(
         (r) => {
+          const now = performance.now();
+          ackAt.set(name, now);
+          createLatencies[i] = now - t0;
           if (r.status !== 201) {
             createErrors++;
             firstCreateError ??= `${r.status} ${r.body.toString().slice(0, 300)}`;
@@ -168,6 +181,13 @@ export async function watchLatencyBench(t: ApiTarget, o: WatchBenchOptions): Pro
     }
     loopDelay.disable();
     const completeWatchers = seen.filter((s) => s.size === expected).length;
+    const afterAck: number[] = [];
+    for (const at of seenAt) {
+      for (let i = 0; i < total; i++) {
+        const ack = ackAt.get(`w-${i}`);
+        if (at[i]! > 0 && ack !== undefined) afterAck.push(at[i]! - ack);
+      }
+    }
     const missing = seen.reduce((sum, s) => sum + Math.max(0, expected - s.size), 0);
     return {
       created: total,
@@ -175,6 +195,8 @@ export async function watchLatencyBench(t: ApiTarget, o: WatchBenchOptions): Pro
       firstCreateError,
       writeSeconds,
       latencies: latencies.subarray(0, nLat),
+      afterAck: Float64Array.from(afterAck),
+      createLatencies,
       completeWatchers,
       missing,
       duplicates,

@@ -190,6 +190,14 @@ describe('kubectl e2e: discovery, apply, printer columns, explain, diff', functi
       // The server-side dry run behind diff wrote nothing.
       expect(await jsonpath('instance/diff-1', '.spec.cpus')).to.equal('1');
       expect(await jsonpath('instance/diff-1', '.metadata.generation')).to.equal('1');
+
+      // An object that does not exist yet diffs as wholly new (a dry-run create) and stays absent.
+      const fresh = await kubectl.run(['diff', '-f', write('diff-new.yaml', instance('diff-new', { cpus: 2 }))]);
+      expect(fresh.code, fresh.stderr).to.equal(1);
+      expect(fresh.stdout).to.match(/^\+\s+name: diff-new$/m).and.match(/^\+\s+cpus: 2$/m);
+      const absent = await kubectl.run(['get', 'instance', 'diff-new', '-n', 'demo']);
+      expect(absent.code).to.equal(1);
+      expect(absent.stderr).to.contain('NotFound');
     });
   });
 });

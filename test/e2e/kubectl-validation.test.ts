@@ -76,6 +76,6 @@ describe('kubectl e2e: invalid manifests are rejected by kubectl apply', functio
   });
 
   it('bad name: Bad_Name is Invalid at metadata.name', async () => {
-    await rejected(instance('Bad_Name', { process }), 'The Instance "Bad_Name" is invalid', 'metadata.name', 'Invalid value: "Bad_Name"');
+    await rejected(instance('Bad_Name', { process: sleeper }), 'The Instance "Bad_Name" is invalid', 'metadata.name', 'Invalid value: "Bad_Name"');
   });
 });

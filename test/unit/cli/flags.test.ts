@@ -1,0 +1,60 @@
+import { InvalidArgumentError } from 'commander';
+import { expect } from 'chai';
+import { parseDuration, parseList, parsePort } from '../../../cli/flags.js';
+
+describe('parseDuration', () => {
+  const ok: [value: string, ms: number][] = [
+    ['0', 0],
+    ['90', 90_000],
+    ['90s', 90_000],
+    ['250ms', 250],
+    ['5m', 300_000],
+    ['1h', 3_600_000],
+    ['1h30m', 5_400_000],
+    ['1m30s', 90_000],
+    ['2h3m4s5ms', 7_384_005],
+    ['1.5s', 1500],
+    ['0.5h', 1_800_000],
+    ['30m1h', 5_400_000],
+  ];
+  for (const [value, ms] of ok) {
+    it(`${value} → ${ms} ms`, () => expect(parseDuration(value)).to.equal(ms));
+  }
+
+  for (const value of ['', 's', 'abc', '5x', '1d', '-5s', '1h 30m', ' 5s', '5s ', '5m garbage', '5S']) {
+    it(`rejects ${JSON.stringify(value)} with an InvalidArgumentError`, () => {
+      expect(() => parseDuration(value)).to.throw(InvalidArgumentError, /is not a duration; use forms like 30s, 5m, 1h30m/);
+    });
+  }
+});
+
+describe('parsePort', () => {
+  for (const [value, port] of [['0', 0], ['1', 1], ['8443', 8443], ['65535', 65535]] as const) {
+    it(`${value} → ${port}`, () => expect(parsePort(value)).to.equal(port));
+  }
+
+  for (const value of ['65536', '-1', '80.5', 'http', 'NaN', '1e10']) {
+    it(`rejects ${JSON.stringify(value)} with an InvalidArgumentError`, () => {
+      expect(() => parsePort(value)).to.throw(InvalidArgumentError, /is not a port \(0-65535; 0 picks a free port\)/);
+    });
+  }
+
+  // Regression (was a bug): cli/flags.ts parsePort uses Number(value), which is 0 for "" and whitespace, so `--port=`
+  // (e.g. from an unset shell variable, `--port=$PORT`) silently means "pick a free port" instead of
+  // failing. Number() also accepts "0x1f90" (8080) and "8e3" (8000). Expected: InvalidArgumentError.
+  it('rejects an empty, blank, hex or exponent value', () => {
+    for (const value of ['', ' ', '0x1f90', '8e3']) expect(() => parsePort(value), JSON.stringify(value)).to.throw(InvalidArgumentError);
+  });
+});
+
+describe('parseList', () => {
+  const cases: [value: string, list: string[]][] = [
+    ['a,b,c', ['a', 'b', 'c']],
+    [' a , b ', ['a', 'b']],
+    ['a,,b,', ['a', 'b']],
+    ['', []],
+  ];
+  for (const [value, list] of cases) {
+    it(`${JSON.stringify(value)} → ${JSON.stringify(list)}`, () => expect(parseList(value)).to.deep.equal(list));
+  }
+});
