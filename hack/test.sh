@@ -17,7 +17,7 @@ npm run --silent build
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e
-npx mocha --reporter spec 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/e2e/**/*.test.js' "$@" 2>&1 | tee "$log"
+npx mocha --exit --reporter spec 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/e2e/**/*.test.js' "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 count() { sed -n "s/^ *\([0-9][0-9]*\) $1.*/\1/p" "$log" | tail -1; }

@@ -37,7 +37,7 @@ async function dispatch(ctx: ApiContext, req: Request, res: Response, def: Resou
   const write = () => ({ dryRun: dryRun(q), fieldValidation: parseFieldValidation(str(q, 'fieldValidation')) });
   switch (req.method) {
     case 'GET':
-      if (info.name) return sendObject(ctx, req, res, def, 200, await ctx.store.get(def, ns, info.name));
+      if (info.name) return sendObject(req, res, def, 200, await ctx.lister.get(def, ns, info.name));
       if (bool(q, 'watch')) return serveWatch(ctx, req, res, def, ns, parseSelection(def, ns, q.labelSelector, q.fieldSelector));
       return list(ctx, req, res, def, ns);
     case 'POST': {
@@ -45,7 +45,7 @@ async function dispatch(ctx: ApiContext, req: Request, res: Response, def: Resou
       if (def.namespaced && !ns) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       const body = objectBody(req, def, ns);
       const r = await ctx.store.create(def, ns, body, write());
-      return sendObject(ctx, req, res, def, 201, r.obj, r.warnings);
+      return sendObject(req, res, def, 201, r.obj, r.warnings);
     }
     case 'PUT': {
       if (!info.name) throw methodNotAllowed(`PUT needs an object name in the URL`);
@@ -53,16 +53,16 @@ async function dispatch(ctx: ApiContext, req: Request, res: Response, def: Resou
       if (body.metadata.name !== info.name) throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${info.name})`);
       requireVersionOnUpdate(def, body);
       const r = await ctx.store.update(def, ns, info.name, sub, () => body, write());
-      return sendObject(ctx, req, res, def, 200, r.obj, r.warnings);
+      return sendObject(req, res, def, 200, r.obj, r.warnings);
     }
     case 'PATCH': {
       if (!info.name) throw methodNotAllowed(`PATCH needs an object name in the URL`);
       const r = await patchObject(ctx, req, def, ns, info.name, sub, write());
-      return sendObject(ctx, req, res, def, r.created ? 201 : 200, r.obj, r.warnings);
+      return sendObject(req, res, def, r.created ? 201 : 200, r.obj, r.warnings);
     }
     case 'DELETE':
       if (!info.name) return deleteCollection(ctx, req, res, def, ns);
-      return sendObject(ctx, req, res, def, 200, await deleteOne(ctx, req, def, ns, info.name));
+      return sendObject(req, res, def, 200, await deleteOne(ctx, req, def, ns, info.name));
     default:
       throw methodNotAllowed(`${req.method} is not supported`);
   }
@@ -156,8 +156,7 @@ function includeObject(q: Query): IncludeObject {
 }
 
 /** Sends one object, as a one-row Table when asked. */
-function sendObject(ctx: ApiContext, req: Request, res: Response, def: ResourceDefinition, code: number, obj: KubeObject, warnings: string[] = []): void {
-  void ctx;
+function sendObject(req: Request, res: Response, def: ResourceDefinition, code: number, obj: KubeObject, warnings: string[] = []): void {
   if (wantsTable(req.headers.accept)) return sendJson(res, code, toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObject(req.query as Query), Date.now()), warnings);
   sendJson(res, code, obj, warnings);
 }

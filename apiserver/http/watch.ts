@@ -39,6 +39,7 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
   res.flushHeaders();
   let lastRev = fromRev;
   let closed = false;
+  let pending: string[] = [];
   let stopSource: () => void = () => undefined;
   const finish = () => {
     if (closed) return;
@@ -47,12 +48,21 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
     clearTimeout(timer);
     stopSource();
     ctx.watches.delete(finish);
-    res.end();
+    res.end(pending.join(''));
+    pending = [];
+  };
+  // Lines are gathered and written once per event-loop turn: under load one
+  // TLS write carries many events instead of one write (and syscall) each.
+  const flush = () => {
+    const chunk = pending.join('');
+    pending = [];
+    if (closed || chunk === '') return;
+    res.write(chunk);
+    if (res.writableLength > MAX_BUFFERED_BYTES) finish();
   };
   const write = (line: string) => {
     if (closed) return;
-    res.write(line);
-    if (res.writableLength > MAX_BUFFERED_BYTES) finish();
+    if (pending.push(line) === 1) setImmediate(flush);
   };
   const send = (ev: WatchEvent) => {
     if (ev.rev <= lastRev && fromRev > 0) return;

@@ -1,14 +1,14 @@
 /**
- * LIST: served from the watch cache at a revision no older than etcd's
+ * GET and LIST: served from the watch cache at a revision no older than etcd's
  * current one (a consistent read), or paged from etcd when the client asks
  * for `limit`/`continue` — every page read at the first page's revision,
  * the continue token carrying that revision and the last key returned.
  */
-import { badRequest, expired } from '../errors.js';
+import { badRequest, expired, notFound } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
 import { mapEtcdErrors, toStored, type EtcdStore } from '../storage/etcd-store.js';
-import { scopePrefix } from '../storage/keys.js';
+import { objectKey, scopePrefix } from '../storage/keys.js';
 import { prefixEnd, type WatchCache } from '../storage/watch-cache.js';
 import type { Selection } from './selection.js';
 
@@ -32,6 +32,19 @@ const FRESHNESS_WAIT_MS = 1000;
 /** Lists objects of a kind in a namespace (or everywhere). */
 export class Lister {
   constructor(private readonly etcd: EtcdStore, private readonly cache: WatchCache) {}
+
+  /**
+   * Reads one object from the cache once it has caught up with etcd (a
+   * consistent read without a round trip of its own), or from etcd if the
+   * cache lags.
+   */
+  async get(def: ResourceDefinition, ns: string | undefined, name: string): Promise<KubeObject> {
+    const found = (await this.cache.waitFresh(FRESHNESS_WAIT_MS))
+      ? this.cache.forResource(def).objects.get(objectKey(def, ns, name))
+      : (await this.etcd.get(objectKey(def, ns, name)))?.obj;
+    if (!found) throw notFound(def.plural, def.group, name);
+    return found;
+  }
 
   /** Runs a list request. */
   async list(def: ResourceDefinition, ns: string | undefined, sel: Selection, p: ListParams): Promise<ListResult> {

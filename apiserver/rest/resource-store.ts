@@ -42,7 +42,8 @@ export interface DeletePreconditions {
 /** Computes an object's next state from its current one; may throw an ApiError. */
 export type UpdateFn = (current: KubeObject) => KubeObject;
 
-const MAX_RETRIES = 20;
+// A lost compare-and-swap is retried until this much time has passed (kube retries until the request times out).
+const RETRY_BUDGET_MS = 30_000;
 
 /** The dependencies of the store. */
 export interface StoreDeps {
@@ -56,13 +57,6 @@ export interface StoreDeps {
 /** Create/get/update/delete for every kind. */
 export class ResourceStore {
   constructor(private readonly deps: StoreDeps) {}
-
-  /** Reads one object (always from etcd: reads see every acknowledged write). */
-  async get(def: ResourceDefinition, ns: string | undefined, name: string): Promise<KubeObject> {
-    const found = await this.deps.etcd.get(objectKey(def, ns, name));
-    if (!found) throw notFound(def.plural, def.group, name);
-    return found.obj;
-  }
 
   /** Creates `body` in `ns`. */
   async create(def: ResourceDefinition, ns: string | undefined, body: KubeObject, opts: WriteOptions): Promise<WriteResult> {
@@ -94,7 +88,7 @@ export class ResourceStore {
     opts: WriteOptions & { createIfMissing?: boolean },
   ): Promise<WriteResult> {
     const key = objectKey(def, ns, name);
-    for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
+    for (const deadline = Date.now() + RETRY_BUDGET_MS; Date.now() < deadline; ) {
       const current = await this.deps.etcd.get(key);
       if (!current) {
         if (!opts.createIfMissing) throw notFound(def.plural, def.group, name);
@@ -117,7 +111,7 @@ export class ResourceStore {
   /** Deletes, or marks for deletion when finalizers remain; returns the last state. */
   async delete(def: ResourceDefinition, ns: string | undefined, name: string, pre: DeletePreconditions, dryRun: boolean): Promise<KubeObject> {
     const key = objectKey(def, ns, name);
-    for (let attempt = 0; attempt < MAX_RETRIES; attempt++) {
+    for (const deadline = Date.now() + RETRY_BUDGET_MS; Date.now() < deadline; ) {
       const current = await this.deps.etcd.get(key);
       if (!current) throw notFound(def.plural, def.group, name);
       checkPreconditions(def, current.obj, pre, name);

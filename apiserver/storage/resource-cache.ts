@@ -32,6 +32,7 @@ export class ResourceCache {
   private readonly ring: RevisionRing<StoreEvent>;
   private readonly unindexed = new Set<Subscriber>();
   private readonly indexedSubs = new Map<string, Map<string, Set<Subscriber>>>();
+  private indexedCount = 0;
   /** Every event after this revision is in the ring. */
   oldestRev = 0;
 
@@ -89,13 +90,16 @@ export class ResourceCache {
       const out = toWatchEvent(ev, sub.matches);
       if (out) sub.onEvent(out);
     }
-    this.subscriberSet(sub).add(sub);
+    const set = this.subscriberSet(sub);
+    if (set !== this.unindexed && !set.has(sub)) this.indexedCount++;
+    set.add(sub);
     return true;
   }
 
   /** Detaches a watcher. */
   unsubscribe(sub: Subscriber): void {
-    this.subscriberSet(sub).delete(sub);
+    const set = this.subscriberSet(sub);
+    if (set.delete(sub) && set !== this.unindexed) this.indexedCount--;
   }
 
   /** Detaches and closes every watcher (the cache is being reset). */
@@ -104,6 +108,7 @@ export class ResourceCache {
     for (const byValue of this.indexedSubs.values()) for (const subs of byValue.values()) all.push(...subs);
     this.unindexed.clear();
     for (const byValue of this.indexedSubs.values()) byValue.clear();
+    this.indexedCount = 0;
     for (const sub of all) sub.onClose();
   }
 
@@ -115,7 +120,8 @@ export class ResourceCache {
     return set;
   }
 
-  private subscribersFor(ev: StoreEvent): Set<Subscriber> {
+  private subscribersFor(ev: StoreEvent): Iterable<Subscriber> {
+    if (this.indexedCount === 0) return this.unindexed;
     const out = new Set(this.unindexed);
     for (const [field, byValue] of this.indexedSubs) {
       if (byValue.size === 0) continue;

@@ -5,7 +5,8 @@
  *
  * Concurrency: events are applied on the event loop in revision order.
  * `revision` is the last revision applied; consistent reads wait until it
- * has reached etcd's current revision. When the etcd watch is cancelled
+ * has reached etcd's current revision (one revision request serves every
+ * reader that arrived while the previous one was in flight). When the etcd watch is cancelled
  * (its start revision was compacted, say) the cache relists, and every
  * attached watcher is closed so its client re-watches from its last version.
  */
@@ -17,6 +18,7 @@ import { EtcdStore } from './etcd-store.js';
 import { deletedState, type StoreEvent } from './events.js';
 import { REGISTRY_PREFIX, resourcePrefix } from './keys.js';
 import { ResourceCache } from './resource-cache.js';
+import { RevisionBarrier } from './revision-barrier.js';
 
 /** Tuning of the watch cache. */
 export interface WatchCacheOptions {
@@ -38,6 +40,7 @@ export class WatchCache {
   private watcher: Watcher | null = null;
   private stopped = false;
   private readonly opts: WatchCacheOptions;
+  private readonly barrier: RevisionBarrier;
 
   constructor(
     private readonly store: EtcdStore,
@@ -46,6 +49,7 @@ export class WatchCache {
     opts: Partial<WatchCacheOptions> = {},
   ) {
     this.opts = { ...defaults, ...opts };
+    this.barrier = new RevisionBarrier(() => store.currentRevision());
     for (const def of defs) {
       const cache = new ResourceCache(def, resourcePrefix(def), this.opts.ringSize);
       this.caches.push(cache);
@@ -81,7 +85,7 @@ export class WatchCache {
 
   /** Waits until the cache holds everything etcd had when called (a consistent read). */
   async waitFresh(timeoutMs: number): Promise<boolean> {
-    return this.waitForRevision(await this.store.currentRevision(), timeoutMs);
+    return this.waitForRevision(await this.barrier.current(), timeoutMs);
   }
 
   /** Stops watching etcd and closes every watcher. */

@@ -40,13 +40,14 @@ describe('client-node informer against the apiserver (real etcd)', function () {
     const informer = k8s.makeInformer<Obj>(env.kubeconfig, path, list);
     const seen: string[] = [];
     let errors = 0;
+    let done = false;
     informer.on('add', (o) => seen.push(`add ${o.metadata!.name}`));
     informer.on('update', (o) => seen.push(`update ${o.metadata!.name} ${o.spec?.cpus}`));
     informer.on('delete', (o) => seen.push(`delete ${o.metadata!.name}`));
     // The documented client-node pattern: an informer stops on error and is restarted by its owner.
     informer.on('error', () => {
       errors++;
-      setTimeout(() => void informer.start(), 200);
+      setTimeout(() => done || void informer.start(), 200);
     });
     await informer.start();
 
@@ -83,6 +84,7 @@ describe('client-node informer against the apiserver (real etcd)', function () {
     expect(seen).to.include('add c');
     expect(errors, 'the informer saw its server go away').to.be.greaterThan(0);
     expect(lists, 'a relist after 410 Expired').to.be.greaterThan(1);
+    done = true;
     await informer.stop();
   });
 });
