@@ -1,7 +1,6 @@
 /**
  * The etcd key layout (API.md "Storage layout"): every object lives under
- * /registry/, so one watch on that prefix sees every revision the apiserver
- * writes, which is what lets the watch cache know it is current.
+ * /registry/, as in kube-apiserver.
  */
 import type { ResourceDefinition } from '../resources.js';
 

@@ -1,5 +1,5 @@
 /**
- * One etcd watch on /registry/ feeding a ResourceCache per kind: lists and
+ * One etcd watch feeding a ResourceCache per kind: lists, gets and
  * watches are served from memory at a known revision, the way
  * kube-apiserver's cacher does, so N watchers cost one etcd watch.
  *
@@ -117,7 +117,10 @@ export class WatchCache {
   }
 
   private async watchFrom(rev: number): Promise<void> {
-    const watcher = await this.store.client.watch().prefix(REGISTRY_PREFIX).startRevision(String(rev + 1)).create();
+    // The whole keyspace, not just /registry/: every revision then reaches the
+    // cache, even one made by another program sharing this etcd, so `revision`
+    // always catches up with etcd's and consistent reads never wait in vain.
+    const watcher = await this.store.client.watch().prefix('').startRevision(String(rev + 1)).create();
     this.watcher = watcher;
     watcher.on('data', (res) => {
       for (const e of res.events) this.applyEtcdEvent(e.type === 'Delete' ? 'delete' : 'put', e.kv);
