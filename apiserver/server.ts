@@ -86,8 +86,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
     throw new Error(`--insecure-http serves without TLS or tokens over the network; it is only allowed on a loopback --listen address, not ${o.listen}`);
   }
   fs.mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
-  const hosts = [os.hostname(), o.listen, ...(o.advertiseAddress ? [o.advertiseAddress] : [])].filter((h) => h !== '0.0.0.0' && h !== '::');
-  const pki = await ensurePki(path.join(o.dataDir, 'pki'), { hosts });
+  const pki = await ensurePki(path.join(o.dataDir, 'pki'), { hosts: serverHosts(o) });
   const admin = await ensureAdminCredentials(o.dataDir);
   const authenticator = new TokenAuthenticator([{ sha256: admin.sha256, user: { name: 'admin', groups: ['system:masters'] } }]);
 
@@ -132,6 +131,11 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
       client.close();
     },
   };
+}
+
+/** The names and addresses the serving certificate must cover. */
+export function serverHosts(o: Pick<ApiServerOptions, 'listen' | 'advertiseAddress'>): string[] {
+  return [os.hostname(), o.listen, ...(o.advertiseAddress ? [o.advertiseAddress] : [])].filter((h) => h !== '0.0.0.0' && h !== '::');
 }
 
 function isLoopback(host: string): boolean {

@@ -20,6 +20,12 @@ export function parsePort(value: string): number {
   return n;
 }
 
+/** A whole number ≥ 1. */
+export function parseCount(value: string): number {
+  if (!/^[1-9]\d{0,3}$/.test(value)) throw new InvalidArgumentError(`"${value}" is not a whole number from 1 to 9999`);
+  return Number(value);
+}
+
 /** A comma-separated list. */
 export function parseList(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);

@@ -4,6 +4,7 @@
  */
 import { Command } from 'commander';
 import { cairnVersion } from '../apiserver/server.js';
+import { isApiServerWorker, runApiServerWorker } from '../apiserver/worker-pool.js';
 import { apiserverCommand, serverCommand } from './commands/server.js';
 
 const program = new Command('cairn')
@@ -18,7 +19,8 @@ const program = new Command('cairn')
     }),
   );
 
-program.parseAsync(process.argv).catch((err: unknown) => {
+const main = isApiServerWorker() ? runApiServerWorker() : program.parseAsync(process.argv);
+main.catch((err: unknown) => {
   process.stderr.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
   process.exit(1);
 });

@@ -9,7 +9,8 @@ import { Command, Option } from 'commander';
 import { createLogger } from '../../api/log.js';
 import { EtcdSupervisor } from '../../apiserver/etcd/supervisor.js';
 import { defaultApiServerOptions, defaultCrdDir, startApiServer, type ApiServerOptions } from '../../apiserver/server.js';
-import { parseDuration, parseList, parsePort } from '../flags.js';
+import { startWorkerPool } from '../../apiserver/worker-pool.js';
+import { parseCount, parseDuration, parseList, parsePort } from '../flags.js';
 
 interface ServerFlags {
   dataDir: string;
@@ -23,6 +24,7 @@ interface ServerFlags {
   compactionInterval: number;
   eventTtl: number;
   logLevel: string;
+  workers: number;
 }
 
 function addApiServerFlags(cmd: Command): Command {
@@ -36,6 +38,7 @@ function addApiServerFlags(cmd: Command): Command {
     .option('--compaction-interval <duration>', 'how often to compact etcd history (0 disables)', parseDuration, defaultApiServerOptions.compactionIntervalMs)
     .option('--event-ttl <duration>', 'how long Events are kept', parseDuration, defaultApiServerOptions.eventTtlSeconds * 1000)
     .option('--log-level <level>', 'error, warn, info or debug', defaultApiServerOptions.logLevel)
+    .option('--workers <n>', 'apiserver processes sharing the port (one per core uses the whole machine; each keeps its own watch cache)', parseCount, 1)
     .addOption(new Option('--insecure-http', 'serve plain HTTP without authentication, for debugging on loopback only').default(false));
 }
 
@@ -86,7 +89,7 @@ async function run(flags: ServerFlags, embedEtcd: boolean): Promise<void> {
   };
   let server;
   try {
-    server = await startApiServer(opts);
+    server = flags.workers > 1 ? await startWorkerPool(flags.workers, opts, log) : await startApiServer(opts);
   } catch (err) {
     await etcd?.stop();
     throw err;

@@ -103,6 +103,8 @@ process.once('SIGTERM', () => abort('terminated', 143));
 async function main(): Promise<Row[]> {
   const profIdx = process.argv.indexOf('--cpu-prof');
   const profDir = profIdx > 0 ? path.resolve(process.argv[profIdx + 1] ?? 'cpu-prof') : undefined;
+  const workersIdx = process.argv.indexOf('--workers');
+  const workers = workersIdx > 0 ? Number(process.argv[workersIdx + 1]) : 1;
 
   const t0 = performance.now();
   etcdStarting = startThrowawayEtcd();
@@ -111,14 +113,14 @@ async function main(): Promise<Row[]> {
   // Our own data dir, so it is removed even when the server fails to start.
   serverDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-'));
   spawnedAt = performance.now();
-  server = spawnApiServer(etcd.endpoint, serverDir, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=500'] : []);
+  server = spawnApiServer(etcd.endpoint, serverDir, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=500'] : [], workers);
   const url = await server.ready;
   api = targetFromKubeconfig(server.kubeconfig, CONCURRENCY);
   raw = new Etcd3({ hosts: etcd.endpoint });
   const t = api;
   const etcd3 = raw;
   const pids = { apiserver: server.child.pid!, etcd: etcd.process.child.pid!, bench: process.pid };
-  log(`etcd ${etcd.endpoint} (pid ${pids.etcd}), apiserver ${url} (pid ${pids.apiserver}), ready in ${fmt((performance.now() - t0) / 1000, 1)} s${profDir ? `; CPU profile → ${profDir}` : ''}`);
+  log(`etcd ${etcd.endpoint} (pid ${pids.etcd}), apiserver ${url} (pid ${pids.apiserver}, ${workers} worker${workers > 1 ? 's' : ''}), ready in ${fmt((performance.now() - t0) / 1000, 1)} s${profDir ? `; CPU profile → ${profDir}` : ''}`);
   log(`apiserver RSS at start: ${fmt(procStatusMiB(pids.apiserver), 1)} MiB`);
 
   for (const ns of ['bench', 'bench-watch', 'bench-list']) {

@@ -128,12 +128,32 @@ export function median(values: number[]): number {
   return percentile(values, 50);
 }
 
-/** VmRSS (or another /proc/<pid>/status field measured in kB) in MiB. */
+/** VmRSS (or another /proc/<pid>/status field measured in kB) in MiB, summed over the process and its descendants (apiserver workers). */
 export function procStatusMiB(pid: number, field = 'VmRSS'): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
-  if (!m) throw new Error(`/proc/${pid}/status has no ${field}`);
-  return Number(m[1]) / 1024;
+  return processTree(pid).reduce((sum, p) => {
+    const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    if (!m) throw new Error(`/proc/${p}/status has no ${field}`);
+    return sum + Number(m[1]) / 1024;
+  }, 0);
+}
+
+/** `pid` and every process descended from it. */
+export function processTree(pid: number): number[] {
+  const parents = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) out.push(...(parents.get(out[i]!) ?? []));
+  return out;
 }
 
 /** Formats a number with `digits` decimals. */
@@ -146,11 +166,15 @@ export function latencySummary(r: RunResult): string {
   return `p50 ${fmt(percentile(r.latencies, 50), 1)} ms, p99 ${fmt(percentile(r.latencies, 99), 1)} ms`;
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat (clock ticks of 1/100 s). */
+/** CPU seconds (user + system) a process and its descendants have used so far, from /proc/<pid>/stat (clock ticks of 1/100 s). */
 export function procCpuSeconds(pid: number): number {
-  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  // The benchmark's own children are the servers it measures separately: count it alone.
+  const pids = pid === process.pid ? [pid] : processTree(pid);
+  return pids.reduce((sum, p) => {
+    const stat = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return sum + (Number(fields[11]) + Number(fields[12])) / 100;
+  }, 0);
 }
 
 /** CPU seconds the whole machine has been busy (all cores, from /proc/stat), to spot other load. */

@@ -20,8 +20,8 @@ export interface BenchServer {
 }
 
 /** Spawns `node [nodeArgs] bin/cairn.js apiserver` on a free loopback port over `etcdEndpoint`. */
-export function spawnApiServer(etcdEndpoint: string, dataDir: string, nodeArgs: string[] = []): BenchServer {
-  const args = [...nodeArgs, CAIRN_BIN, 'apiserver', '--etcd-endpoints', etcdEndpoint, '--data-dir', dataDir, '--listen', '127.0.0.1', '--port', '0', '--log-level', 'warn'];
+export function spawnApiServer(etcdEndpoint: string, dataDir: string, nodeArgs: string[] = [], workers = 1): BenchServer {
+  const args = [...nodeArgs, CAIRN_BIN, 'apiserver', '--etcd-endpoints', etcdEndpoint, '--data-dir', dataDir, '--listen', '127.0.0.1', '--port', '0', '--log-level', 'warn', '--workers', String(workers)];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));

@@ -1,0 +1,72 @@
+/**
+ * Runs the apiserver as N worker processes sharing one listening port
+ * (node:cluster), so a machine's cores all serve requests: the apiserver is
+ * stateless and each worker keeps its own watch cache. The primary prepares
+ * the certificates and token once (so workers never race to create them),
+ * restarts a worker that dies, and stops them all on shutdown.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import type { Logger } from 'winston';
+import { ensureAdminCredentials } from './auth/tokens.js';
+import { ensurePki } from './pki.js';
+import { serverHosts, startApiServer, type ApiServerOptions, type RunningApiServer } from './server.js';
+import path from 'node:path';
+
+const READY = 'cairn-apiserver-ready';
+
+/** A pool of apiserver workers, as seen from the primary. */
+export interface WorkerPool {
+  url: string;
+  kubeconfigPath: string;
+  close(): Promise<void>;
+}
+
+/** In the primary: forks `n` workers and resolves once one is listening. In a worker: never called. */
+export async function startWorkerPool(n: number, opts: ApiServerOptions, log: Logger): Promise<WorkerPool> {
+  await ensurePki(path.join(opts.dataDir, 'pki'), { hosts: serverHosts(opts) });
+  await ensureAdminCredentials(opts.dataDir);
+  let stopping = false;
+  let first: ((v: { url: string; kubeconfigPath: string }) => void) | null = null;
+  const ready = new Promise<{ url: string; kubeconfigPath: string }>((resolve) => (first = resolve));
+  const fork = (): Worker => {
+    const worker = cluster.fork({ CAIRN_APISERVER_OPTIONS: JSON.stringify(opts) });
+    worker.on('message', (m: { type?: string; url: string; kubeconfigPath: string }) => {
+      if (m?.type === READY) first?.(m);
+    });
+    worker.on('exit', (code, signal) => {
+      if (stopping) return;
+      log.error('apiserver worker exited; starting another', { pid: worker.process.pid, code, signal });
+      setTimeout(fork, 1000).unref();
+    });
+    return worker;
+  };
+  for (let i = 0; i < n; i++) fork();
+  const { url, kubeconfigPath } = await ready;
+  return {
+    url,
+    kubeconfigPath,
+    async close() {
+      stopping = true;
+      const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);
+      await Promise.all(workers.map((w) => new Promise<void>((resolve) => {
+        if (w.isDead()) return resolve();
+        w.once('exit', () => resolve());
+        w.process.kill('SIGTERM');
+      })));
+    },
+  };
+}
+
+/** True in a process forked by startWorkerPool. */
+export function isApiServerWorker(): boolean {
+  return cluster.isWorker && !!process.env.CAIRN_APISERVER_OPTIONS;
+}
+
+/** The body of a worker: serve until SIGTERM, then close gracefully. */
+export async function runApiServerWorker(): Promise<void> {
+  const opts = JSON.parse(process.env.CAIRN_APISERVER_OPTIONS!) as ApiServerOptions;
+  const server: RunningApiServer = await startApiServer(opts);
+  process.send?.({ type: READY, url: server.url, kubeconfigPath: server.kubeconfigPath });
+  process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
+  process.once('SIGINT', () => undefined); // the primary decides when workers stop
+}
