@@ -50,6 +50,8 @@ export interface ApiServerOptions {
   compactionIntervalMs: number;
   eventTtlSeconds: number;
   logLevel: string;
+  /** Silence after which a watch gets a bookmark or newline; default 15 s. */
+  watchKeepaliveMs?: number;
 }
 
 /** Defaults for everything but the etcd endpoints and data dir. */
@@ -99,7 +101,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   if (!clusterDef) throw new Error(`no Cluster CRD found in ${o.crdDir}`);
   const namespaces = new Namespaces(etcd, cache, clusterDef, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
   const store = new ResourceStore({ etcd, registry, namespaces, eventLeases: new LeaseManager(etcd, o.eventTtlSeconds), now: () => new Date() });
-  const ctx: ApiContext = { registry, etcd, cache, store, lister: new Lister(etcd, cache), namespaces, log, watches: new Set() };
+  const ctx: ApiContext = { registry, etcd, cache, store, lister: new Lister(etcd, cache), namespaces, log, watches: new Set(), watchKeepaliveMs: o.watchKeepaliveMs ?? 15_000 };
   let ready = true;
   const app = createApp(ctx, { authenticator, openapi: new OpenApi(registry), cairnVersion: cairnVersion(), ready: () => ready });
 

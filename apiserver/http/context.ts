@@ -18,4 +18,6 @@ export interface ApiContext {
   log: Logger;
   /** Closers of open watches, called on shutdown. */
   watches: Set<() => void>;
+  /** How long a watch may stay silent before a bookmark or newline is sent. */
+  watchKeepaliveMs: number;
 }

@@ -2,8 +2,10 @@
  * WATCH (API.md "Watch"): newline-delimited JSON events over a chunked 200.
  * Served from the watch cache when the requested resourceVersion is inside
  * its window, else replayed from etcd (410 Expired when compacted, sent as
- * an ERROR event as kube does). Bookmarks or bare newlines keep idle
- * streams open; a client that reads too slowly is cut off and re-watches.
+ * an ERROR event as kube does). Bookmarks (when allowed) or bare newlines
+ * every keepalive interval (15 s by default; client-node gives up on a
+ * stream after 30 s of silence) keep idle streams open; a client that reads
+ * too slowly is cut off and re-watches.
  */
 import type { Request, Response } from 'express';
 import { ApiError } from '../errors.js';
@@ -18,7 +20,6 @@ import type { Subscriber } from '../storage/resource-cache.js';
 import type { ApiContext } from './context.js';
 import { bool, int, str, type Query } from './params.js';
 
-const KEEPALIVE_MS = 15_000;
 const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
 const serialized = new WeakMap<KubeObject, string>();
 
@@ -74,7 +75,7 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
     const rev = Math.max(lastRev, viaCache ? ctx.cache.revision : 0);
     if (bookmarks && rev > 0) write(JSON.stringify({ type: 'BOOKMARK', object: bookmark(def, rev) }) + '\n');
     else write('\n');
-  }, KEEPALIVE_MS);
+  }, ctx.watchKeepaliveMs);
   const timer = setTimeout(finish, timeoutS * 1000);
   res.on('close', finish);
   ctx.watches.add(finish);

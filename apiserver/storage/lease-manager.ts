@@ -1,6 +1,6 @@
 /**
  * etcd leases for objects that expire (Events, after kube's event TTL).
- * One lease per `reuseSeconds` window is shared by every object written in
+ * One lease per `reuseSeconds` window (a minute, or the TTL if shorter) is shared by every object written in
  * that window, as kube-apiserver's lease manager does, so a burst of events
  * costs one LeaseGrant rather than one each.
  */
@@ -13,7 +13,7 @@ export class LeaseManager {
   constructor(
     private readonly etcd: EtcdStore,
     private readonly ttlSeconds: number,
-    private readonly reuseSeconds = 60,
+    private readonly reuseSeconds = Math.min(60, ttlSeconds),
     private readonly now: () => number = Date.now,
   ) {}
 
