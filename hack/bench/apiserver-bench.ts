@@ -26,7 +26,7 @@ import path from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { startThrowawayEtcd, type ThrowawayEtcd } from '../etcd.js';
 import { CpuMeter, expectStatus, fmt, latencySummary, median, percentile, procStatusMiB, request, runConcurrent, targetFromKubeconfig, type ApiTarget, type RunResult } from './lib.js';
-import { spawnApiServer, type BenchServer } from './server.js';
+import { spawnCairn, type CairnProcess } from '../cairn-process.js';
 import { watchLatencyBench } from './watch-latency.js';
 
 const CONCURRENCY = 64;
@@ -68,7 +68,7 @@ const rate = (r: RunResult) => `${fmt(r.perSecond)}/s (${r.count} in ${fmt(r.sec
 let etcd: ThrowawayEtcd | undefined;
 /** Set while etcd starts, so an interrupt in that window still stops it. */
 let etcdStarting: Promise<ThrowawayEtcd> | undefined;
-let server: BenchServer | undefined;
+let server: CairnProcess | undefined;
 let raw: Etcd3 | undefined;
 let api: ApiTarget | undefined;
 let serverDir: string | undefined;
@@ -113,9 +113,10 @@ async function main(): Promise<Row[]> {
   // Our own data dir, so it is removed even when the server fails to start.
   serverDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-bench-'));
   spawnedAt = performance.now();
-  server = spawnApiServer(etcd.endpoint, serverDir, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=500'] : [], workers);
+  const serverArgs = ['apiserver', '--etcd-endpoints', etcd.endpoint, '--data-dir', serverDir, '--listen', '127.0.0.1', '--port', '0', '--log-level', 'warn', '--workers', String(workers)];
+  server = spawnCairn(serverArgs, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=500'] : []);
   const url = await server.ready;
-  api = targetFromKubeconfig(server.kubeconfig, CONCURRENCY);
+  api = targetFromKubeconfig(path.join(serverDir, 'admin.kubeconfig'), CONCURRENCY);
   raw = new Etcd3({ hosts: etcd.endpoint });
   const t = api;
   const etcd3 = raw;

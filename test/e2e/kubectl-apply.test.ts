@@ -11,13 +11,11 @@
  * Cluster (and so the namespace) exists on its own.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { Kubectl } from '../support/kubectl.js';
 import { CRD_DIR, EXAMPLES_DIR } from '../support/paths.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { useKubectlEnv } from '../support/kubectl-env.js';
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; [k: string]: unknown }; spec?: any };
 type PrinterColumn = { name: string; priority?: number };
@@ -58,34 +56,18 @@ function parseTable(out: string): { header: string[]; rows: Record<string, strin
 
 describe('kubectl e2e: discovery, apply, printer columns, explain, diff', function () {
   this.timeout(60_000);
-  let server: ServerProcess;
-  let kubectl: Kubectl;
-  let tmp: string;
-
-  before(async function () {
-    server = await startServerProcess();
-    kubectl = new Kubectl(server.kubeconfig);
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-kubectl-apply-'));
-  });
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed' && server) console.error(`--- cairn server log (tail) ---\n${server.logs().slice(-4000)}`);
-  });
-  after(async function () {
-    kubectl?.cleanup();
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-    await server?.cleanup();
-  });
+  const env = useKubectlEnv('cairn-kubectl-apply-');
 
   /** Writes objects as one multi-document YAML manifest in the temp dir. */
   const write = (file: string, ...objs: object[]) => {
-    const p = path.join(tmp, file);
+    const p = path.join(env.tmp, file);
     fs.writeFileSync(p, objs.map((o) => YAML.stringify(o)).join('---\n'));
     return p;
   };
-  const jsonpath = (what: string, expr: string) => kubectl.ok(['get', what, '-n', 'demo', '-o', `jsonpath={${expr}}`]);
+  const jsonpath = (what: string, expr: string) => env.kubectl.ok(['get', what, '-n', 'demo', '-o', `jsonpath={${expr}}`]);
 
   it('kubectl api-resources lists the Cairn kinds, leases, events and namespaces', async () => {
-    const { rows } = parseTable(await kubectl.ok(['api-resources']));
+    const { rows } = parseTable(await env.kubectl.ok(['api-resources']));
     const byName = new Map(rows.map((r) => [r.NAME!, r]));
     const expected: [string, string, string, string][] = [
       ['clusters', 'cairn.dev/v1alpha1', 'false', 'Cluster'],
@@ -108,15 +90,15 @@ describe('kubectl e2e: discovery, apply, printer columns, explain, diff', functi
     expect(new Set(objs.map((o) => o.kind))).to.have.keys('Cluster', 'Node', 'Volume', 'Instance', 'WorkItem');
     const lines = (out: string) => out.trim().split('\n').sort();
 
-    expect(lines(await kubectl.ok(['apply', '-f', EXAMPLES_DIR]))).to.deep.equal(objs.map((o) => `${ref(o)} created`).sort());
-    expect(lines(await kubectl.ok(['apply', '-f', EXAMPLES_DIR]))).to.deep.equal(objs.map((o) => `${ref(o)} unchanged`).sort());
+    expect(lines(await env.kubectl.ok(['apply', '-f', EXAMPLES_DIR]))).to.deep.equal(objs.map((o) => `${ref(o)} created`).sort());
+    expect(lines(await env.kubectl.ok(['apply', '-f', EXAMPLES_DIR]))).to.deep.equal(objs.map((o) => `${ref(o)} unchanged`).sort());
 
     const instances = YAML.parseAllDocuments(fs.readFileSync(path.join(EXAMPLES_DIR, '25-instances.yaml'), 'utf8')).map((d) => d.toJS() as Obj);
     const ticker = instances.find((o) => o.metadata.name === 'ticker')!;
     const cpus = Number(ticker.spec.cpus ?? 1) + 1;
     ticker.spec.cpus = cpus;
     expect(await jsonpath('instance/ticker', '.metadata.generation')).to.equal('1');
-    const out = await kubectl.ok(['apply', '-f', write('instances-changed.yaml', ...instances)]);
+    const out = await env.kubectl.ok(['apply', '-f', write('instances-changed.yaml', ...instances)]);
     expect(lines(out)).to.deep.equal(instances.map((o) => `${ref(o)} ${o === ticker ? 'configured' : 'unchanged'}`).sort());
     expect(await jsonpath('instance/ticker', '.spec.cpus')).to.equal(String(cpus));
     expect(await jsonpath('instance/ticker', '.metadata.generation')).to.equal('2');
@@ -125,7 +107,7 @@ describe('kubectl e2e: discovery, apply, printer columns, explain, diff', functi
 
   describe('with the demo cluster present', function () {
     before(async () => {
-      await kubectl.ok(['apply', '-f', path.join(EXAMPLES_DIR, '00-cluster.yaml')]);
+      await env.kubectl.ok(['apply', '-f', path.join(EXAMPLES_DIR, '00-cluster.yaml')]);
     });
 
     const instance = (name: string, spec: Record<string, unknown> = {}) => ({
@@ -136,17 +118,17 @@ describe('kubectl e2e: discovery, apply, printer columns, explain, diff', functi
     });
 
     it('kubectl get instances -o wide shows the priority-1 printer columns that plain get hides', async () => {
-      await kubectl.ok(['apply', '-f', write('wide.yaml', instance('wide-1', { cpus: 2, memory: '48Mi', runState: 'Stopped' }))]);
-      await kubectl.ok(['patch', 'instance', 'wide-1', '-n', 'demo', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Stopped","restarts":3}}']);
+      await env.kubectl.ok(['apply', '-f', write('wide.yaml', instance('wide-1', { cpus: 2, memory: '48Mi', runState: 'Stopped' }))]);
+      await env.kubectl.ok(['patch', 'instance', 'wide-1', '-n', 'demo', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Stopped","restarts":3}}']);
       const columns = crdVersion('instance.yaml').additionalPrinterColumns as PrinterColumn[];
       const upper = (cs: PrinterColumn[]) => ['NAME', ...cs.map((c) => c.name.toUpperCase())];
 
-      const wide = parseTable(await kubectl.ok(['get', 'instances', '-n', 'demo', '-o', 'wide']));
+      const wide = parseTable(await env.kubectl.ok(['get', 'instances', '-n', 'demo', '-o', 'wide']));
       expect(wide.header).to.deep.equal(upper(columns));
       expect(wide.header).to.include.members(['RESTARTS', 'RUN STATE']);
       expect(wide.rows.find((r) => r.NAME === 'wide-1')).to.include({ PHASE: 'Stopped', DRIVER: 'process', CPUS: '2', MEMORY: '48Mi', RESTARTS: '3', 'RUN STATE': 'Stopped' });
 
-      const plain = parseTable(await kubectl.ok(['get', 'instances', '-n', 'demo']));
+      const plain = parseTable(await env.kubectl.ok(['get', 'instances', '-n', 'demo']));
       expect(plain.header).to.deep.equal(upper(columns.filter((c) => !c.priority)));
       expect(plain.header).not.to.include('RESTARTS');
       expect(plain.rows.find((r) => r.NAME === 'wide-1')).to.include({ PHASE: 'Stopped', CPUS: '2', MEMORY: '48Mi' });
@@ -158,33 +140,33 @@ describe('kubectl e2e: discovery, apply, printer columns, explain, diff', functi
         .filter((o) => o.kind !== 'Cluster')
         .filter((o, i, all) => all.findIndex((x) => x.kind === o.kind) === i)
         .map((o) => ({ ...o, metadata: { ...o.metadata, name: `all-${o.kind.toLowerCase()}` } }));
-      await kubectl.ok(['apply', '-f', write('all-kinds.yaml', ...copies)]);
-      const out = await kubectl.ok(['get', 'cairn', '-A']);
+      await env.kubectl.ok(['apply', '-f', write('all-kinds.yaml', ...copies)]);
+      const out = await env.kubectl.ok(['get', 'cairn', '-A']);
       expect(out).to.match(/^\s*cluster\.cairn\.dev\/demo\s/m);
       for (const o of copies) expect(out).to.match(new RegExp(`^demo\\s+${ref(o).replace(/\./g, '\\.')}\\s`, 'm'));
     });
 
     it('kubectl explain instance.spec and instance.spec.cpus describe the fields from the CRD', async () => {
       const spec = crdVersion('instance.yaml').schema.openAPIV3Schema.properties.spec;
-      const out = await kubectl.ok(['explain', 'instance.spec']);
+      const out = await env.kubectl.ok(['explain', 'instance.spec']);
       expect(squash(out)).to.contain('KIND: Instance').and.contain('VERSION: v1alpha1').and.contain('FIELD: spec <Object>');
       expect(squash(out)).to.contain(squash(spec.description));
       for (const field of Object.keys(spec.properties)) expect(out).to.match(new RegExp(`^ {2}${field}\\s+<`, 'm'), `field ${field}`);
       expect(squash(out)).to.contain(squash(spec.properties.cpus.description));
 
-      const cpus = squash(await kubectl.ok(['explain', 'instance.spec.cpus']));
+      const cpus = squash(await env.kubectl.ok(['explain', 'instance.spec.cpus']));
       expect(cpus).to.contain('FIELD: cpus <integer>');
       expect(cpus).to.contain(squash(spec.properties.cpus.description));
     });
 
     it('kubectl diff -f exits 0 when the file matches the live object and 1 with a diff when it differs', async () => {
       const file = write('diff.yaml', instance('diff-1', { cpus: 1 }));
-      await kubectl.ok(['apply', '-f', file]);
-      const same = await kubectl.run(['diff', '-f', file]);
+      await env.kubectl.ok(['apply', '-f', file]);
+      const same = await env.kubectl.run(['diff', '-f', file]);
       expect(same.code, same.stderr).to.equal(0);
       expect(same.stdout).to.equal('');
 
-      const changed = await kubectl.run(['diff', '-f', write('diff-changed.yaml', instance('diff-1', { cpus: 2 }))]);
+      const changed = await env.kubectl.run(['diff', '-f', write('diff-changed.yaml', instance('diff-1', { cpus: 2 }))]);
       expect(changed.code, changed.stderr).to.equal(1);
       expect(changed.stdout).to.match(/^-\s+cpus: 1$/m).and.match(/^\+\s+cpus: 2$/m);
       // The server-side dry run behind diff wrote nothing.
@@ -192,10 +174,10 @@ describe('kubectl e2e: discovery, apply, printer columns, explain, diff', functi
       expect(await jsonpath('instance/diff-1', '.metadata.generation')).to.equal('1');
 
       // An object that does not exist yet diffs as wholly new (a dry-run create) and stays absent.
-      const fresh = await kubectl.run(['diff', '-f', write('diff-new.yaml', instance('diff-new', { cpus: 2 }))]);
+      const fresh = await env.kubectl.run(['diff', '-f', write('diff-new.yaml', instance('diff-new', { cpus: 2 }))]);
       expect(fresh.code, fresh.stderr).to.equal(1);
       expect(fresh.stdout).to.match(/^\+\s+name: diff-new$/m).and.match(/^\+\s+cpus: 2$/m);
-      const absent = await kubectl.run(['get', 'instance', 'diff-new', '-n', 'demo']);
+      const absent = await env.kubectl.run(['get', 'instance', 'diff-new', '-n', 'demo']);
       expect(absent.code).to.equal(1);
       expect(absent.stderr).to.contain('NotFound');
     });

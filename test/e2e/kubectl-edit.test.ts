@@ -6,24 +6,11 @@
  * the object is gone, and finalizers holding a deleted object.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { Kubectl } from '../support/kubectl.js';
-import { EXAMPLES_DIR } from '../support/paths.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `probe` every 100 ms until it is true; fails after `timeoutMs`. */
-async function eventually(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
+import { eventually, sleep } from '../support/eventually.js';
+import { useKubectlEnv } from '../support/kubectl-env.js';
 
 const instance = (name: string, spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}) => ({
   apiVersion: 'cairn.dev/v1alpha1',
@@ -34,35 +21,18 @@ const instance = (name: string, spec: Record<string, unknown> = {}, metadata: Re
 
 describe('kubectl e2e: label, annotate, patch, server-side apply, delete, finalizers', function () {
   this.timeout(60_000);
-  let server: ServerProcess;
-  let kubectl: Kubectl;
-  let tmp: string;
-
-  before(async function () {
-    server = await startServerProcess();
-    kubectl = new Kubectl(server.kubeconfig);
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-kubectl-edit-'));
-    await kubectl.ok(['apply', '-f', path.join(EXAMPLES_DIR, '00-cluster.yaml')]);
-  });
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed' && server) console.error(`--- cairn server log (tail) ---\n${server.logs().slice(-4000)}`);
-  });
-  after(async function () {
-    kubectl?.cleanup();
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-    await server?.cleanup();
-  });
+  const env = useKubectlEnv('cairn-kubectl-edit-', { applyDemoCluster: true });
 
   const write = (obj: { metadata: { name: string } }, suffix = '') => {
-    const p = path.join(tmp, `${obj.metadata.name}${suffix}.yaml`);
+    const p = path.join(env.tmp, `${obj.metadata.name}${suffix}.yaml`);
     fs.writeFileSync(p, YAML.stringify(obj));
     return p;
   };
-  const jsonpath = (name: string, expr: string) => kubectl.ok(['get', 'instance', name, '-n', 'demo', '-o', `jsonpath={${expr}}`]);
+  const jsonpath = (name: string, expr: string) => env.kubectl.ok(['get', 'instance', name, '-n', 'demo', '-o', `jsonpath={${expr}}`]);
   const generation = (name: string) => jsonpath(name, '.metadata.generation');
-  const onInstance = (verb: string, name: string, ...args: string[]) => kubectl.ok([verb, 'instance', name, '-n', 'demo', ...args]);
+  const onInstance = (verb: string, name: string, ...args: string[]) => env.kubectl.ok([verb, 'instance', name, '-n', 'demo', ...args]);
   async function expectGone(name: string): Promise<void> {
-    const r = await kubectl.run(['get', 'instance', name, '-n', 'demo']);
+    const r = await env.kubectl.run(['get', 'instance', name, '-n', 'demo']);
     expect(r.code, `get ${name}: ${r.stdout}`).to.equal(1);
     expect(r.stderr).to.contain('NotFound');
   }
@@ -70,7 +40,7 @@ describe('kubectl e2e: label, annotate, patch, server-side apply, delete, finali
 
   it('kubectl label, annotate, patch --type=merge|json and --subresource=status work; only spec changes bump generation', async () => {
     const name = 'patch-1';
-    await kubectl.ok(['create', '-f', write(instance(name))]);
+    await env.kubectl.ok(['create', '-f', write(instance(name))]);
     expect(await generation(name)).to.equal('1');
 
     expect(await onInstance('label', name, 'tier=web')).to.contain(`instance.cairn.dev/${name} labeled`);
@@ -104,16 +74,16 @@ describe('kubectl e2e: label, annotate, patch, server-side apply, delete, finali
   it('kubectl apply --server-side creates, re-applies, and prunes fields removed from the manifest', async () => {
     const name = 'ssa-1';
     const full = instance(name, { cpus: 2, placement: { antiAffinityGroup: 'g1' } }, { labels: { team: 'a', extra: 'x' } });
-    expect(await kubectl.ok(['apply', '--server-side', '-f', write(full)])).to.contain(`instance.cairn.dev/${name} serverside-applied`);
+    expect(await env.kubectl.ok(['apply', '--server-side', '-f', write(full)])).to.contain(`instance.cairn.dev/${name} serverside-applied`);
     expect(await jsonpath(name, '.spec.placement.antiAffinityGroup')).to.equal('g1');
     expect(await jsonpath(name, '.metadata.labels.extra')).to.equal('x');
     expect(await generation(name)).to.equal('1');
 
-    expect(await kubectl.ok(['apply', '--server-side', '-f', write(full)])).to.contain(`instance.cairn.dev/${name} serverside-applied`);
+    expect(await env.kubectl.ok(['apply', '--server-side', '-f', write(full)])).to.contain(`instance.cairn.dev/${name} serverside-applied`);
     expect(await generation(name), 'an identical re-apply changes nothing').to.equal('1');
 
     const trimmed = instance(name, { cpus: 2 }, { labels: { team: 'a' } });
-    expect(await kubectl.ok(['apply', '--server-side', '-f', write(trimmed, '-trimmed')])).to.contain(`instance.cairn.dev/${name} serverside-applied`);
+    expect(await env.kubectl.ok(['apply', '--server-side', '-f', write(trimmed, '-trimmed')])).to.contain(`instance.cairn.dev/${name} serverside-applied`);
     expect(await jsonpath(name, '.metadata.labels.extra'), 'label dropped from the manifest').to.equal('');
     expect(await jsonpath(name, '.metadata.labels.team')).to.equal('a');
     expect(await jsonpath(name, '.spec.placement.antiAffinityGroup'), 'field dropped from the manifest').to.equal('');
@@ -124,14 +94,14 @@ describe('kubectl e2e: label, annotate, patch, server-side apply, delete, finali
   });
 
   it('kubectl delete waits until the object is gone', async () => {
-    await kubectl.ok(['create', '-f', write(instance('del-1'))]);
+    await env.kubectl.ok(['create', '-f', write(instance('del-1'))]);
     expect(await onInstance('delete', 'del-1')).to.contain('instance.cairn.dev "del-1" deleted');
     await expectGone('del-1');
 
     // With a finalizer holding the object, delete must keep waiting until it is removed.
-    await kubectl.ok(['create', '-f', write(instance('del-2', {}, { finalizers: ['example.com/hold'] }))]);
+    await env.kubectl.ok(['create', '-f', write(instance('del-2', {}, { finalizers: ['example.com/hold'] }))]);
     let settled = false;
-    const deletion = kubectl.run(['delete', 'instance', 'del-2', '-n', 'demo', '--timeout=50s']).finally(() => (settled = true));
+    const deletion = env.kubectl.run(['delete', 'instance', 'del-2', '-n', 'demo', '--timeout=50s']).finally(() => (settled = true));
     await eventually('del-2 to get a deletionTimestamp', async () => (await jsonpath('del-2', '.metadata.deletionTimestamp')) !== '');
     await sleep(1000);
     expect(settled, 'kubectl delete returned while a finalizer still held the object').to.equal(false);
@@ -144,7 +114,7 @@ describe('kubectl e2e: label, annotate, patch, server-side apply, delete, finali
 
   it('an object with a finalizer stays, with deletionTimestamp, until the finalizer is removed', async () => {
     const name = 'fin-1';
-    await kubectl.ok(['create', '-f', write(instance(name, {}, { finalizers: ['example.com/hold'] }))]);
+    await env.kubectl.ok(['create', '-f', write(instance(name, {}, { finalizers: ['example.com/hold'] }))]);
     expect(await onInstance('delete', name, '--wait=false')).to.contain(`instance.cairn.dev "${name}" deleted`);
 
     expect(await jsonpath(name, '.metadata.deletionTimestamp')).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -152,7 +122,7 @@ describe('kubectl e2e: label, annotate, patch, server-side apply, delete, finali
     expect(JSON.parse(await jsonpath(name, '.metadata.finalizers'))).to.deep.equal(['example.com/hold']);
 
     expect(await removeFinalizers(name)).to.contain(`instance.cairn.dev/${name} patched`);
-    await eventually(`${name} to disappear`, async () => (await kubectl.run(['get', 'instance', name, '-n', 'demo'])).code === 1);
+    await eventually(`${name} to disappear`, async () => (await env.kubectl.run(['get', 'instance', name, '-n', 'demo'])).code === 1);
     await expectGone(name);
   });
 });

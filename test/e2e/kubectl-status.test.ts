@@ -6,26 +6,12 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import * as k8s from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { rawRequest } from '../support/http.js';
-import { Kubectl } from '../support/kubectl.js';
-import { EXAMPLES_DIR } from '../support/paths.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `probe` every 100 ms until it is true; fails after `timeoutMs`. */
-async function eventually(what: string, probe: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
+import { eventually, sleep } from '../support/eventually.js';
+import { useKubectlEnv } from '../support/kubectl-env.js';
 
 const instance = (name: string) => ({
   apiVersion: 'cairn.dev/v1alpha1',
@@ -36,37 +22,17 @@ const instance = (name: string) => ({
 
 describe('kubectl e2e: watch, wait and describe over status and events', function () {
   this.timeout(60_000);
-  let server: ServerProcess;
-  let kubectl: Kubectl;
-  let kc: k8s.KubeConfig;
-  let tmp: string;
-
-  before(async function () {
-    server = await startServerProcess();
-    kubectl = new Kubectl(server.kubeconfig);
-    kc = new k8s.KubeConfig();
-    kc.loadFromFile(server.kubeconfig);
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-kubectl-status-'));
-    await kubectl.ok(['apply', '-f', path.join(EXAMPLES_DIR, '00-cluster.yaml')]);
-  });
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed' && server) console.error(`--- cairn server log (tail) ---\n${server.logs().slice(-4000)}`);
-  });
-  after(async function () {
-    kubectl?.cleanup();
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-    await server?.cleanup();
-  });
+  const env = useKubectlEnv('cairn-kubectl-status-', { applyDemoCluster: true });
 
   const create = (obj: { metadata: { name: string; namespace: string }; [field: string]: unknown }) => {
-    const file = path.join(tmp, `${obj.metadata.name}.yaml`);
+    const file = path.join(env.tmp, `${obj.metadata.name}.yaml`);
     fs.writeFileSync(file, YAML.stringify(obj));
-    return kubectl.ok(['create', '-f', file]);
+    return env.kubectl.ok(['create', '-f', file]);
   };
 
   /** Merge-patches an Instance's status through the status subresource, as a controller would. */
   async function writeStatus(name: string, status: Record<string, unknown>): Promise<void> {
-    const r = await rawRequest(kc, {
+    const r = await rawRequest(env.kc, {
       method: 'PATCH',
       path: `/apis/cairn.dev/v1alpha1/namespaces/demo/instances/${name}/status`,
       contentType: 'application/merge-patch+json',
@@ -77,7 +43,7 @@ describe('kubectl e2e: watch, wait and describe over status and events', functio
 
   /** Starts a long-running kubectl (a watch) whose output the test reads as it arrives. */
   function background(args: string[]) {
-    const child = spawn('kubectl', ['--kubeconfig', server.kubeconfig, '--cache-dir', kubectl.cacheDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('kubectl', ['--kubeconfig', env.server.kubeconfig, '--cache-dir', env.kubectl.cacheDir, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -119,7 +85,7 @@ describe('kubectl e2e: watch, wait and describe over status and events', functio
     const name = 'wait-1';
     await create(instance(name));
     let settled = false;
-    const wait = kubectl
+    const wait = env.kubectl
       .run(['wait', '--for=condition=Ready', `instance/${name}`, '-n', 'demo', '--timeout=60s'], { timeoutMs: 70_000 })
       .finally(() => (settled = true));
     await sleep(1000);
@@ -137,7 +103,7 @@ describe('kubectl e2e: watch, wait and describe over status and events', functio
   it('kubectl describe instance shows the Events recorded for it', async () => {
     const name = 'desc-1';
     await create(instance(name));
-    const uid = await kubectl.ok(['get', 'instance', name, '-n', 'demo', '-o', 'jsonpath={.metadata.uid}']);
+    const uid = await env.kubectl.ok(['get', 'instance', name, '-n', 'demo', '-o', 'jsonpath={.metadata.uid}']);
     expect(uid).to.match(/^[0-9a-f-]{36}$/);
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     await create({
@@ -155,7 +121,7 @@ describe('kubectl e2e: watch, wait and describe over status and events', functio
     });
     // An event for another object must not show up.
     await create(instance('desc-2'));
-    const otherUid = await kubectl.ok(['get', 'instance', 'desc-2', '-n', 'demo', '-o', 'jsonpath={.metadata.uid}']);
+    const otherUid = await env.kubectl.ok(['get', 'instance', 'desc-2', '-n', 'demo', '-o', 'jsonpath={.metadata.uid}']);
     await create({
       apiVersion: 'v1',
       kind: 'Event',
@@ -170,7 +136,7 @@ describe('kubectl e2e: watch, wait and describe over status and events', functio
       source: { component: 'test' },
     });
 
-    const out = await kubectl.ok(['describe', 'instance', name, '-n', 'demo']);
+    const out = await env.kubectl.ok(['describe', 'instance', name, '-n', 'demo']);
     expect(out).to.match(new RegExp(`^Name:\\s+${name}$`, 'm'));
     expect(out).to.match(/^Events:/m);
     expect(out).to.match(/^\s+Normal\s+TestReason\s+\S+\s+test\s+written by the kubectl e2e test$/m);

@@ -6,13 +6,11 @@
  * `Invalid` / `BadRequest` Status as kubectl prints it.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import YAML from 'yaml';
-import { Kubectl } from '../support/kubectl.js';
-import { CRD_DIR, EXAMPLES_DIR } from '../support/paths.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { CRD_DIR } from '../support/paths.js';
+import { useKubectlEnv } from '../support/kubectl-env.js';
 
 const instance = (name: string, spec?: Record<string, unknown>) => ({
   apiVersion: 'cairn.dev/v1alpha1',
@@ -24,34 +22,17 @@ const sleeper = { command: ['/bin/sleep', '3600'] };
 
 describe('kubectl e2e: invalid manifests are rejected by kubectl apply', function () {
   this.timeout(60_000);
-  let server: ServerProcess;
-  let kubectl: Kubectl;
-  let tmp: string;
-
-  before(async function () {
-    server = await startServerProcess();
-    kubectl = new Kubectl(server.kubeconfig);
-    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-kubectl-invalid-'));
-    await kubectl.ok(['apply', '-f', path.join(EXAMPLES_DIR, '00-cluster.yaml')]);
-  });
-  afterEach(function () {
-    if (this.currentTest?.state === 'failed' && server) console.error(`--- cairn server log (tail) ---\n${server.logs().slice(-4000)}`);
-  });
-  after(async function () {
-    kubectl?.cleanup();
-    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-    await server?.cleanup();
-  });
+  const env = useKubectlEnv('cairn-kubectl-invalid-', { applyDemoCluster: true });
 
   /** Applies one object; expects exit 1 with every fragment in stderr and the object absent afterwards. */
   async function rejected(obj: ReturnType<typeof instance>, ...fragments: string[]): Promise<string> {
-    const file = path.join(tmp, `${obj.metadata.name}.yaml`);
+    const file = path.join(env.tmp, `${obj.metadata.name}.yaml`);
     fs.writeFileSync(file, YAML.stringify(obj));
-    const r = await kubectl.run(['apply', '-f', file]);
+    const r = await env.kubectl.run(['apply', '-f', file]);
     expect(r.code, `kubectl apply should fail:\n${r.stdout}${r.stderr}`).to.equal(1);
     expect(r.stdout).not.to.contain('created');
     for (const f of fragments) expect(r.stderr).to.contain(f);
-    const get = await kubectl.run(['get', 'instance', obj.metadata.name, '-n', 'demo']);
+    const get = await env.kubectl.run(['get', 'instance', obj.metadata.name, '-n', 'demo']);
     expect(get.code, `${obj.metadata.name} should not exist:\n${get.stdout}`).to.equal(1);
     expect(get.stderr).to.contain('NotFound');
     return r.stderr;

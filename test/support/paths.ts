@@ -5,8 +5,6 @@ const here = path.dirname(new URL(import.meta.url).pathname);
 
 /** The repository root. */
 export const ROOT = path.resolve(here, '..', '..', '..');
-/** The `cairn` executable. */
-export const CAIRN_BIN = path.join(ROOT, 'bin', 'cairn.js');
 /** crds/ and examples/. */
 export const CRD_DIR = path.join(ROOT, 'crds');
 export const EXAMPLES_DIR = path.join(ROOT, 'examples');

@@ -2,12 +2,11 @@
  * Runs `cairn server` (or `cairn apiserver`) as a real child process on a
  * free loopback port with its own temp data dir, for end-to-end tests.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { stopChild } from '../../apiserver/etcd/process.js';
-import { CAIRN_BIN } from './paths.js';
+import { spawnCairn } from '../../hack/cairn-process.js';
 
 /** A running server process. */
 export interface ServerProcess {
@@ -41,37 +40,28 @@ export interface ServerProcessOptions {
 export async function startServerProcess(o: ServerProcessOptions = {}): Promise<ServerProcess> {
   const ownDir = !o.dataDir;
   const dataDir = o.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-e2e-'));
-  const args = [CAIRN_BIN, o.etcdEndpoints ? 'apiserver' : 'server', '--data-dir', dataDir, '--port', String(o.port ?? 0), '--log-level', 'warn'];
+  const args = [o.etcdEndpoints ? 'apiserver' : 'server', '--data-dir', dataDir, '--port', String(o.port ?? 0), '--log-level', 'warn'];
   if (o.etcdEndpoints) args.push('--etcd-endpoints', o.etcdEndpoints);
   if (o.kubeconfig) args.push('--kubeconfig', o.kubeconfig);
   args.push(...(o.extraArgs ?? []));
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr!.on('data', (d) => (stderr += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`cairn server did not start in 30s:\n${stderr}`)), 30_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /listening at (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`cairn server exited with ${code}:\n${stderr}`));
-    });
-  });
+  const cairn = spawnCairn(args);
+  let url: string;
+  try {
+    url = await cairn.ready;
+  } catch (err) {
+    await cairn.stop();
+    if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  const child = cairn.child;
   const kubeconfig = o.kubeconfig ?? path.join(dataDir, 'admin.kubeconfig');
   const proc: ServerProcess = {
     url,
     kubeconfig,
     dataDir,
     child,
-    logs: () => stderr,
-    stop: () => stopChild(child, 10_000),
+    logs: cairn.logs,
+    stop: cairn.stop,
     kill9: async () => {
       const gone = new Promise((r) => child.once('exit', r));
       child.kill('SIGKILL');

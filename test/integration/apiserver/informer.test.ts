@@ -7,20 +7,13 @@ import { expect } from 'chai';
 import * as k8s from '@kubernetes/client-node';
 import { URL } from 'node:url';
 import { cairnPath, cluster, instance } from '../../support/fixtures.js';
+import { eventually } from '../../support/eventually.js';
 import { rawRequest } from '../../support/http.js';
 import { kubeconfigFor, startTestEnv, type TestEnv } from '../../support/in-process.js';
 import { EtcdStore } from '../../../apiserver/storage/etcd-store.js';
 import { Etcd3 } from 'etcd3';
 
 type Obj = k8s.KubernetesObject & { spec?: { cpus?: number } };
-
-async function until(what: string, cond: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe('client-node informer against the apiserver (real etcd)', function () {
   this.timeout(120_000);
@@ -55,15 +48,15 @@ describe('client-node informer against the apiserver (real etcd)', function () {
     const patch = (name: string, cpus: number, kc = env.kubeconfig) =>
       rawRequest(kc, { method: 'PATCH', path: `${path}/${name}`, contentType: 'application/merge-patch+json', body: JSON.stringify({ spec: { cpus } }) });
     await post('a');
-    await until('add a', () => seen.includes('add a'));
+    await eventually('add a', () => seen.includes('add a'));
     await patch('a', 3);
-    await until('update a', () => seen.includes('update a 3'));
+    await eventually('update a', () => seen.includes('update a 3'));
     await rawRequest(env.kubeconfig, { method: 'DELETE', path: `${path}/a` });
-    await until('delete a', () => seen.includes('delete a'));
+    await eventually('delete a', () => seen.includes('delete a'));
 
     // Take the informer's server away, change things through a second apiserver, compact past it all.
     await post('b');
-    await until('add b', () => seen.includes('add b'));
+    await eventually('add b', () => seen.includes('add b'));
     const port = new URL(env.server.url).port;
     await env.server.close();
     const other = await env.addServer();
@@ -76,7 +69,7 @@ describe('client-node informer against the apiserver (real etcd)', function () {
     etcd.client.close();
     env.server = await env.addServer({ port: Number(port), kubeconfigPath: env.server.kubeconfigPath });
 
-    await until('final state after relist', () => {
+    await eventually('final state after relist', () => {
       const names = informer.list('inf').map((o) => o.metadata!.name).sort();
       return names.join(',') === 'c';
     });

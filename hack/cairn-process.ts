@@ -1,0 +1,46 @@
+/**
+ * `cairn server` / `cairn apiserver` as a child process, for the end-to-end
+ * tests and the benchmark. The child handle exists before the server is up,
+ * so a server that never becomes ready is still stopped by `stop()`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { stopChild } from '../apiserver/etcd/process.js';
+
+/** The `cairn` executable of this checkout (from dist/hack/). */
+export const CAIRN_BIN = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'bin', 'cairn.js');
+
+/** A running (or starting) server child. */
+export interface CairnProcess {
+  child: ChildProcess;
+  /** Resolves with the URL the server prints once it listens. */
+  ready: Promise<string>;
+  logs(): string;
+  /** SIGTERM (SIGKILL after 10 s) and wait for the exit. */
+  stop(): Promise<void>;
+}
+
+/** Spawns `node [nodeArgs] bin/cairn.js <args>` and watches its stdout for the URL. */
+export function spawnCairn(args: string[], nodeArgs: string[] = []): CairnProcess {
+  const child = spawn(process.execPath, [...nodeArgs, CAIRN_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const ready = new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`cairn ${args[0]} did not start in 30 s:\n${stderr}`)), 30_000);
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const m = /listening at (\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`cairn ${args[0]} exited (${code ?? signal}):\n${stderr}`));
+    });
+  });
+  ready.catch(() => undefined); // the caller awaits it; never an unhandled rejection
+  return { child, ready, logs: () => stderr, stop: () => stopChild(child, 10_000) };
+}
