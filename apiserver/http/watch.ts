@@ -21,6 +21,7 @@ import type { ApiContext } from './context.js';
 import { bool, int, str, type Query } from './params.js';
 
 const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+const FLUSH_MS = 5;
 const serialized = new WeakMap<KubeObject, string>();
 
 /** Streams a watch until the client leaves, the timeout passes, or the server stops. */
@@ -52,8 +53,9 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
     res.end(pending.join(''));
     pending = [];
   };
-  // Lines are gathered and written once per event-loop turn: under load one
-  // TLS write carries many events instead of one write (and syscall) each.
+  // Lines are gathered for up to FLUSH_MS and written together: under load one
+  // TLS write carries many events instead of one write (and syscall) each,
+  // for at most a few milliseconds of added latency.
   const flush = () => {
     const chunk = pending.join('');
     pending = [];
@@ -63,7 +65,7 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
   };
   const write = (line: string) => {
     if (closed) return;
-    if (pending.push(line) === 1) setImmediate(flush);
+    if (pending.push(line) === 1) setTimeout(flush, FLUSH_MS);
   };
   const send = (ev: WatchEvent) => {
     if (ev.rev <= lastRev && fromRev > 0) return;

@@ -2,7 +2,7 @@
  * The storage semantics of one served kind (kube's generic registry store):
  * create, get, update through a guaranteed-update loop, delete with
  * finalizers, all compare-and-swap on etcd's mod_revision. A write that
- * would not change the stored bytes is skipped (no new version, no event).
+ * would not change the stored content is skipped (no new version, no event).
  *
  * Concurrency: any number of requests and apiserver replicas may write the
  * same key; each write compares the revision it read, and a lost race is
@@ -12,7 +12,7 @@ import { randomUUID, randomBytes } from 'node:crypto';
 import { ApiError, alreadyExists, conflict, notFound } from '../errors.js';
 import type { Registry } from '../registry.js';
 import type { ResourceDefinition } from '../resources.js';
-import { encode, type KubeObject } from '../storage/codec.js';
+import { sameContent, type KubeObject } from '../storage/codec.js';
 import type { EtcdStore, Stored } from '../storage/etcd-store.js';
 import type { LeaseManager } from '../storage/lease-manager.js';
 import { objectKey } from '../storage/keys.js';
@@ -99,7 +99,7 @@ export class ResourceStore {
       const pinned = !!next.metadata.resourceVersion;
       const warnings = admitObject(def, this.deps.registry.validator(def), next, opts.fieldValidation);
       const merged = prepareForUpdate(def, current.obj, next, sub);
-      if (sameBytes(merged, current.obj)) return { obj: current.obj, warnings };
+      if (sameContent(merged, current.obj)) return { obj: current.obj, warnings };
       if (opts.dryRun) return { obj: merged, warnings };
       const written = await this.write(def, key, merged, current);
       if (written) return { obj: written, warnings };
@@ -166,9 +166,6 @@ function withVersion(obj: KubeObject, rev: number): KubeObject {
   return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(rev) } };
 }
 
-function sameBytes(a: KubeObject, b: KubeObject): boolean {
-  return encode(a) === encode(b);
-}
 
 // kube's generateName suffix: 5 characters from a consonant-and-digit alphabet.
 function randomSuffix(): string {

@@ -1,8 +1,9 @@
 /**
- * How objects are kept in etcd: canonical JSON without `metadata.resourceVersion`,
+ * How objects are kept in etcd: JSON without `metadata.resourceVersion`,
  * which is the key's mod_revision and is filled in on every read (so stored
  * bytes never carry a stale version and identical writes stay identical).
  */
+import { isDeepStrictEqual } from 'node:util';
 
 /** A Kubernetes-style object as stored and served. */
 export type KubeObject = Record<string, any> & { metadata: ObjectMeta };
@@ -26,21 +27,20 @@ export interface ObjectMeta {
   [field: string]: unknown;
 }
 
-/**
- * The bytes written to etcd for `obj`: keys sorted (as Go's encoding of a
- * map sorts them), so equal objects always encode to equal bytes and a
- * no-op write is recognised whatever order a client sent the fields in.
- */
+/** The bytes written to etcd for `obj`. */
 export function encode(obj: KubeObject): string {
   const { resourceVersion: _omit, ...metadata } = obj.metadata;
-  return JSON.stringify({ ...obj, metadata }, sortedKeys);
+  return JSON.stringify({ ...obj, metadata });
 }
 
-function sortedKeys(_key: string, value: unknown): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const k of Object.keys(value).sort()) out[k] = (value as Record<string, unknown>)[k];
-  return out;
+/**
+ * Whether two objects would store the same content (resourceVersion aside),
+ * whatever order their fields are in: a write of an equal object is a no-op.
+ */
+export function sameContent(a: KubeObject, b: KubeObject): boolean {
+  const { resourceVersion: _a, ...ma } = a.metadata;
+  const { resourceVersion: _b, ...mb } = b.metadata;
+  return isDeepStrictEqual({ ...a, metadata: ma }, { ...b, metadata: mb });
 }
 
 /** The object stored as `value`, at mod_revision `rev`. */

@@ -43,9 +43,12 @@ export class EtcdStore {
     return kv ? toStored(kv) : null;
   }
 
-  /** Puts `obj` at `key` only if the key does not exist. */
+  /** Puts `obj` at `key` only if the key does not exist (a failure returns no current object). */
   async create(key: string, obj: KubeObject, lease?: string): Promise<WriteResult> {
-    return this.putIf(key, obj, 0, lease);
+    let put = this.client.put(key).value(encode(obj));
+    if (lease) put = put.lease(lease);
+    const res = await this.client.if(key, 'Mod', '==', 0).then(put).commit();
+    return res.succeeded ? { ok: true, rev: Number(res.header.revision) } : { ok: false, current: null };
   }
 
   /** Puts `obj` at `key` only if its mod_revision is still `expectedRev`. */
