@@ -168,6 +168,8 @@ async function main(): Promise<Row[]> {
   const w = await watchLatencyBench(t, { namespace: 'bench-watch', watchers: WATCHERS, rate: WATCH_RATE, seconds: WATCH_SECONDS, drainMs: 15_000, body: (name) => instance('bench-watch', name) });
   const wp50 = percentile(w.latencies, 50);
   const wp99 = percentile(w.latencies, 99);
+  const ap50 = percentile(w.afterAck, 50);
+  const ap99 = percentile(w.afterAck, 99);
   const watchComplete = w.completeWatchers === WATCHERS && w.createErrors === 0 && w.duplicates === 0 && w.brokenStreams === 0;
   log(`  writer: ${w.created} creates in ${fmt(w.writeSeconds, 2)} s (${fmt(w.created / w.writeSeconds)}/s)${w.createErrors ? `, ${w.createErrors} ERRORS, first: ${w.firstCreateError}` : ''}`);
   log(`  deliveries ${w.latencies.length}/${w.created * WATCHERS}: p50 ${fmt(wp50, 1)} ms, p90 ${fmt(percentile(w.latencies, 90), 1)} ms, p99 ${fmt(wp99, 1)} ms, max ${fmt(percentile(w.latencies, 100), 1)} ms`);
@@ -215,7 +217,8 @@ async function main(): Promise<Row[]> {
   return [
     { figure: 'create throughput (apiserver / raw etcd3)', value: `${fmt(createRatio, 2)}× (${fmt(apiCreate.perSecond)}/s vs ${fmt(rawPut.perSecond)}/s)`, target: '≥ 0.5×', verdict: ok(createRatio >= 0.5 && clean(apiCreate) && clean(rawPut)) },
     { figure: 'get throughput (apiserver / raw etcd3)', value: `${fmt(getRatio, 2)}× (${fmt(apiGet.perSecond)}/s vs ${fmt(rawGet.perSecond)}/s)`, target: '≥ 0.5×', verdict: ok(getRatio >= 0.5 && clean(apiGet) && clean(rawGet)) },
-    { figure: `watch latency p99 (${WATCHERS} watchers, ${WATCH_RATE}/s)`, value: `${fmt(wp99, 1)} ms (p50 ${fmt(wp50, 1)} ms)`, target: '≤ 50 ms', verdict: ok(wp99 <= 50) },
+    { figure: `watch delivery p99, from the write's 201 (${WATCHERS} watchers, ${WATCH_RATE}/s)`, value: `${fmt(ap99, 1)} ms (p50 ${fmt(ap50, 1)} ms)`, target: '≤ 50 ms', verdict: ok(ap99 <= 50) },
+    { figure: `watch end-to-end p99, from the write sent (incl. write queueing)`, value: `${fmt(wp99, 1)} ms (p50 ${fmt(wp50, 1)} ms)`, target: '≤ 50 ms', verdict: ok(wp99 <= 50) },
     { figure: 'watch completeness', value: `${w.completeWatchers}/${WATCHERS} watchers got all ${w.created - w.createErrors} events`, target: 'all, once', verdict: ok(watchComplete) },
     { figure: `LIST ${N_LIST} JSON (median of ${LIST_RUNS})`, value: `${fmt(jsonMs)} ms`, target: '≤ 1000 ms', verdict: ok(jsonMs <= 1000) },
     { figure: `LIST ${N_LIST} Table (median of ${LIST_RUNS})`, value: `${fmt(tableMs)} ms`, target: '≤ 1000 ms', verdict: ok(tableMs <= 1000) },
