@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { createLogger } from '../../api/log.js';
+import { lockDataDir } from '../../apiserver/etcd/data-dir-lock.js';
 import { EtcdSupervisor } from '../../apiserver/etcd/supervisor.js';
 import { defaultApiServerOptions, defaultCrdDir, startApiServer, type ApiServerOptions } from '../../apiserver/server.js';
 import { startWorkerPool } from '../../apiserver/worker-pool.js';
@@ -69,8 +70,10 @@ Examples:
 async function run(flags: ServerFlags, embedEtcd: boolean): Promise<void> {
   const log = createLogger('server', flags.logLevel);
   let etcd: EtcdSupervisor | null = null;
+  let unlock: () => void = () => undefined;
   let endpoints = flags.etcdEndpoints ?? [];
   if (embedEtcd && endpoints.length === 0) {
+    unlock = lockDataDir(flags.dataDir);
     etcd = new EtcdSupervisor({ dataDir: path.join(flags.dataDir, 'etcd'), logFile: path.join(flags.dataDir, 'etcd.log') }, log);
     endpoints = [await etcd.start()];
   }
@@ -92,6 +95,7 @@ async function run(flags: ServerFlags, embedEtcd: boolean): Promise<void> {
     server = flags.workers > 1 ? await startWorkerPool(flags.workers, opts, log) : await startApiServer(opts);
   } catch (err) {
     await etcd?.stop();
+    unlock();
     throw err;
   }
   process.stdout.write(`Cairn API server listening at ${server.url}\nkubeconfig: ${server.kubeconfigPath}\n  export KUBECONFIG=${server.kubeconfigPath}\n`);
@@ -102,6 +106,7 @@ async function run(flags: ServerFlags, embedEtcd: boolean): Promise<void> {
     log.info('shutting down', { signal });
     await server.close();
     await etcd?.stop();
+    unlock();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -1,0 +1,58 @@
+/**
+ * The `cairn` command as an operator meets it: help on every command, the
+ * version, one server per data dir, and a clean stop on SIGTERM.
+ */
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { CAIRN_BIN } from '../../hack/cairn-process.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+
+const cairn = (...args: string[]) => spawnSync(process.execPath, [CAIRN_BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
+
+describe('the cairn command', function () {
+  this.timeout(60_000);
+
+  for (const cmd of [[], ['server'], ['apiserver'], ['version']]) {
+    it(`cairn ${[...cmd, '--help'].join(' ')} prints usage and exits 0`, () => {
+      const r = cairn(...cmd, '--help');
+      expect(r.status).to.equal(0);
+      expect(r.stdout).to.match(/Usage: cairn/);
+    });
+  }
+
+  it('server --help shows examples', () => {
+    expect(cairn('server', '--help').stdout).to.match(/Examples:/);
+  });
+
+  it('cairn version names the Kubernetes API level', () => {
+    expect(cairn('version').stdout).to.match(/^cairn \d+\.\d+\.\d+ \(API compatible with Kubernetes 1\.32\)/);
+  });
+
+  it('rejects a bad flag value with a hint', () => {
+    const r = cairn('server', '--port', 'eighty');
+    expect(r.status).to.not.equal(0);
+    expect(r.stderr).to.match(/"eighty" is not a port/);
+  });
+
+  describe('one server per data dir', () => {
+    let first: ServerProcess;
+    before(async () => {
+      first = await startServerProcess();
+    });
+    after(async () => first?.cleanup());
+
+    it('a second server on the same data dir refuses to start, naming the first', () => {
+      const r = cairn('server', '--data-dir', first.dataDir, '--port', '0');
+      expect(r.status).to.equal(1);
+      expect(r.stderr).to.include(`another cairn server (pid ${first.child.pid}) is using ${first.dataDir}`);
+    });
+
+    it('stops on SIGTERM, removing its lock, and leaves its kubeconfig 0600', async () => {
+      expect(fs.statSync(first.kubeconfig).mode & 0o777).to.equal(0o600);
+      await first.stop();
+      expect(first.child.exitCode).to.equal(0);
+      expect(fs.existsSync(`${first.dataDir}/server.pid`)).to.equal(false);
+    });
+  });
+});
