@@ -18,91 +18,87 @@ import type { WatchEvent } from '../storage/events.js';
 import { scopePrefix } from '../storage/keys.js';
 import type { Subscriber } from '../storage/resource-cache.js';
 import type { ApiContext } from './context.js';
+import { EventStream } from './event-stream.js';
 import { bool, int, str, type Query } from './params.js';
 
-const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
-const FLUSH_MS = 5;
 const serialized = new WeakMap<KubeObject, string>();
+
+/** The query parameters of a watch. */
+interface WatchParams {
+  fromRev: number;
+  /** No resourceVersion: start from the most recent state, read consistently. */
+  latest: boolean;
+  timeoutMs: number;
+  bookmarks: boolean;
+  table: boolean;
+  include: IncludeObject;
+}
+
+function watchParams(req: Request): WatchParams {
+  const q = req.query as Query;
+  const rv = str(q, 'resourceVersion');
+  if (rv && !/^\d+$/.test(rv)) throw new ApiError(400, 'BadRequest', `resourceVersion: Invalid value: ${JSON.stringify(rv)}: must be a non-negative integer`);
+  // Like kube, a watch without timeoutSeconds ends after a random 30-60 minutes, spreading re-watches.
+  const timeoutS = int(q, 'timeoutSeconds') ?? 1800 + Math.floor(Math.random() * 1800);
+  return {
+    fromRev: rv ? Number(rv) : 0,
+    latest: !rv,
+    timeoutMs: timeoutS * 1000,
+    bookmarks: bool(q, 'allowWatchBookmarks'),
+    table: wantsTable(req.headers.accept),
+    include: (str(q, 'includeObject') ?? 'Metadata') as IncludeObject,
+  };
+}
 
 /** Streams a watch until the client leaves, the timeout passes, or the server stops. */
 export async function serveWatch(ctx: ApiContext, req: Request, res: Response, def: ResourceDefinition, ns: string | undefined, sel: Selection): Promise<void> {
-  const q = req.query as Query;
-  const rvParam = str(q, 'resourceVersion');
-  const fromRev = rvParam ? Number(rvParam) : 0;
-  if (rvParam && !/^\d+$/.test(rvParam)) throw new ApiError(400, 'BadRequest', `resourceVersion: Invalid value: ${JSON.stringify(rvParam)}: must be a non-negative integer`);
-  const timeoutS = int(q, 'timeoutSeconds') ?? 1800 + Math.floor(Math.random() * 1800);
-  const bookmarks = bool(q, 'allowWatchBookmarks');
-  const table = wantsTable(req.headers.accept);
-  const include = (str(q, 'includeObject') ?? 'Metadata') as IncludeObject;
-  const cache = ctx.cache.forResource(def);
-  if (!rvParam) await ctx.cache.waitFresh(1000);
-
-  res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
-  res.flushHeaders();
-  let lastRev = fromRev;
-  let closed = false;
-  let pending: string[] = [];
-  let stopSource: () => void = () => undefined;
-  const finish = () => {
-    if (closed) return;
-    closed = true;
-    clearInterval(keepalive);
-    clearTimeout(timer);
-    stopSource();
-    ctx.watches.delete(finish);
-    res.end(pending.join(''));
-    pending = [];
-  };
-  // Lines are gathered for up to FLUSH_MS and written together: under load one
-  // TLS write carries many events instead of one write (and syscall) each,
-  // for at most a few milliseconds of added latency.
-  const flush = () => {
-    const chunk = pending.join('');
-    pending = [];
-    if (closed || chunk === '') return;
-    res.write(chunk);
-    if (res.writableLength > MAX_BUFFERED_BYTES) finish();
-  };
-  const write = (line: string) => {
-    if (closed) return;
-    if (pending.push(line) === 1) setTimeout(flush, FLUSH_MS);
-  };
-  const send = (ev: WatchEvent) => {
-    if (ev.rev <= lastRev && fromRev > 0) return;
-    lastRev = Math.max(lastRev, ev.rev);
-    const object = table ? JSON.stringify(toTable(def, [ev.object], { resourceVersion: String(ev.rev) }, include, Date.now())) : objectJson(ev.object);
-    write(`{"type":"${ev.type}","object":${object}}\n`);
-  };
-  const keepalive = setInterval(() => {
-    const rev = Math.max(lastRev, viaCache ? ctx.cache.revision : 0);
-    if (bookmarks && rev > 0) write(JSON.stringify({ type: 'BOOKMARK', object: bookmark(def, rev) }) + '\n');
-    else write('\n');
-  }, ctx.watchKeepaliveMs);
-  const timer = setTimeout(finish, timeoutS * 1000);
-  res.on('close', finish);
-  ctx.watches.add(finish);
-
-  const sub: Subscriber = { matches: sel.matches, onEvent: send, onClose: finish, indexedBy: sel.exact };
+  const p = watchParams(req);
+  if (p.latest) await ctx.cache.waitFresh(1000);
+  let lastRev = p.fromRev;
   let viaCache = true;
-  if (fromRev === 0) {
+  const stream = new EventStream(res, {
+    keepaliveMs: ctx.watchKeepaliveMs,
+    timeoutMs: p.timeoutMs,
+    keepaliveLine: () => {
+      // Every event up to the cache's revision has been dispatched, so that revision is a safe bookmark.
+      const rev = Math.max(lastRev, viaCache ? ctx.cache.revision : 0);
+      return p.bookmarks && rev > 0 ? JSON.stringify({ type: 'BOOKMARK', object: bookmark(def, rev) }) + '\n' : '\n';
+    },
+  });
+  const closer = () => stream.close();
+  ctx.watches.add(closer);
+  stream.onClose(() => ctx.watches.delete(closer));
+  const send = (ev: WatchEvent) => {
+    if (ev.rev <= lastRev && p.fromRev > 0) return;
+    lastRev = Math.max(lastRev, ev.rev);
+    const object = p.table ? JSON.stringify(toTable(def, [ev.object], { resourceVersion: String(ev.rev) }, p.include, Date.now())) : objectJson(ev.object);
+    stream.write(`{"type":"${ev.type}","object":${object}}\n`);
+  };
+  const cache = ctx.cache.forResource(def);
+  const sub: Subscriber = { matches: sel.matches, onEvent: send, onClose: () => stream.close(), indexedBy: sel.exact };
+  if (p.fromRev === 0) {
     const start = ctx.cache.revision;
     for (const obj of cache.list(sel.matches, sel.exact)) send({ type: 'ADDED', object: obj, rev: Number(obj.metadata.resourceVersion) });
     lastRev = start;
     cache.subscribe(sub, start);
-    stopSource = () => cache.unsubscribe(sub);
-  } else if (cache.subscribe(sub, fromRev)) {
-    stopSource = () => cache.unsubscribe(sub);
+    stream.onClose(() => cache.unsubscribe(sub));
+  } else if (cache.subscribe(sub, p.fromRev)) {
+    stream.onClose(() => cache.unsubscribe(sub));
   } else {
     viaCache = false;
-    try {
-      const direct = await watchEtcd(ctx.etcd, scopePrefix(def, ns), fromRev, sel.matches, send, finish);
-      if (closed) void direct.stop();
-      else stopSource = () => void direct.stop();
-    } catch (err) {
-      const apiErr = err instanceof ApiError ? err : new ApiError(500, 'InternalError', String(err));
-      write(JSON.stringify({ type: 'ERROR', object: apiErr.toStatus() }) + '\n');
-      finish();
-    }
+    await watchFromEtcd(ctx, stream, def, ns, p.fromRev, sel, send);
+  }
+}
+
+// A version older than the cache's window is replayed from etcd; a compacted one ends in an ERROR event.
+async function watchFromEtcd(ctx: ApiContext, stream: EventStream, def: ResourceDefinition, ns: string | undefined, fromRev: number, sel: Selection, send: (ev: WatchEvent) => void): Promise<void> {
+  try {
+    const direct = await watchEtcd(ctx.etcd, scopePrefix(def, ns), fromRev, sel.matches, send, () => stream.close());
+    stream.onClose(() => void direct.stop());
+  } catch (err) {
+    const apiErr = err instanceof ApiError ? err : new ApiError(500, 'InternalError', String(err));
+    stream.write(JSON.stringify({ type: 'ERROR', object: apiErr.toStatus() }) + '\n');
+    stream.close();
   }
 }
 

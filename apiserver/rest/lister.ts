@@ -68,7 +68,8 @@ export class Lister {
         if (token && err?.code === 410) throw expired(CONTINUE_EXPIRED);
         throw err;
       });
-      rev = page.revision;
+      // etcd's header carries its current revision; a continued list stays at its snapshot's.
+      if (rev === 0) rev = page.revision;
       for (const kv of page.kvs) {
         const obj = toStored(kv).obj;
         if (sel.matches(obj)) items.push(obj);
