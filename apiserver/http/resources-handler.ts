@@ -51,9 +51,12 @@ async function dispatch(ctx: ApiContext, req: Request, res: Response, def: Resou
       if (!info.name) throw methodNotAllowed(`PUT needs an object name in the URL`);
       const body = objectBody(req, def, ns);
       if (body.metadata.name !== info.name) throw badRequest(`the name of the object (${body.metadata.name}) does not match the name on the URL (${info.name})`);
-      requireVersionOnUpdate(def, body);
-      const r = await ctx.store.update(def, ns, info.name, sub, () => body, write());
-      return sendObject(req, res, def, 200, r.obj, r.warnings);
+      const r = await ctx.store.update(def, ns, info.name, sub, () => body, {
+        ...write(),
+        createIfMissing: createsOnUpdate(def),
+        requireVersion: !isEvent(def),
+      });
+      return sendObject(req, res, def, r.created ? 201 : 200, r.obj, r.warnings);
     }
     case 'PATCH': {
       if (!info.name) throw methodNotAllowed(`PATCH needs an object name in the URL`);
@@ -137,17 +140,10 @@ export function checkIdentity(body: KubeObject, def: ResourceDefinition, ns: str
   return body;
 }
 
-function requireVersionOnUpdate(def: ResourceDefinition, body: KubeObject): void {
-  // kube lets built-ins (Lease, Event) update unconditionally; custom resources must carry a version.
-  if (def.group === 'cairn.dev' && !body.metadata.resourceVersion) {
-    throw new ApiError(422, 'Invalid', `${def.kind}.${def.group} "${body.metadata.name}" is invalid: metadata.resourceVersion: Invalid value: 0: must be specified for an update`, {
-      name: body.metadata.name,
-      group: def.group,
-      kind: def.kind,
-      causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be specified for an update', field: 'metadata.resourceVersion' }],
-    });
-  }
-}
+// kube's per-kind strategies: only Events may be updated without a version, and Leases and Events may be created by a PUT.
+const isEvent = (def: ResourceDefinition) => def.group === '' && def.plural === 'events';
+const createsOnUpdate = (def: ResourceDefinition) => isEvent(def) || (def.group === 'coordination.k8s.io' && def.plural === 'leases');
+
 
 function includeObject(q: Query): IncludeObject {
   const v = str(q, 'includeObject') ?? 'Metadata';

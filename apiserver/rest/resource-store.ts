@@ -9,7 +9,7 @@
  * retried only when the client did not pin a resourceVersion (then 409).
  */
 import { randomUUID, randomBytes } from 'node:crypto';
-import { ApiError, alreadyExists, conflict, notFound } from '../errors.js';
+import { ApiError, alreadyExists, conflict, invalid, notFound } from '../errors.js';
 import type { Registry } from '../registry.js';
 import type { ResourceDefinition } from '../resources.js';
 import { sameContent, type KubeObject } from '../storage/codec.js';
@@ -78,6 +78,8 @@ export class ResourceStore {
    * Reads, applies `fn`, admits and writes, retrying lost races unless the
    * result pins a resourceVersion. With `createIfMissing`, an absent object
    * is created from `fn` applied to an empty one (server-side apply, PUT of built-ins).
+   * With `requireVersion` (PUT), replacing an existing object needs the
+   * resourceVersion it was read at.
    */
   async update(
     def: ResourceDefinition,
@@ -85,7 +87,7 @@ export class ResourceStore {
     name: string,
     sub: Subresource,
     fn: UpdateFn,
-    opts: WriteOptions & { createIfMissing?: boolean },
+    opts: WriteOptions & { createIfMissing?: boolean; requireVersion?: boolean },
   ): Promise<WriteResult> {
     const key = objectKey(def, ns, name);
     for (const deadline = Date.now() + RETRY_BUDGET_MS; Date.now() < deadline; ) {
@@ -95,6 +97,7 @@ export class ResourceStore {
         return this.create(def, ns, fn(emptyObject(def, ns, name)), opts);
       }
       const next = fn(structuredClone(current.obj));
+      if (opts.requireVersion && !next.metadata.resourceVersion) throw versionRequired(def, name);
       checkResourceVersion(def, current.obj, next, name);
       const pinned = !!next.metadata.resourceVersion;
       const warnings = admitObject(def, this.deps.registry.validator(def), next, opts.fieldValidation);
@@ -146,6 +149,11 @@ export class ResourceStore {
   private timestamp(): string {
     return this.deps.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
   }
+}
+
+function versionRequired(def: ResourceDefinition, name: string): ApiError {
+  const cause = { reason: 'FieldValueInvalid', message: 'Invalid value: 0: must be specified for an update', field: 'metadata.resourceVersion' };
+  return invalid(def.kind, def.group, name, [cause]);
 }
 
 function checkPreconditions(def: ResourceDefinition, obj: KubeObject, pre: DeletePreconditions, name: string): void {

@@ -63,7 +63,6 @@ describe('apiserver lists (real etcd)', function () {
     env = await startTestEnv();
     store = new EtcdStore(new Etcd3({ hosts: env.etcd.endpoint }));
     for (const c of ['page', 'expire', 'labels', 'fld1', 'fld2', 'rv', 'other']) await create(cairnPath('clusters'), cluster(c));
-    await create(cairnPath('instances', 'labels'), instance('l-a', 'labels'));
     const labelled: [string, Record<string, string>][] = [
       ['l-a', { app: 'a', tier: 'web' }],
       ['l-b', { app: 'b' }],
@@ -71,7 +70,6 @@ describe('apiserver lists (real etcd)', function () {
       ['l-none', {}],
       ['l-tier', { tier: 'web' }],
     ];
-    await req('DELETE', cairnPath('instances', 'labels', 'l-a'));
     for (const [n, labels] of labelled) {
       const o = instance(n, 'labels');
       o.metadata.labels = labels;
@@ -94,6 +92,8 @@ describe('apiserver lists (real etcd)', function () {
     // Written after page 1: sorts last, so it would land on page 3 if pages were read at the current revision.
     await create(cairnPath('instances', 'page'), instance('p-zz-late', 'page'));
     await create(cairnPath('instances', 'page'), instance('p-05a-late', 'page'));
+    // Deleted after page 1 but still present at the first page's revision.
+    expect((await req('DELETE', cairnPath('instances', 'page', 'p-20'))).status).to.equal(200);
     const got: string[] = first.json.items.map((o: any) => o.metadata.name);
     let cont: string | undefined = first.json.metadata.continue;
     let pages = 1;
