@@ -10,7 +10,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Etcd3 } from 'etcd3';
+import { circuitBreaker, ConsecutiveBreaker, handleWhen } from 'cockatiel';
+import { Etcd3, isRecoverableError } from 'etcd3';
 import { createLogger } from '../api/log.js';
 import { ensureAdminCredentials, TokenAuthenticator } from './auth/tokens.js';
 import { eventDefinition } from './builtin/event.js';
@@ -92,7 +93,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const admin = await ensureAdminCredentials(o.dataDir);
   const authenticator = new TokenAuthenticator([{ sha256: admin.sha256, user: { name: 'admin', groups: ['system:masters'] } }]);
 
-  const client = new Etcd3({ hosts: o.etcdEndpoints });
+  const client = new Etcd3({ hosts: o.etcdEndpoints, faultHandling: { host: () => etcdHostBreaker() } });
   const etcd = new EtcdStore(client);
   const registry = new Registry([...loadCrds(o.crdDir), leaseDefinition, eventDefinition, namespaceDefinition]);
   const cache = new WatchCache(etcd, registry.defs, log);
@@ -138,6 +139,12 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
 /** The names and addresses the serving certificate must cover. */
 export function serverHosts(o: Pick<ApiServerOptions, 'listen' | 'advertiseAddress'>): string[] {
   return [os.hostname(), o.listen, ...(o.advertiseAddress ? [o.advertiseAddress] : [])].filter((h) => h !== '0.0.0.0' && h !== '::');
+}
+
+// etcd3's default breaker stays open for 5 s after etcd comes back; 1 s lets an
+// embedded etcd restarted by its supervisor serve again almost at once.
+function etcdHostBreaker() {
+  return circuitBreaker(handleWhen(isRecoverableError), { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(3) });
 }
 
 function isLoopback(host: string): boolean {

@@ -1,0 +1,48 @@
+/**
+ * `cairn server` supervises its embedded etcd: when etcd dies the API
+ * answers 503 (never 500) and, once the supervisor has restarted etcd on the
+ * same address, serves again, with watches opened before the crash carrying on.
+ */
+import { expect } from 'chai';
+import * as k8s from '@kubernetes/client-node';
+import { execSync } from 'node:child_process';
+import { eventually } from '../support/eventually.js';
+import { cairnPath, cluster, instance } from '../support/fixtures.js';
+import { rawRequest } from '../support/http.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { openWatch } from '../support/watch-stream.js';
+
+describe('cairn server with its embedded etcd', function () {
+  this.timeout(90_000);
+  let server: ServerProcess;
+  let kc: k8s.KubeConfig;
+
+  before(async () => {
+    server = await startServerProcess();
+    kc = new k8s.KubeConfig();
+    kc.loadFromFile(server.kubeconfig);
+  });
+  after(async () => server?.cleanup());
+
+  it('answers 503 while etcd is down and recovers when the supervisor restarts it', async () => {
+    expect((await rawRequest(kc, { method: 'POST', path: cairnPath('clusters'), body: JSON.stringify(cluster('crash')) })).status).to.equal(201);
+    const path = cairnPath('instances', 'crash');
+    const list = await rawRequest(kc, { path });
+    const watch = await openWatch(kc, `${path}?watch=true&resourceVersion=${list.json.metadata.resourceVersion}`);
+
+    const etcdPid = execSync(`pgrep -P ${server.child.pid} -x etcd`).toString().trim();
+    process.kill(Number(etcdPid), 'SIGKILL');
+    const during = await rawRequest(kc, { method: 'POST', path, body: JSON.stringify(instance('lost', 'crash')) });
+    expect(during.status, during.text).to.be.oneOf([503, 201]); // 201 only if etcd was already back
+    if (during.status === 503) expect(during.json).to.include({ kind: 'Status', reason: 'ServiceUnavailable' });
+
+    await eventually('writes to succeed again', async () => {
+      const r = await rawRequest(kc, { method: 'POST', path, body: JSON.stringify(instance('after', 'crash')) });
+      return r.status === 201;
+    }, 30_000, 250);
+    await watch.until((evs) => evs.some((e) => e.type === 'ADDED' && e.object.metadata.name === 'after'));
+    watch.close();
+    expect(server.child.exitCode, 'the server kept running').to.equal(null);
+    expect(server.logs()).to.not.match(/"message":"internal error"/);
+  });
+});
