@@ -103,8 +103,9 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const namespaces = new Namespaces(etcd, cache, clusterDef, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
   const store = new ResourceStore({ etcd, registry, namespaces, eventLeases: new LeaseManager(etcd, o.eventTtlSeconds), now: () => new Date() });
   const ctx: ApiContext = { registry, etcd, cache, store, lister: new Lister(etcd, cache), namespaces, log, watches: new Set(), watchKeepaliveMs: o.watchKeepaliveMs ?? 15_000 };
-  let ready = true;
-  const app = createApp(ctx, { authenticator, openapi: new OpenApi(registry), cairnVersion: cairnVersion(), ready: () => ready });
+  let closing = false;
+  const notReady = async () => (closing ? 'shutting down' : (await cache.waitFresh(2000).catch(() => false)) ? null : 'etcd is unreachable or the watch cache is behind it');
+  const app = createApp(ctx, { authenticator, openapi: new OpenApi(registry), cairnVersion: cairnVersion(), notReady });
 
   const server = o.insecureHttp ? http.createServer(app) : https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.2' }, app);
   server.keepAliveTimeout = 65_000;
@@ -122,7 +123,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
     url,
     kubeconfigPath,
     async close() {
-      ready = false;
+      closing = true;
       compactor.stop();
       const closed = new Promise((r) => server.close(r));
       for (const end of [...ctx.watches]) end();

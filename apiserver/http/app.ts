@@ -20,8 +20,8 @@ export interface AppOptions {
   authenticator: TokenAuthenticator;
   openapi: OpenApi;
   cairnVersion: string;
-  /** Whether the etcd-backed cache is up (for /readyz). */
-  ready: () => boolean;
+  /** Why the server cannot serve now (shutting down, etcd unreachable), or null when it can: /readyz. */
+  notReady: () => Promise<string | null>;
 }
 
 type Handler = (req: Request, res: Response) => unknown;
@@ -36,7 +36,10 @@ export function createApp(ctx: ApiContext, opts: AppOptions): express.Express {
 
   app.get('/healthz', (_req, res) => void res.type('text/plain').send('ok'));
   app.get('/livez', (_req, res) => void res.type('text/plain').send('ok'));
-  app.get('/readyz', (_req, res) => void (opts.ready() ? res.type('text/plain').send('ok') : res.status(503).type('text/plain').send('etcd watch cache not ready')));
+  app.get('/readyz', async (_req, res) => {
+    const why = await opts.notReady();
+    res.status(why ? 503 : 200).type('text/plain').send(why ?? 'ok');
+  });
   app.get('/version', (_req, res) => sendJson(res, 200, versionInfo(opts.cairnVersion)));
 
   app.use((req, res, next) => {

@@ -34,6 +34,8 @@ describe('cairn server with its embedded etcd', function () {
     process.kill(Number(etcdPid), 'SIGKILL');
     const during = await rawRequest(kc, { method: 'POST', path, body: JSON.stringify(instance('lost', 'crash')) });
     expect(during.status, during.text).to.be.oneOf([503, 201]); // 201 only if etcd was already back
+    const readyz = await rawRequest(kc, { path: '/readyz', authorization: null });
+    expect(readyz.status, 'readyz while etcd is down (or just back)').to.be.oneOf([503, 200]);
     if (during.status === 503) expect(during.json).to.include({ kind: 'Status', reason: 'ServiceUnavailable' });
 
     await eventually('writes to succeed again', async () => {
@@ -41,6 +43,7 @@ describe('cairn server with its embedded etcd', function () {
       return r.status === 201;
     }, 30_000, 250);
     await watch.until((evs) => evs.some((e) => e.type === 'ADDED' && e.object.metadata.name === 'after'));
+    expect((await rawRequest(kc, { path: '/readyz', authorization: null })).status).to.equal(200);
     watch.close();
     expect(server.child.exitCode, 'the server kept running').to.equal(null);
     expect(server.logs()).to.not.match(/"message":"internal error"/);
