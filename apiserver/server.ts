@@ -21,6 +21,7 @@ import { defaultCrdDir, loadCrds } from './crd-loader.js';
 import { createApp } from './http/app.js';
 import type { ApiContext } from './http/context.js';
 import { OpenApi } from './http/openapi.js';
+import { createRequestListener } from './http/request-listener.js';
 import { buildKubeconfig, writeKubeconfig } from './kubeconfig.js';
 import { ensurePki } from './pki.js';
 import { Registry } from './registry.js';
@@ -107,7 +108,8 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const notReady = async () => (closing ? 'shutting down' : (await cache.waitFresh(2000).catch(() => false)) ? null : 'etcd is unreachable or the watch cache is behind it');
   const app = createApp(ctx, { authenticator, openapi: new OpenApi(registry), cairnVersion: cairnVersion(), notReady });
 
-  const server = o.insecureHttp ? http.createServer(app) : https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.2' }, app);
+  const listener = createRequestListener(ctx, authenticator, app);
+  const server = o.insecureHttp ? http.createServer(listener) : https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.2' }, listener);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(o.port, o.listen, () => resolve()));
   const port = (server.address() as AddressInfo).port;

@@ -1,7 +1,7 @@
 /**
  * The express application: health and version endpoints open to all, then
- * bearer-token authentication, the body limit, discovery, OpenAPI and the
- * resource handler. Every error leaves as a Kubernetes Status.
+ * bearer-token authentication, discovery and OpenAPI. Resource URLs never
+ * reach it (see request-listener.ts). Every error leaves as a Kubernetes Status.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ApiError } from '../errors.js';
@@ -9,11 +9,15 @@ import type { TokenAuthenticator } from '../auth/tokens.js';
 import type { ApiContext } from './context.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import type { OpenApi } from './openapi.js';
-import { serveResource } from './resources-handler.js';
 import { sendError, sendJson } from './respond.js';
 
 /** The request body limit (API.md): 1.5 MiB. */
 export const BODY_LIMIT_BYTES = 1.5 * 1024 * 1024;
+
+/** The 401 for a missing or unknown token. */
+export function unauthorized(): ApiError {
+  return new ApiError(401, 'Unauthorized', 'Unauthorized: send a valid bearer token (see the admin.kubeconfig in the server data dir)');
+}
 
 /** What the app needs besides the shared context. */
 export interface AppOptions {
@@ -44,9 +48,8 @@ export function createApp(ctx: ApiContext, opts: AppOptions): express.Express {
 
   app.use((req, res, next) => {
     if (opts.authenticator.authenticate(req.headers.authorization)) return next();
-    sendJson(res, 401, new ApiError(401, 'Unauthorized', 'Unauthorized: send a valid bearer token (see the admin.kubeconfig in the server data dir)').toStatus());
+    sendJson(res, 401, unauthorized().toStatus());
   });
-  app.use(express.raw({ type: () => true, limit: BODY_LIMIT_BYTES }));
 
   app.get('/api', wrap((req, res) => sendJson(res, 200, coreVersions(req.headers.host ?? ''))));
   app.get('/apis', wrap((_req, res) => sendJson(res, 200, groupList(ctx.registry))));
@@ -67,8 +70,6 @@ async function route(ctx: ApiContext, opts: AppOptions, req: Request, res: Respo
   } else if (req.method === 'GET' && parts[0] === 'api' && parts.length === 2) {
     const body = resourceList(ctx.registry, parts[1]!);
     if (body) return sendJson(res, 200, body);
-  } else if (parts[0] === 'api' || parts[0] === 'apis') {
-    return serveResource(ctx, req, res);
   }
   throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
 }

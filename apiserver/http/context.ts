@@ -1,4 +1,5 @@
 /** What every HTTP handler of the apiserver is given. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'winston';
 import type { Registry } from '../registry.js';
 import type { Lister } from '../rest/lister.js';
@@ -21,3 +22,13 @@ export interface ApiContext {
   /** How long a watch may stay silent before a bookmark or newline is sent. */
   watchKeepaliveMs: number;
 }
+
+/** A request as the resource handlers read it: its path, parsed query and raw body. */
+export interface ApiRequest extends IncomingMessage {
+  path: string;
+  query: Record<string, unknown>;
+  body?: Buffer;
+}
+
+/** The response of a resource request. */
+export type ApiResponse = ServerResponse;

@@ -6,7 +6,7 @@
  * 30 s of silence); the stream ends at its deadline, when the client leaves,
  * or when a client reads so slowly that too much is buffered for it.
  */
-import type { Response } from 'express';
+import type { ApiResponse as Response } from './context.js';
 
 const FLUSH_MS = 5;
 const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;

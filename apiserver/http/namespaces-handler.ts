@@ -2,7 +2,7 @@
  * `/api/v1/namespaces`: a read-only view of Clusters (see rest/namespaces.ts).
  * Namespaces are created and deleted by creating and deleting Clusters.
  */
-import type { Request, Response } from 'express';
+import type { ApiRequest as Request, ApiResponse as Response } from './context.js';
 import { ApiError, methodNotAllowed } from '../errors.js';
 import type { RequestInfo } from '../request-info.js';
 import { toTable, wantsTable } from '../rest/table.js';

@@ -4,7 +4,7 @@
  * carries one itself (kubectl diff does), so other patches are retried on a
  * lost race instead of failing with 409.
  */
-import type { Request } from 'express';
+import type { ApiRequest as Request } from './context.js';
 import { ApiError, badRequest } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import { serverSideApply } from '../rest/apply.js';

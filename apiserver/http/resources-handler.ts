@@ -2,7 +2,7 @@
  * The handler of every resource URL: resolves the kind, then dispatches on
  * the HTTP verb to get / list / watch / create / update / patch / delete.
  */
-import type { Request, Response } from 'express';
+import type { ApiRequest as Request, ApiResponse as Response } from './context.js';
 import { ApiError, badRequest, methodNotAllowed } from '../errors.js';
 import { groupVersion, type ResourceDefinition } from '../resources.js';
 import { parseResourcePath, type RequestInfo } from '../request-info.js';

@@ -2,14 +2,16 @@
  * Writing responses: objects and lists as JSON (or Tables when asked),
  * errors as Status bodies, warnings as `Warning: 299` headers.
  */
-import type { Response } from 'express';
+import type { ApiResponse as Response } from './context.js';
 import type { Logger } from 'winston';
 import { ApiError } from '../errors.js';
 
 /** Sends `body` as JSON with `code`, adding a Warning header per warning. */
 export function sendJson(res: Response, code: number, body: unknown, warnings: string[] = []): void {
-  for (const w of warnings) res.append('Warning', `299 - ${JSON.stringify(w)}`);
-  res.status(code).type('application/json').send(JSON.stringify(body));
+  const text = JSON.stringify(body);
+  const headers: Record<string, string | number | string[]> = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) };
+  if (warnings.length > 0) headers.Warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
+  res.writeHead(code, headers).end(text);
 }
 
 /** Sends any thrown value as a Status; non-API errors become a logged 500. */

@@ -7,7 +7,7 @@
  * stream after 30 s of silence) keep idle streams open; a client that reads
  * too slowly is cut off and re-watches.
  */
-import type { Request, Response } from 'express';
+import type { ApiRequest as Request, ApiResponse as Response } from './context.js';
 import { ApiError } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import { toTable, wantsTable, type IncludeObject } from '../rest/table.js';
