@@ -26,17 +26,28 @@ export async function startWorkerPool(n: number, opts: ApiServerOptions, log: Lo
   await ensurePki(path.join(opts.dataDir, 'pki'), { hosts: serverHosts(opts) });
   await ensureAdminCredentials(opts.dataDir);
   let stopping = false;
+  let started = false;
+  let failures = 0;
   let first: ((v: { url: string; kubeconfigPath: string }) => void) | null = null;
-  const ready = new Promise<{ url: string; kubeconfigPath: string }>((resolve) => (first = resolve));
+  let fail: (err: Error) => void = () => undefined;
+  const ready = new Promise<{ url: string; kubeconfigPath: string }>((resolve, reject) => {
+    first = resolve;
+    fail = reject;
+  });
   const fork = (): Worker => {
     const worker = cluster.fork({ CAIRN_APISERVER_OPTIONS: JSON.stringify(opts) });
     worker.on('message', (m: { type?: string; url: string; kubeconfigPath: string }) => {
-      if (m?.type === READY) first?.(m);
+      if (m?.type === READY) {
+        started = true;
+        first?.(m);
+      }
     });
     worker.on('exit', (code, signal) => {
       if (stopping) return;
+      // Workers that die before any has served are a configuration problem, not a crash to ride out.
+      if (!started && ++failures >= n) return fail(new Error(`every apiserver worker exited before serving (last exit: ${code ?? signal}); see the log above`));
       log.error('apiserver worker exited; starting another', { pid: worker.process.pid, code, signal });
-      setTimeout(fork, 1000).unref();
+      setTimeout(fork, 1000);
     });
     return worker;
   };

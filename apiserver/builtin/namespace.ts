@@ -73,5 +73,6 @@ export const namespaceDefinition: ResourceDefinition = {
     { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since the namespace (its Cluster) was created.' },
   ],
   selectableFields: ['status.phase'],
-  verbs: ['get', 'list', 'watch'],
+  // Namespaces are a view of Clusters: watch clusters.cairn.dev to follow them.
+  verbs: ['get', 'list'],
 };

@@ -9,6 +9,7 @@ import { startEtcd, type EtcdProcess, type EtcdProcessOptions } from './process.
 /** A supervised etcd child process. */
 export class EtcdSupervisor {
   private proc: EtcdProcess | null = null;
+  private starting: Promise<EtcdProcess> | null = null;
   private stopping = false;
   private restarts = 0;
 
@@ -25,6 +26,7 @@ export class EtcdSupervisor {
   /** Stops etcd for good. */
   async stop(): Promise<void> {
     this.stopping = true;
+    await this.starting?.catch(() => undefined); // a restart under way finishes first, then is stopped
     await this.proc?.stop(10_000);
   }
 
@@ -44,12 +46,17 @@ export class EtcdSupervisor {
   private async restart(prev: EtcdProcess): Promise<void> {
     if (this.stopping) return;
     try {
-      this.proc = await startEtcd({ ...this.opts, clientPort: prev.clientPort, peerPort: prev.peerPort });
+      this.starting = startEtcd({ ...this.opts, clientPort: prev.clientPort, peerPort: prev.peerPort });
+      this.proc = await this.starting;
+      // stop() ran while this start was under way: whichever of us gets here first, this process must not outlive it.
+      if (this.stopping) return void (await this.proc.stop(10_000));
+      this.starting = null;
       this.restarts = 0;
       this.watch(this.proc);
       this.log.info('embedded etcd restarted', { endpoint: this.proc.endpoint });
     } catch (err) {
       this.log.error('embedded etcd restart failed', { error: String(err) });
+      this.starting = null;
       this.scheduleRestart(prev);
     }
   }

@@ -5,6 +5,7 @@
 import type { ApiRequest as Request, ApiResponse as Response } from './context.js';
 import { ApiError, methodNotAllowed } from '../errors.js';
 import type { RequestInfo } from '../request-info.js';
+import { parseSelection } from '../rest/selection.js';
 import { toTable, wantsTable } from '../rest/table.js';
 import type { ApiContext } from './context.js';
 import { sendJson } from './respond.js';
@@ -20,7 +21,8 @@ export async function serveNamespaces(ctx: ApiContext, req: Request, res: Respon
   await ctx.cache.waitFresh(1000);
   const all = ctx.namespaces.list();
   const def = ctx.registry.find('', 'v1', 'namespaces')!;
-  const items = info.name ? all.filter((n) => n.metadata.name === info.name) : all;
+  const sel = parseSelection(def, undefined, req.query.labelSelector, req.query.fieldSelector);
+  const items = all.filter((n) => (info.name ? n.metadata.name === info.name : sel.matches(n)));
   if (info.name && items.length === 0) throw new ApiError(404, 'NotFound', `namespaces "${info.name}" not found`, { name: info.name, kind: 'namespaces' });
   const listMeta = { resourceVersion: String(ctx.cache.revision) };
   if (wantsTable(req.headers.accept)) return sendJson(res, 200, toTable(def, items, listMeta, 'Metadata', Date.now()));

@@ -69,7 +69,8 @@ function applyConfig(
   const force = bool(q, 'force');
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const fn: UpdateFn = (cur) => finish(serverSideApply(cur, config, manager, force, now), cur, !!config.metadata.resourceVersion, def, ns, name);
-  return ctx.store.update(def, ns, name, sub, fn, { ...opts, createIfMissing: true });
+  // Applying status to an object that is gone must not bring it back (kube answers 404).
+  return ctx.store.update(def, ns, name, sub, fn, { ...opts, createIfMissing: sub === 'main' });
 }
 
 // A patch may not rename or retype the object; its version counts only if the client sent one.

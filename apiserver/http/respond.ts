@@ -31,6 +31,9 @@ export function toApiError(err: unknown, log: Logger): ApiError {
   // body-parser's own errors (size limit, aborted upload) carry an HTTP status.
   if (e?.type === 'entity.too.large') return new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: ${e.message}`);
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError(e.status, 'BadRequest', String(e.message));
+  if (/request is too large|RESOURCE_EXHAUSTED/.test(String(e?.message))) {
+    return new ApiError(413, 'RequestEntityTooLarge', 'the object is too large for the store; keep large data out of objects');
+  }
   if (/ECONNREFUSED|UNAVAILABLE|deadline|circuit breaker is open/i.test(String(e?.message))) {
     log.error('etcd unavailable', { error: String(err) });
     return new ApiError(503, 'ServiceUnavailable', 'the storage backend (etcd) is unavailable; retry shortly', { retryAfterSeconds: 1 });

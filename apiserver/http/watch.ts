@@ -38,8 +38,10 @@ function watchParams(req: Request): WatchParams {
   const q = req.query as Query;
   const rv = str(q, 'resourceVersion');
   if (rv && !/^\d+$/.test(rv)) throw new ApiError(400, 'BadRequest', `resourceVersion: Invalid value: ${JSON.stringify(rv)}: must be a non-negative integer`);
-  // Like kube, a watch without timeoutSeconds ends after a random 30-60 minutes, spreading re-watches.
-  const timeoutS = int(q, 'timeoutSeconds') ?? 1800 + Math.floor(Math.random() * 1800);
+  // Like kube, a watch without timeoutSeconds (or with 0) ends after a random 30-60 minutes, spreading
+  // re-watches; a longer one is cut to an hour.
+  const asked = int(q, 'timeoutSeconds');
+  const timeoutS = asked ? Math.min(asked, 3600) : 1800 + Math.floor(Math.random() * 1800);
   return {
     fromRev: rv ? Number(rv) : 0,
     latest: !rv,
@@ -54,6 +56,7 @@ function watchParams(req: Request): WatchParams {
 export async function serveWatch(ctx: ApiContext, req: Request, res: Response, def: ResourceDefinition, ns: string | undefined, sel: Selection): Promise<void> {
   const p = watchParams(req);
   if (p.latest) await ctx.cache.waitFresh(1000);
+  if (res.destroyed || res.writableEnded) return; // the client left while we waited
   let lastRev = p.fromRev;
   let viaCache = true;
   const stream = new EventStream(res, {

@@ -30,7 +30,8 @@ const UNOWNED_META = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'ge
 /** The live object after `manager` applies `config` (live may be an empty shell for a create). */
 export function serverSideApply(live: KubeObject, config: KubeObject, manager: string, force: boolean, now: string): KubeObject {
   const owned = ownedPaths(config);
-  const entries = ((live.metadata.managedFields ?? []) as unknown as ManagedFieldsEntry[]).filter((e) => e.fieldsType === 'FieldsV1');
+  const recorded = Array.isArray(live.metadata.managedFields) ? (live.metadata.managedFields as unknown as ManagedFieldsEntry[]) : [];
+  const entries = recorded.filter((e) => e?.fieldsType === 'FieldsV1' && e.fieldsV1 !== null && typeof e.fieldsV1 === 'object');
   const others = entries.filter((e) => !(e.manager === manager && e.operation === 'Apply'));
   const conflicts = findConflicts(live, config, owned, others);
   if (conflicts.length > 0 && !force) throw conflictError(conflicts);

@@ -38,6 +38,8 @@ export function prepareForUpdate(def: ResourceDefinition, old: KubeObject, next:
   if (sub === 'status' && next.status === undefined) delete out.status;
   out.metadata = { ...(sub === 'status' ? old.metadata : next.metadata) };
   for (const f of SYSTEM_FIELDS) copyField(out.metadata, old.metadata, f);
+  // A client that replaces the object without managedFields (kubectl edit) keeps the recorded ownership, as in kube.
+  if (out.metadata.managedFields === undefined && old.metadata.managedFields !== undefined) out.metadata.managedFields = old.metadata.managedFields;
   out.metadata.name = old.metadata.name;
   if (def.namespaced) out.metadata.namespace = old.metadata.namespace;
   else delete out.metadata.namespace;

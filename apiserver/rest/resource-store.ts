@@ -16,7 +16,8 @@ import { sameContent, type KubeObject } from '../storage/codec.js';
 import type { EtcdStore, Stored } from '../storage/etcd-store.js';
 import type { LeaseManager } from '../storage/lease-manager.js';
 import { objectKey } from '../storage/keys.js';
-import { admitObject, type FieldValidation } from '../validation/validate-object.js';
+import { validateMetadata } from '../validation/metadata.js';
+import { admitObject, nameRule, type FieldValidation } from '../validation/validate-object.js';
 import { checkResourceVersion, markDeleting, prepareForCreate, prepareForUpdate, readyToDelete, type Subresource } from './lifecycle.js';
 import type { Namespaces } from './namespaces.js';
 
@@ -65,6 +66,7 @@ export class ResourceStore {
     const generated = !body.metadata.name && !!body.metadata.generateName;
     for (let attempt = 0; ; attempt++) {
       const name = generated ? body.metadata.generateName + randomSuffix() : body.metadata.name!;
+      if (generated) checkGeneratedName(def, name);
       const obj = prepareForCreate(def, { ...body, metadata: { ...body.metadata, name, namespace: def.namespaced ? ns : undefined } }, this.timestamp(), randomUUID());
       if (!def.namespaced) delete obj.metadata.namespace;
       if (opts.dryRun) return { obj, warnings, created: true };
@@ -149,6 +151,12 @@ export class ResourceStore {
   private timestamp(): string {
     return this.deps.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
   }
+}
+
+// admitObject ran before the name existed; the name generateName produced must follow the same rules.
+function checkGeneratedName(def: ResourceDefinition, name: string): void {
+  const causes = validateMetadata({ name }, nameRule(def)).map((c) => ({ ...c, field: 'metadata.generateName' }));
+  if (causes.length > 0) throw invalid(def.kind, def.group, name, causes);
 }
 
 function versionRequired(def: ResourceDefinition, name: string): ApiError {

@@ -46,6 +46,9 @@ export function sameContent(a: KubeObject, b: KubeObject): boolean {
 /** The object stored as `value`, at mod_revision `rev`. */
 export function decode(value: Buffer | string, rev: string): KubeObject {
   const obj = JSON.parse(value.toString()) as KubeObject;
+  if (obj === null || typeof obj !== 'object' || obj.metadata === null || typeof obj.metadata !== 'object') {
+    throw new Error('stored value is not an object with metadata');
+  }
   obj.metadata.resourceVersion = rev;
   return obj;
 }

@@ -9,6 +9,15 @@ import { EtcdStore, mapEtcdErrors } from './etcd-store.js';
 import { deletedState, toWatchEvent, type Predicate, type WatchEvent } from './events.js';
 import { prefixEnd } from './watch-cache.js';
 
+// A value that is not a Cairn object (written by someone else) is passed over, never thrown at the event loop.
+function tryDecode(value: Buffer, rev: string) {
+  try {
+    return decode(value, rev);
+  } catch {
+    return null;
+  }
+}
+
 /** Handle on a running direct watch. */
 export interface DirectWatch {
   stop(): Promise<void>;
@@ -29,12 +38,12 @@ export async function watchEtcd(
   watcher.on('data', (res) => {
     for (const e of res.events) {
       const rev = Number(e.kv.mod_revision);
-      const prev = e.prev_kv ? decode(e.prev_kv.value, e.prev_kv.mod_revision) : null;
+      const prev = e.prev_kv ? tryDecode(e.prev_kv.value, e.prev_kv.mod_revision) : null;
       const key = e.kv.key.toString();
-      const out =
-        e.type === 'Delete'
-          ? prev && toWatchEvent({ type: 'delete', key, rev, obj: deletedState(prev, rev), prev }, matches)
-          : toWatchEvent({ type: 'put', key, rev, obj: decode(e.kv.value, e.kv.mod_revision), prev }, matches);
+      const obj = e.type === 'Delete' ? null : tryDecode(e.kv.value, e.kv.mod_revision);
+      const out = obj
+        ? toWatchEvent({ type: 'put', key, rev, obj, prev }, matches)
+        : prev && toWatchEvent({ type: 'delete', key, rev, obj: deletedState(prev, rev), prev }, matches);
       if (out) onEvent(out);
     }
   });

@@ -45,7 +45,7 @@ export class EtcdStore {
 
   /** Puts `obj` at `key` only if the key does not exist (a failure returns no current object). */
   async create(key: string, obj: KubeObject, lease?: string): Promise<WriteResult> {
-    let put = this.client.put(key).value(encode(obj));
+    let put = this.client.put(key).value(encodeWithinLimit(obj));
     if (lease) put = put.lease(lease);
     const res = await this.client.if(key, 'Mod', '==', 0).then(put).commit();
     return res.succeeded ? { ok: true, rev: Number(res.header.revision) } : { ok: false, current: null };
@@ -102,11 +102,22 @@ export class EtcdStore {
   }
 
   private async putIf(key: string, obj: KubeObject, expectedRev: number, lease?: string): Promise<WriteResult> {
-    let put = this.client.put(key).value(encode(obj));
+    let put = this.client.put(key).value(encodeWithinLimit(obj));
     if (lease) put = put.lease(lease);
     const res = await this.client.if(key, 'Mod', '==', expectedRev).then(put).else(this.client.get(key)).commit();
     return res.succeeded ? { ok: true, rev: Number(res.header.revision) } : { ok: false, current: firstKv(res) };
   }
+}
+
+/** etcd refuses requests over 1.5 MiB by default; an object that big is the client's problem, said as such. */
+export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024 - 4096;
+
+function encodeWithinLimit(obj: KubeObject): string {
+  const bytes = encode(obj);
+  if (Buffer.byteLength(bytes) > MAX_OBJECT_BYTES) {
+    throw new ApiError(413, 'RequestEntityTooLarge', `${String(obj.kind)} "${obj.metadata.name}" would be ${Buffer.byteLength(bytes)} bytes stored, over the ${MAX_OBJECT_BYTES}-byte limit; keep large data out of objects`);
+  }
+  return bytes;
 }
 
 /** The object in a key-value pair. */

@@ -46,6 +46,8 @@ export class ResourceCache {
 
   /** Replaces the contents with a fresh listing taken at `rev`. */
   reset(objects: Map<string, KubeObject>, rev: number): void {
+    // Watchers attached while the relist ran saw the old contents; they must re-watch.
+    this.closeAll();
     this.objects.clear();
     for (const values of this.index.values()) values.clear();
     this.ring.clear();
@@ -99,7 +101,10 @@ export class ResourceCache {
   /** Detaches a watcher. */
   unsubscribe(sub: Subscriber): void {
     const set = this.subscriberSet(sub);
-    if (set.delete(sub) && set !== this.unindexed) this.indexedCount--;
+    if (set.delete(sub) && set !== this.unindexed) {
+      this.indexedCount--;
+      if (set.size === 0) this.indexedSubs.get(sub.indexedBy!.field)?.delete(sub.indexedBy!.value);
+    }
   }
 
   /** Detaches and closes every watcher (the cache is being reset). */

@@ -39,6 +39,7 @@ export class WatchCache {
   private waiters: { rev: number; resolve: () => void }[] = [];
   private watcher: Watcher | null = null;
   private stopped = false;
+  private resyncing = false;
   private readonly opts: WatchCacheOptions;
   private readonly barrier: RevisionBarrier;
 
@@ -74,12 +75,18 @@ export class WatchCache {
   waitForRevision(rev: number, timeoutMs: number): Promise<boolean> {
     if (this.revision >= rev) return Promise.resolve(true);
     return new Promise((resolve) => {
-      const waiter = { rev, resolve: () => resolve(true) };
-      this.waiters.push(waiter);
-      setTimeout(() => {
+      const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
         resolve(false);
       }, timeoutMs).unref();
+      const waiter = {
+        rev,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve(true);
+        },
+      };
+      this.waiters.push(waiter);
     });
   }
 
@@ -106,7 +113,8 @@ export class WatchCache {
       for (const kv of page.kvs) {
         const key = kv.key.toString();
         const cache = this.cacheForKey(key);
-        if (cache) listed.get(cache)!.set(key, decode(kv.value, kv.mod_revision));
+        const obj = cache && this.decodeOrSkip(key, kv.value, kv.mod_revision);
+        if (cache && obj) listed.get(cache)!.set(key, obj);
       }
       if (!page.more || page.kvs.length === 0) break;
       start = page.kvs[page.kvs.length - 1]!.key.toString() + '\0';
@@ -134,23 +142,39 @@ export class WatchCache {
     const cache = this.cacheForKey(key);
     if (cache) {
       const prev = cache.objects.get(key) ?? null;
-      if (type === 'put') cache.apply({ type, key, rev, obj: decode(kv.value, kv.mod_revision), prev });
-      else if (prev) cache.apply({ type, key, rev, obj: deletedState(prev, rev), prev } satisfies StoreEvent);
+      const obj = type === 'put' ? this.decodeOrSkip(key, kv.value, kv.mod_revision) : null;
+      if (obj) cache.apply({ type: 'put', key, rev, obj, prev });
+      else if (prev) cache.apply({ type: 'delete', key, rev, obj: deletedState(prev, rev), prev } satisfies StoreEvent);
     }
     this.advance(rev);
   }
 
   private async resync(err: unknown): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || this.resyncing) return;
+    this.resyncing = true;
     this.log.warn('watch cache lost its etcd watch; relisting', { error: String(err) });
-    await this.watcher?.cancel().catch(() => undefined);
+    // etcd may have cancelled the watch already, and then a cancel() would wait forever: drop it unawaited.
+    this.watcher?.removeAllListeners();
+    void this.watcher?.cancel().catch(() => undefined);
     this.watcher = null;
     for (const cache of this.caches) cache.closeAll();
     try {
       await this.watchFrom(await this.relist());
+      this.resyncing = false;
     } catch (e) {
+      this.resyncing = false;
       this.log.error('watch cache relist failed; retrying in 1s', { error: String(e) });
       setTimeout(() => void this.resync(e), 1000).unref();
+    }
+  }
+
+  // Something other than Cairn may have written under /registry/: one bad value must not take the cache down.
+  private decodeOrSkip(key: string, value: Buffer, rev: string): KubeObject | null {
+    try {
+      return decode(value, rev);
+    } catch (err) {
+      this.log.error('skipping an undecodable object in etcd', { key, revision: rev, error: String(err) });
+      return null;
     }
   }
 

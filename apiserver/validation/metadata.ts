@@ -21,11 +21,32 @@ export type NameRule = 'dns1123-subdomain' | 'dns1123-label';
 /** Field errors in `meta`, for an object whose names follow `rule`. */
 export function validateMetadata(meta: ObjectMeta, rule: NameRule): StatusCause[] {
   return [
+    ...validateTypes(meta),
     ...validateName(meta, rule),
     ...validateStringMap(meta.labels, 'metadata.labels', true),
     ...validateStringMap(meta.annotations, 'metadata.annotations', false),
     ...validateFinalizers(meta.finalizers),
   ];
+}
+
+// Typed clients (client-go, client-node) cannot decode an object whose metadata has the wrong shapes.
+function validateTypes(meta: ObjectMeta): StatusCause[] {
+  const causes: StatusCause[] = [];
+  if (meta.generateName !== undefined && typeof meta.generateName !== 'string') causes.push(invalidValue('metadata.generateName', meta.generateName, 'must be a string'));
+  if (meta.name !== undefined && typeof meta.name !== 'string') causes.push(invalidValue('metadata.name', meta.name, 'must be a string'));
+  for (const [field, required] of [['ownerReferences', ['apiVersion', 'kind', 'name', 'uid']], ['managedFields', []]] as const) {
+    const list = meta[field];
+    if (list === undefined || list === null) continue;
+    if (!Array.isArray(list)) {
+      causes.push(invalidValue(`metadata.${field}`, list, 'must be a list of objects'));
+      continue;
+    }
+    list.forEach((item, i) => {
+      if (item === null || typeof item !== 'object' || Array.isArray(item)) causes.push(invalidValue(`metadata.${field}[${i}]`, item, 'must be an object'));
+      else for (const key of required) if (typeof (item as Record<string, unknown>)[key] !== 'string') causes.push(requiredField(`metadata.${field}[${i}].${key}`));
+    });
+  }
+  return causes;
 }
 
 function validateName(meta: ObjectMeta, rule: NameRule): StatusCause[] {
@@ -79,6 +100,10 @@ export function validateQualifiedName(key: string, path: string): StatusCause[] 
   return ok
     ? []
     : [invalidValue(path, key, "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName', or 'my.name', or '123-abc'), with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")];
+}
+
+function requiredField(field: string): StatusCause {
+  return { reason: 'FieldValueRequired', message: 'Required value', field };
 }
 
 function required(field: string, detail: string): StatusCause {

@@ -6,7 +6,7 @@
 import { ApiError, badRequest, invalid, type StatusCause } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
-import { validateMetadata } from './metadata.js';
+import { validateMetadata, type NameRule } from './metadata.js';
 import { pruneUnknown } from './prune.js';
 import type { ObjectValidator } from './schema-validator.js';
 
@@ -59,7 +59,7 @@ function pruneBody(def: ResourceDefinition, obj: KubeObject): string[] {
   return unknown;
 }
 
-// A Cluster's name is also a namespace name, so it must be a DNS label.
-function nameRule(def: ResourceDefinition) {
+/** The rule a kind's names follow: a Cluster's name is also a namespace name, so it must be a DNS label. */
+export function nameRule(def: ResourceDefinition): NameRule {
   return def.kind === 'Cluster' && def.group === 'cairn.dev' ? 'dns1123-label' : 'dns1123-subdomain';
 }

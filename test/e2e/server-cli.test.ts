@@ -35,6 +35,14 @@ describe('the cairn command', function () {
     expect(r.stderr).to.match(/"eighty" is not a port/);
   });
 
+  it('apiserver --workers exits non-zero when no worker can start', () => {
+    const dir = fs.mkdtempSync('/tmp/cairn-workers-');
+    const r = cairn('apiserver', '--etcd-endpoints', 'http://127.0.0.1:9', '--workers', '2', '--crd-dir', '/nonexistent', '--port', '0', '--data-dir', dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+    expect(r.status).to.not.equal(0);
+    expect(r.stderr).to.match(/every apiserver worker exited before serving/);
+  });
+
   describe('one server per data dir', () => {
     let first: ServerProcess;
     before(async () => {
