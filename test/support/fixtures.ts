@@ -21,3 +21,21 @@ export function instance(name: string, namespace: string, extra: Record<string, 
     spec: { cpus: 1, memory: '64Mi', process: { command: ['/bin/true'] }, ...extra },
   };
 }
+
+/** A WorkItem placed on `nodeName`, as the controller would write it. */
+export function workItem(name: string, namespace: string, nodeName: string): KubeObject {
+  return {
+    apiVersion: 'cairn.dev/v1alpha1',
+    kind: 'WorkItem',
+    metadata: { name, namespace },
+    spec: {
+      nodeName,
+      type: 'InstanceRuntime',
+      owner: { kind: 'Instance', name: 'owner' },
+      instance: { driver: 'process', runState: 'Running', cpus: 1, memory: '16Mi', process: { command: ['/bin/true'] } },
+    },
+  };
+}
+
+/** The Accept header kubectl sends for Tables. */
+export const TABLE_ACCEPT = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';

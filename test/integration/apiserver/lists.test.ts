@@ -6,25 +6,11 @@
 import { expect } from 'chai';
 import { Etcd3 } from 'etcd3';
 import { EtcdStore } from '../../../apiserver/storage/etcd-store.js';
-import { cairnPath, cluster, instance } from '../../support/fixtures.js';
+import { cairnPath, cluster, instance, workItem, TABLE_ACCEPT } from '../../support/fixtures.js';
 import { rawRequest, type RawResponse } from '../../support/http.js';
 import { startTestEnv, type TestEnv } from '../../support/in-process.js';
 
-const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
 
-function workItem(name: string, namespace: string, nodeName: string): object {
-  return {
-    apiVersion: 'cairn.dev/v1alpha1',
-    kind: 'WorkItem',
-    metadata: { name, namespace },
-    spec: {
-      nodeName,
-      type: 'InstanceRuntime',
-      owner: { kind: 'Instance', name: 'owner' },
-      instance: { driver: 'process', runState: 'Running', cpus: 1, memory: '16Mi', process: { command: ['/bin/true'] } },
-    },
-  };
-}
 
 describe('apiserver lists (real etcd)', function () {
   this.timeout(60_000);
@@ -189,7 +175,7 @@ describe('apiserver lists (real etcd)', function () {
   });
 
   it('Table lists: Name column first, rows of PartialObjectMetadata; includeObject=Object gives full objects', async () => {
-    const r = await req('GET', cairnPath('instances', 'labels'), undefined, undefined, { accept: TABLE });
+    const r = await req('GET', cairnPath('instances', 'labels'), undefined, undefined, { accept: TABLE_ACCEPT });
     expect(r.status, r.text).to.equal(200);
     expect(r.json).to.include({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
     expect(r.json.columnDefinitions[0].name).to.equal('Name');
@@ -203,7 +189,7 @@ describe('apiserver lists (real etcd)', function () {
       expect(row.cells).to.have.length(r.json.columnDefinitions.length);
     }
     expect(r.json.rows.find((x: any) => x.object.metadata.name === 'l-a').object.metadata.labels).to.deep.equal({ app: 'a', tier: 'web' });
-    const full = await req('GET', `${cairnPath('instances', 'labels')}?includeObject=Object`, undefined, undefined, { accept: TABLE });
+    const full = await req('GET', `${cairnPath('instances', 'labels')}?includeObject=Object`, undefined, undefined, { accept: TABLE_ACCEPT });
     expect(full.status, full.text).to.equal(200);
     for (const row of full.json.rows) {
       expect(row.object).to.include({ kind: 'Instance', apiVersion: 'cairn.dev/v1alpha1' });

@@ -8,29 +8,15 @@ import https from 'node:https';
 import { expect } from 'chai';
 import { Etcd3 } from 'etcd3';
 import { EtcdStore } from '../../../apiserver/storage/etcd-store.js';
-import { cairnPath, cluster, instance } from '../../support/fixtures.js';
+import { cairnPath, cluster, instance, workItem, TABLE_ACCEPT } from '../../support/fixtures.js';
+import { sleep } from '../../support/eventually.js';
 import { rawRequest, type RawResponse } from '../../support/http.js';
 import { kubeconfigFor, startTestEnv, type TestEnv } from '../../support/in-process.js';
 import { openWatch, type WireEvent } from '../../support/watch-stream.js';
 
-const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json';
 const MERGE = 'application/merge-patch+json';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const summary = (evs: WireEvent[]) => evs.map((e) => `${e.type} ${e.object?.metadata?.name ?? ''}`.trim());
 
-function workItem(name: string, namespace: string, nodeName: string): object {
-  return {
-    apiVersion: 'cairn.dev/v1alpha1',
-    kind: 'WorkItem',
-    metadata: { name, namespace },
-    spec: {
-      nodeName,
-      type: 'InstanceRuntime',
-      owner: { kind: 'Instance', name: 'owner' },
-      instance: { driver: 'process', runState: 'Running', cpus: 1, memory: '16Mi', process: { command: ['/bin/true'] } },
-    },
-  };
-}
 
 describe('apiserver watch (real etcd)', function () {
   this.timeout(60_000);
@@ -191,7 +177,7 @@ describe('apiserver watch (real etcd)', function () {
   it('Table watch: every event’s object is a Table with one row', async () => {
     const ns = 'w-table';
     await ok('POST', cairnPath('instances', ns), instance('t-1', ns));
-    const w = await watch(`${cairnPath('instances', ns)}?watch=true`, { accept: TABLE });
+    const w = await watch(`${cairnPath('instances', ns)}?watch=true`, { accept: TABLE_ACCEPT });
     await w.until((evs) => evs.length >= 1, 5000);
     await ok('PATCH', cairnPath('instances', ns, 't-1'), { spec: { cpus: 2 } }, MERGE);
     await ok('DELETE', cairnPath('instances', ns, 't-1'));
