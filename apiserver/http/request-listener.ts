@@ -24,12 +24,13 @@ export function createRequestListener(ctx: ApiContext, authenticator: TokenAuthe
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    if (!parseResourcePath(path)) return app(req, res);
+    const info = parseResourcePath(path);
+    if (!info) return app(req, res);
     if (!authenticator.authenticate(req.headers.authorization)) return sendJson(res, 401, unauthorized().toStatus());
     readBody(req)
       .then((body) => {
         const apiReq = Object.assign(req, { path, query: q < 0 ? {} : querystring.parse(url.slice(q + 1)), body }) as ApiRequest;
-        return serveResource(ctx, apiReq, res);
+        return serveResource(ctx, apiReq, res, info);
       })
       .catch((err) => sendError(res, err, ctx.log));
   };

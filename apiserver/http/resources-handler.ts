@@ -5,7 +5,7 @@
 import type { ApiRequest as Request, ApiResponse as Response } from './context.js';
 import { ApiError, badRequest, methodNotAllowed } from '../errors.js';
 import { groupVersion, type ResourceDefinition } from '../resources.js';
-import { parseResourcePath, type RequestInfo } from '../request-info.js';
+import type { RequestInfo } from '../request-info.js';
 import { parseSelection } from '../rest/selection.js';
 import { toTable, wantsTable, type IncludeObject } from '../rest/table.js';
 import type { KubeObject } from '../storage/codec.js';
@@ -19,11 +19,10 @@ import { sendJson } from './respond.js';
 import { serveWatch } from './watch.js';
 
 /** Serves one request to a resource URL. */
-export async function serveResource(ctx: ApiContext, req: Request, res: Response): Promise<void> {
-  const info = parseResourcePath(req.path);
-  if (info?.group === '' && info.plural === 'namespaces' && !info.namespace) return serveNamespaces(ctx, req, res, info);
-  const def = info && ctx.registry.find(info.group, info.version, info.plural);
-  if (!info || !def || (info.namespace && !def.namespaced) || (info.subresource && (info.subresource !== 'status' || !def.hasStatus))) {
+export async function serveResource(ctx: ApiContext, req: Request, res: Response, info: RequestInfo): Promise<void> {
+  if (info.group === '' && info.plural === 'namespaces' && !info.namespace) return serveNamespaces(ctx, req, res, info);
+  const def = ctx.registry.find(info.group, info.version, info.plural);
+  if (!def || (info.namespace && !def.namespaced) || (info.subresource && (info.subresource !== 'status' || !def.hasStatus))) {
     throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
   }
   if (def.namespaced && info.name && !info.namespace) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
