@@ -1,0 +1,189 @@
+/** The WorkItem kind: the desired state of one piece of one node, written by the controller, reconciled by its agent. Field for field its CRD in crds/. */
+import type { InstanceDriver, MigrationProgress, MigrationTuning, ProcessSpec, QemuBaseSpec, QemuStatus, RestartPolicy, RunState, VolumeAttachment } from './instance.js';
+import type { Allocation, ReclaimPolicy } from './volume.js';
+import type { CairnObject, Condition, Quantity, Time } from './types.js';
+
+/** What a WorkItem keeps true on its node. */
+export type WorkItemType = 'InstanceRuntime' | 'VolumeReplica';
+
+/** The Instance or Volume a WorkItem is a piece of. */
+export interface WorkItemOwner {
+  kind: 'Instance' | 'Volume';
+  name: string;
+  uid?: string;
+  generation?: number;
+}
+
+/** The VM of a WorkItem, Cluster defaults applied. */
+export type WorkItemQemuSpec = QemuBaseSpec;
+
+/** A Volume replica attached to an instance on this node. */
+export interface WorkItemVolume extends VolumeAttachment {
+  replicaIndex?: number;
+  path?: string;
+}
+
+/** The fencing Lease an agent holds while the workload runs. */
+export interface FencingSpec {
+  /** Unset: instance-<owner name>. */
+  leaseName?: string;
+  leaseDurationSeconds?: number;
+}
+
+/** Side of a live migration. */
+export type MigrationRole = 'Source' | 'Target';
+
+/** One side of a live migration, in a WorkItem's spec. */
+export interface WorkItemMigrationSpec extends MigrationTuning {
+  id: string;
+  role: MigrationRole;
+  peerNodeName: string;
+  targetAddress?: string;
+  targetPort?: number;
+  targetNbdPort?: number;
+}
+
+/** The slice of an Instance the agent needs. */
+export interface WorkItemInstanceSpec {
+  driver: InstanceDriver;
+  runState: RunState;
+  cpus: number;
+  memory: Quantity;
+  restartPolicy?: RestartPolicy;
+  terminationGracePeriodSeconds?: number;
+  /** Copied from the cairn.dev/restartedAt annotation; a change restarts the workload. */
+  restartToken?: string;
+  process?: ProcessSpec;
+  qemu?: WorkItemQemuSpec;
+  volumes?: WorkItemVolume[];
+  fencing?: FencingSpec;
+  migration?: WorkItemMigrationSpec;
+}
+
+/** The replica a WorkItem keeps on its node. */
+export interface WorkItemVolumeReplicaSpec {
+  volumeName: string;
+  index: number;
+  size: Quantity;
+  driver?: 'file';
+  allocation?: Allocation;
+  reclaimPolicy?: ReclaimPolicy;
+  options?: Record<string, string>;
+}
+
+/** Desired state of one piece of one node. */
+export interface WorkItemSpec {
+  nodeName: string;
+  type: WorkItemType;
+  owner: WorkItemOwner;
+  timeoutSeconds?: number;
+  instance?: WorkItemInstanceSpec;
+  volumeReplica?: WorkItemVolumeReplicaSpec;
+}
+
+/** Phase of a WorkItem: the task states Queued → InProgress → Done or Failed. */
+export type WorkItemPhase = 'Queued' | 'InProgress' | 'Done' | 'Failed';
+
+/** Reasons an agent operation fails. */
+export const ERROR_REASONS = [
+  'Timeout',
+  'NoSpace',
+  'PermissionDenied',
+  'NotFound',
+  'CommandFailed',
+  'InvalidSpec',
+  'DriverUnavailable',
+  'Cancelled',
+  'Fenced',
+  'LeaseHeld',
+  'MigrationFailed',
+  'Unknown',
+] as const;
+/** One reason an agent operation fails. */
+export type ErrorReason = (typeof ERROR_REASONS)[number];
+
+/** The last failure of a WorkItem. */
+export interface WorkItemError {
+  reason: ErrorReason;
+  message: string;
+  /** How an operator fixes it. */
+  hint?: string;
+  operationId?: string;
+  time?: Time;
+}
+
+/** State of a workload as its agent sees it. */
+export type InstanceRuntimeState =
+  | 'Pending'
+  | 'Starting'
+  | 'Running'
+  | 'Stopping'
+  | 'Stopped'
+  | 'Exited'
+  | 'BackOff'
+  | 'Fenced'
+  | 'Unknown';
+
+/** A workload as its agent sees it. */
+export interface WorkItemInstanceStatus {
+  state?: InstanceRuntimeState;
+  ready?: boolean;
+  pid?: number;
+  processStartTime?: string;
+  startedAt?: Time;
+  restarts?: number;
+  lastExitCode?: number;
+  lastSignal?: string;
+  logPath?: string;
+  limitsEnforced?: boolean;
+  qemu?: QemuStatus;
+}
+
+/** A replica as its agent sees it. */
+export interface WorkItemVolumeReplicaStatus {
+  path?: string;
+  size?: Quantity;
+  sizeBytes?: number;
+  allocatedBytes?: number;
+}
+
+/** Phase of one side of a live migration. */
+export type WorkItemMigrationPhase =
+  | 'Preparing'
+  | 'Listening'
+  | 'MirroringStorage'
+  | 'Transferring'
+  | 'Completed'
+  | 'Failed'
+  | 'Cancelled';
+
+/** One side's view of a live migration. */
+export interface WorkItemMigrationStatus extends MigrationProgress {
+  id?: string;
+  role?: MigrationRole;
+  phase?: WorkItemMigrationPhase;
+  address?: string;
+  port?: number;
+  nbdPort?: number;
+}
+
+/** What the agent observed and did for a WorkItem. */
+export interface WorkItemStatus {
+  observedGeneration?: number;
+  phase?: WorkItemPhase;
+  message?: string;
+  attempts?: number;
+  operationId?: string;
+  action?: string;
+  startedAt?: Time;
+  finishedAt?: Time;
+  nextAttemptAt?: Time;
+  lastError?: WorkItemError;
+  instance?: WorkItemInstanceStatus;
+  volumeReplica?: WorkItemVolumeReplicaStatus;
+  migration?: WorkItemMigrationStatus;
+  conditions?: Condition[];
+}
+
+/** The desired state of one piece of one node. */
+export type WorkItem = CairnObject<'WorkItem', WorkItemSpec, WorkItemStatus>;
