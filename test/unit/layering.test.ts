@@ -1,0 +1,44 @@
+/**
+ * The layers of the tree point one way (CONVENTIONS.md): only apiserver/
+ * talks to etcd; controller/, agent/ and cli/ reach state through the
+ * Kubernetes API; api/ imports nothing of ours. Reads the sources as text.
+ */
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from '../support/paths.js';
+
+function sources(dir: string): string[] {
+  const full = path.join(ROOT, dir);
+  if (!fs.existsSync(full)) return [];
+  return fs.readdirSync(full, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => path.join(dir, f));
+}
+
+function importsOf(file: string): string[] {
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  return [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+}
+
+describe('layering', () => {
+  for (const layer of ['api', 'controller', 'agent', 'cli']) {
+    it(`${layer}/ never imports etcd3 (only apiserver/ talks to etcd)`, () => {
+      const offenders = sources(layer).filter((f) => importsOf(f).includes('etcd3'));
+      expect(offenders).to.deep.equal([]);
+    });
+  }
+
+  it('api/ imports nothing of ours outside api/', () => {
+    const offenders = sources('api').flatMap((f) => importsOf(f).filter((i) => i.startsWith('../')).map((i) => `${f} → ${i}`));
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('apiserver/ does not import the controller, the agent or the CLI', () => {
+    const offenders = sources('apiserver').flatMap((f) => importsOf(f).filter((i) => /\/(controller|agent|cli)\//.test(i)).map((i) => `${f} → ${i}`));
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('finds the sources it checks', () => {
+    expect(sources('apiserver').length).to.be.greaterThan(20);
+    expect(importsOf('apiserver/storage/etcd-store.ts')).to.include('etcd3');
+  });
+});
