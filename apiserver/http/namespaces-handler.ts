@@ -13,7 +13,8 @@ import { sendJson } from './respond.js';
 /** Serves GET on the namespace list and on one namespace. */
 export async function serveNamespaces(ctx: ApiContext, req: Request, res: Response, info: RequestInfo): Promise<void> {
   if (req.method !== 'GET') {
-    throw methodNotAllowed(`namespaces are Clusters in Cairn: create or delete a Cluster (cairn.dev/v1alpha1) named "${info.name ?? '<name>'}" instead`);
+    const which = info.name ? `the Cluster "${info.name}"` : 'a Cluster of the same name';
+    throw methodNotAllowed(`namespaces are Clusters in Cairn: create or delete ${which} (kind: Cluster, apiVersion: cairn.dev/v1alpha1) instead`);
   }
   if (req.query.watch !== undefined && req.query.watch !== 'false') {
     throw methodNotAllowed('watching namespaces is not supported; watch clusters.cairn.dev instead');
