@@ -23,13 +23,17 @@ export interface TestEnv {
   stop(): Promise<void>;
 }
 
-/** Starts etcd and an apiserver on free loopback ports. */
-export async function startTestEnv(overrides: Partial<ApiServerOptions> = {}): Promise<TestEnv> {
+/**
+ * Starts etcd and an apiserver on free loopback ports. `route` may put
+ * something (a cuttable proxy) between the apiserver and etcd.
+ */
+export async function startTestEnv(overrides: Partial<ApiServerOptions> = {}, route?: (etcdEndpoint: string) => Promise<string>): Promise<TestEnv> {
   const etcd = await startThrowawayEtcd();
+  const endpoint = route ? await route(etcd.endpoint) : etcd.endpoint;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-env-'));
   const extra: RunningApiServer[] = [];
   const opts = (o: Partial<ApiServerOptions>, i: number): ApiServerOptions => ({
-    etcdEndpoints: [etcd.endpoint],
+    etcdEndpoints: [endpoint],
     dataDir,
     listen: '127.0.0.1',
     port: 0,

@@ -191,4 +191,15 @@ describe('ResourceCache', () => {
       }
     });
   });
+
+  describe('reset', () => {
+    it('closes watchers attached before it: they saw the old contents and must re-watch', () => {
+      const early = recorder(everything);
+      cache.subscribe(early, 0);
+      cache.reset(new Map([[keyOf('fresh'), item('fresh', 'n1', 60)]]), 60);
+      d.put('later', 'n1');
+      expect(early.closed).to.equal(1);
+      expect(early.events).to.deep.equal([]);
+    });
+  });
 });
