@@ -1,6 +1,5 @@
 /** The Instance kind: a supervised process or a virtual machine. Field for field its CRD in crds/. */
-import type { Accelerator, AcceleratorChoice } from './cluster.js';
-
+import type { Accelerator, QemuDefaults } from './cluster.js';
 import type { CairnObject, Condition, Quantity, Time } from './types.js';
 
 /** Desired run state of an Instance. */
@@ -51,14 +50,8 @@ export interface QemuMigrationSpec extends MigrationTuning {
   mode?: 'Live' | 'Cold';
 }
 
-/** The VM parts of a qemu instance common to Instance and WorkItem. */
-export interface QemuBaseSpec {
-  accelerator?: AcceleratorChoice;
-  machine?: string;
-  cpuModel?: string;
-  kernel?: string;
-  initrd?: string;
-  cmdline?: string;
+/** The VM parts of a qemu instance common to Instance and WorkItem (unset ones fall back to the Cluster's qemu defaults). */
+export interface QemuBaseSpec extends QemuDefaults {
   bootDisk?: BootDisk;
   /** Default none. */
   network?: 'none' | 'user';

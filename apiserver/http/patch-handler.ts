@@ -17,22 +17,23 @@ import type { ApiContext } from './context.js';
 import { bool, str, type Query } from './params.js';
 import { checkIdentity } from './resources-handler.js';
 
+/** The object a PATCH addresses. */
+export interface PatchTarget {
+  def: ResourceDefinition;
+  ns: string | undefined;
+  name: string;
+  sub: Subresource;
+}
+
 /** Applies the request's patch to one object. */
-export async function patchObject(
-  ctx: ApiContext,
-  req: Request,
-  def: ResourceDefinition,
-  ns: string | undefined,
-  name: string,
-  sub: Subresource,
-  opts: WriteOptions,
-): Promise<WriteResult> {
+export async function patchObject(ctx: ApiContext, req: Request, target: PatchTarget, opts: WriteOptions): Promise<WriteResult> {
+  const { def, ns, name, sub } = target;
   const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
   if (!(Object.values(PATCH_TYPES) as string[]).includes(type)) {
     throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.values(PATCH_TYPES).join(', ')}`);
   }
   const body = decodeBody(req.body, type);
-  if (type === PATCH_TYPES.apply) return applyConfig(ctx, req, def, ns, name, sub, opts, body);
+  if (type === PATCH_TYPES.apply) return applyConfig(ctx, req, target, opts, body);
   let fn: UpdateFn;
   if (type === PATCH_TYPES.json) {
     fn = (cur) => {
@@ -49,16 +50,8 @@ export async function patchObject(
 }
 
 /** Server-side apply: creates the object when absent. */
-function applyConfig(
-  ctx: ApiContext,
-  req: Request,
-  def: ResourceDefinition,
-  ns: string | undefined,
-  name: string,
-  sub: Subresource,
-  opts: WriteOptions,
-  body: unknown,
-): Promise<WriteResult> {
+function applyConfig(ctx: ApiContext, req: Request, target: PatchTarget, opts: WriteOptions, body: unknown): Promise<WriteResult> {
+  const { def, ns, name, sub } = target;
   const q = req.query as Query;
   const manager = str(q, 'fieldManager');
   if (!manager) throw badRequest('fieldManager: Required value: is required for apply patch');

@@ -59,7 +59,7 @@ async function dispatch(ctx: ApiContext, req: Request, res: Response, def: Resou
     }
     case 'PATCH': {
       if (!info.name) throw methodNotAllowed(`PATCH needs an object name in the URL`);
-      const r = await patchObject(ctx, req, def, ns, info.name, sub, write());
+      const r = await patchObject(ctx, req, { def, ns, name: info.name, sub }, write());
       return sendObject(req, res, def, r.created ? 201 : 200, r.obj, r.warnings);
     }
     case 'DELETE':
