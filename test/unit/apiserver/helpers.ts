@@ -1,5 +1,6 @@
 /** Small shared helpers for the apiserver unit tests (not a test file itself). */
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { ApiError } from '../../../apiserver/errors.js';
 import { ALL_VERBS, type ResourceDefinition } from '../../../apiserver/resources.js';
 
@@ -33,4 +34,19 @@ export function testDef(overrides: Partial<ResourceDefinition> = {}): ResourceDe
     verbs: ALL_VERBS,
     ...overrides,
   };
+}
+
+/** Arbitrary JSON values (null, booleans, integers, strings, arrays, objects) with keys drawn from `keys`. */
+export function jsonValue(keys: fc.Arbitrary<string>, strings: fc.Arbitrary<string> = fc.string(), maxKeys = 5): fc.Arbitrary<unknown> {
+  return fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constant(null),
+      fc.boolean(),
+      fc.integer(),
+      strings,
+      fc.array(tie('value'), { maxLength: 3 }),
+      fc.dictionary(keys, tie('value'), { maxKeys, noNullPrototype: true }),
+    ),
+  })).value;
 }
