@@ -1,0 +1,42 @@
+/**
+ * Time as the runtime sees it. Queues, rate limiters and leader election
+ * take a Clock so tests drive time by hand instead of sleeping.
+ */
+
+/** A cancellable timer handle. */
+export interface TimerHandle {
+  cancel(): void;
+}
+
+/** Wall-clock milliseconds and timers. */
+export interface Clock {
+  now(): number;
+  /** Runs fn once after ms; the timer does not keep the process alive. */
+  setTimer(fn: () => void, ms: number): TimerHandle;
+}
+
+/** The real clock. */
+export const realClock: Clock = {
+  now: () => Date.now(),
+  setTimer(fn, ms) {
+    const t = setTimeout(fn, Math.max(0, ms));
+    t.unref();
+    return { cancel: () => clearTimeout(t) };
+  },
+};
+
+/** Resolves after ms on the given clock. */
+export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = clock.setTimer(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      timer.cancel();
+      resolve();
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

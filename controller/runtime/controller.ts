@@ -1,0 +1,127 @@
+/**
+ * The reconcile loop every controller shares: informers feed keys into a
+ * rate-limited WorkQueue; N async workers take keys and call reconcile(key).
+ *
+ * Results (controller-runtime's contract):
+ * - resolves with nothing → success: the key's backoff is forgotten;
+ * - resolves { requeueAfterMs } → forgotten, and re-added after that delay;
+ * - throws PermanentError → logged, not retried (the reconciler has already
+ *   written a condition/event explaining it);
+ * - throws anything else (including a 409 Conflict) → re-added with
+ *   per-key exponential backoff, so conflicts are retried, never swallowed.
+ * The queue guarantees one key is never reconciled twice at once.
+ */
+import type { Logger } from 'winston';
+import { toApiError } from '../../api/client/errors.js';
+import { realClock, type Clock, type TimerHandle } from './clock.js';
+import type { Informer, ListedObject } from './informer.js';
+import type { RuntimeMetrics } from './metrics.js';
+import { WorkQueue } from './workqueue.js';
+
+/** What a reconcile asks for next. */
+export interface Result {
+  /** Reconcile this key again after this many milliseconds. */
+  requeueAfterMs?: number;
+}
+
+/** A failure retrying cannot fix (e.g. an invalid spec). */
+export class PermanentError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PermanentError';
+  }
+}
+
+/** Settings of a Controller. */
+export interface ControllerOptions {
+  name: string;
+  reconcile: (key: string) => Promise<Result | void>;
+  log: Logger;
+  workers?: number;
+  metrics?: RuntimeMetrics;
+  clock?: Clock;
+  /** Re-enqueue every key of the registered informers this often (0 = never). */
+  resyncMs?: number;
+}
+
+/** Binds informers to a work queue and runs workers over it. */
+export class Controller {
+  readonly queue: WorkQueue;
+  private readonly sources: Array<{ informer: Informer<ListedObject>; keys: (obj: ListedObject) => string[] }> = [];
+  private readonly clock: Clock;
+  private resyncTimer: TimerHandle | undefined;
+
+  constructor(private readonly opts: ControllerOptions) {
+    this.clock = opts.clock ?? realClock;
+    this.queue = new WorkQueue({ clock: this.clock, metrics: opts.metrics?.forQueue(opts.name) });
+  }
+
+  /** Enqueues the keys keys(obj) returns for every add, update and delete of the informer. */
+  watch<T extends ListedObject>(informer: Informer<T>, keys: (obj: T) => string[]): void {
+    const enqueue = (obj: T) => keys(obj).forEach((k) => this.queue.add(k));
+    informer.addHandlers({ add: enqueue, update: (old, obj) => (enqueue(old), enqueue(obj)), delete: enqueue });
+    this.sources.push({ informer: informer as unknown as Informer<ListedObject>, keys: keys as (obj: ListedObject) => string[] });
+  }
+
+  /** Runs workers until stop(); resolves when they have all finished. */
+  async run(): Promise<void> {
+    this.scheduleResync();
+    const workers = Array.from({ length: this.opts.workers ?? 2 }, () => this.worker());
+    await Promise.all(workers);
+  }
+
+  /** Stops handing out keys; in-flight reconciles finish. */
+  stop(): void {
+    this.resyncTimer?.cancel();
+    this.queue.shutDown();
+  }
+
+  private scheduleResync(): void {
+    const every = this.opts.resyncMs ?? 0;
+    if (every <= 0 || this.queue.isShuttingDown) return;
+    this.resyncTimer = this.clock.setTimer(() => {
+      for (const { informer, keys } of this.sources) for (const obj of informer.list()) keys(obj).forEach((k) => this.queue.add(k));
+      this.scheduleResync();
+    }, every);
+  }
+
+  private async worker(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      try {
+        await this.processKey(key);
+      } finally {
+        this.queue.done(key);
+      }
+    }
+  }
+
+  private async processKey(key: string): Promise<void> {
+    const { name, metrics, log } = this.opts;
+    const started = this.clock.now();
+    let result = 'success';
+    try {
+      const res = await this.opts.reconcile(key);
+      this.queue.forget(key);
+      if (res?.requeueAfterMs !== undefined) {
+        result = 'requeue';
+        this.queue.addAfter(key, res.requeueAfterMs);
+      }
+    } catch (err) {
+      const e = toApiError(err);
+      if (e instanceof PermanentError) {
+        result = 'permanent';
+        this.queue.forget(key);
+        log.warn('reconcile failed permanently', { controller: name, key, error: e.message });
+      } else {
+        result = 'error';
+        this.queue.addRateLimited(key);
+        log.info('reconcile failed, will retry', { controller: name, key, retries: this.queue.retries(key), error: String(e instanceof Error ? e.message : e) });
+      }
+    } finally {
+      metrics?.reconciles.inc({ controller: name, result });
+      metrics?.reconcileDuration.observe({ controller: name }, (this.clock.now() - started) / 1000);
+    }
+  }
+}

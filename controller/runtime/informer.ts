@@ -1,0 +1,233 @@
+/**
+ * An informer: a local cache of one resource kept current by list + watch,
+ * with add/update/delete handlers. It lists, then watches from the list's
+ * resourceVersion (with bookmarks); when a watch ends it resumes from the
+ * last version seen; a 410 Gone (version compacted away) or any other
+ * failure makes it re-list, after a backoff, and the re-list diff is
+ * delivered to handlers as adds, updates and deletes, so nothing is missed.
+ *
+ * Concurrency model: one async loop per informer; the store is only
+ * written by that loop, and handlers run synchronously inside it (they
+ * should only enqueue keys). hasSynced turns true after the first list.
+ */
+import { CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'winston';
+import { isGone, toApiError } from '../../api/client/errors.js';
+import { realClock, sleep, type Clock } from './clock.js';
+
+/** The minimum every listed object has. */
+export interface ListedObject {
+  metadata: { name?: string; namespace?: string; resourceVersion?: string; [k: string]: unknown };
+}
+
+/** What an informer lists and watches: any group/version/plural, optionally narrowed. */
+export interface InformerSource {
+  group: string;
+  version: string;
+  plural: string;
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/** Callbacks of an informer; keep them fast (enqueue keys). */
+export interface InformerHandlers<T> {
+  add?(obj: T): void;
+  update?(oldObj: T, newObj: T): void;
+  delete?(obj: T): void;
+}
+
+/** Options of an Informer. */
+export interface InformerOptions {
+  clock?: Clock;
+  log?: Logger;
+  /** Server-side watch timeout; each watch gets ±10 % jitter. Default 300 s. */
+  watchTimeoutSeconds?: number;
+}
+
+/** The cache key of an object: namespace/name, or name when cluster-scoped. */
+export function objectKey(obj: ListedObject): string {
+  const { namespace, name } = obj.metadata;
+  return namespace ? `${namespace}/${name}` : String(name);
+}
+
+/** A list+watch cache of one resource. */
+export class Informer<T extends ListedObject> {
+  private readonly store = new Map<string, T>();
+  private readonly handlers: InformerHandlers<T>[] = [];
+  private readonly api: CustomObjectsApi;
+  private readonly watcher: Watch;
+  private readonly clock: Clock;
+  private readonly stopController = new AbortController();
+  private resourceVersion = '';
+  private synced = false;
+  private syncWaiters: Array<() => void> = [];
+  private loop: Promise<void> | undefined;
+  private abortWatch: AbortController | undefined;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    readonly source: InformerSource,
+    private readonly opts: InformerOptions = {},
+  ) {
+    this.api = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.watcher = new Watch(kubeConfig);
+    this.clock = opts.clock ?? realClock;
+  }
+
+  /** Registers handlers; objects already cached are delivered as adds. */
+  addHandlers(h: InformerHandlers<T>): void {
+    this.handlers.push(h);
+    for (const obj of this.store.values()) h.add?.(obj);
+  }
+
+  /** Starts list + watch in the background. */
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  /** Resolves once the first list has filled the cache. */
+  waitForSync(): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    return new Promise((resolve) => this.syncWaiters.push(resolve));
+  }
+
+  /** Whether the first list has completed. */
+  get hasSynced(): boolean {
+    return this.synced;
+  }
+
+  /** The cached object with this key (namespace/name), if any. Never mutate it. */
+  get(key: string): T | undefined {
+    return this.store.get(key);
+  }
+
+  /** Every cached object. Never mutate them. */
+  list(): T[] {
+    return [...this.store.values()];
+  }
+
+  /** The resourceVersion the cache reflects. */
+  get lastResourceVersion(): string {
+    return this.resourceVersion;
+  }
+
+  /** Stops the loop and any open watch. */
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    this.abortWatch?.abort();
+    await this.loop;
+  }
+
+  private get stopped(): boolean {
+    return this.stopController.signal.aborted;
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    let needList = true;
+    while (!this.stopped) {
+      try {
+        if (needList) await this.relist();
+        needList = false;
+        const outcome = await this.watchOnce();
+        failures = outcome === 'gone' ? failures + 1 : 0;
+        needList = outcome === 'gone';
+      } catch (err) {
+        failures++;
+        needList = needList || isGone(err) || !this.resourceVersion;
+        this.opts.log?.warn('list/watch failed, retrying', { resource: this.source.plural, error: String(toApiError(err)) });
+      }
+      if (failures > 0) await sleep(this.clock, Math.min(100 * 2 ** Math.min(failures - 1, 7), 10_000), this.stopController.signal);
+    }
+  }
+
+  private async relist(): Promise<void> {
+    const { group, version, plural, namespace, labelSelector, fieldSelector } = this.source;
+    const items: T[] = [];
+    let cont: string | undefined;
+    let rv = '';
+    do {
+      const params = { group, version, plural, labelSelector, fieldSelector, limit: 500, _continue: cont };
+      const page = (await (namespace
+        ? this.api.listNamespacedCustomObject({ ...params, namespace })
+        : this.api.listClusterCustomObject(params))) as { items: T[]; metadata: { resourceVersion?: string; continue?: string } };
+      items.push(...page.items);
+      rv ||= page.metadata.resourceVersion ?? '';
+      cont = page.metadata.continue || undefined;
+    } while (cont && !this.stopped);
+    this.replaceAll(items);
+    this.resourceVersion = rv;
+    this.markSynced();
+  }
+
+  private replaceAll(items: T[]): void {
+    const fresh = new Map(items.map((o) => [objectKey(o), o]));
+    for (const [key, old] of this.store) {
+      if (!fresh.has(key)) {
+        this.store.delete(key);
+        this.emit('delete', old);
+      }
+    }
+    for (const [key, obj] of fresh) this.upsert(key, obj);
+  }
+
+  private upsert(key: string, obj: T): void {
+    const old = this.store.get(key);
+    this.store.set(key, obj);
+    if (!old) this.emit('add', obj);
+    else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit('update', obj, old);
+  }
+
+  private emit(kind: 'add' | 'update' | 'delete', obj: T, old?: T): void {
+    for (const h of this.handlers) {
+      if (kind === 'add') h.add?.(obj);
+      else if (kind === 'update') h.update?.(old!, obj);
+      else h.delete?.(obj);
+    }
+  }
+
+  private markSynced(): void {
+    if (this.synced) return;
+    this.synced = true;
+    for (const w of this.syncWaiters.splice(0)) w();
+  }
+
+  /** One watch from the cached version; resolves 'ended' when it closes normally, 'gone' on 410. */
+  private watchOnce(): Promise<'ended' | 'gone'> {
+    const { group, version, plural, namespace, labelSelector, fieldSelector } = this.source;
+    const path = `${group ? `/apis/${group}` : '/api'}/${version}${namespace ? `/namespaces/${namespace}` : ''}/${plural}`;
+    const base = this.opts.watchTimeoutSeconds ?? 300;
+    const timeoutSeconds = Math.round(base * (0.9 + Math.random() * 0.2));
+    return new Promise((resolve, reject) => {
+      let gone = false;
+      const onEvent = (type: string, obj: T & { code?: number }) => {
+        if (type === 'ERROR') {
+          gone = obj.code === 410;
+          this.abortWatch?.abort();
+          return;
+        }
+        if (obj?.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
+        if (type === 'ADDED' || type === 'MODIFIED') this.upsert(objectKey(obj), obj);
+        else if (type === 'DELETED') this.remove(obj);
+      };
+      const onDone = (err: unknown) => (err && !gone && !this.stopped ? reject(err) : resolve(gone ? 'gone' : 'ended'));
+      const query = { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds, labelSelector, fieldSelector };
+      this.watcher.watch(path, query, onEvent, onDone).then(
+        (ac) => {
+          this.abortWatch = ac;
+          if (this.stopped) ac.abort();
+        },
+        reject,
+      );
+    });
+  }
+
+  private remove(obj: T): void {
+    const key = objectKey(obj);
+    const old = this.store.get(key);
+    if (!old) return;
+    this.store.delete(key);
+    this.emit('delete', obj);
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * One coordination.k8s.io/v1 Lease held by one identity, with client-go's
+ * resourcelock semantics. Used for the controller's leader election, each
+ * agent's node heartbeat and each instance's fencing lease.
+ *
+ * Expiry is judged from when *this process* last saw the record change
+ * (observedAt + leaseDurationSeconds), never from the holder's renewTime,
+ * so clock skew between machines cannot make a live lease look expired.
+ * Every write is a PUT carrying the resourceVersion read, so two
+ * candidates racing for an expired lease cannot both win.
+ */
+import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
+import { isConflict, isNotFound, toApiError } from '../../api/client/errors.js';
+import { realClock, type Clock } from './clock.js';
+
+/** Identity and timing of a LeaseLock. */
+export interface LeaseLockOptions {
+  namespace: string;
+  name: string;
+  identity: string;
+  leaseDurationSeconds: number;
+  clock?: Clock;
+  labels?: Record<string, string>;
+}
+
+/** A lease this process tries to hold. */
+export class LeaseLock {
+  private readonly api: CoordinationV1Api;
+  private readonly clock: Clock;
+  private observed: { record: string; at: number; lease: V1Lease } | undefined;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    readonly opts: LeaseLockOptions,
+  ) {
+    this.api = kubeConfig.makeApiClient(CoordinationV1Api);
+    this.clock = opts.clock ?? realClock;
+  }
+
+  /** Holder of the lease as last observed. */
+  get observedHolder(): string | undefined {
+    return this.observed?.lease.spec?.holderIdentity ?? undefined;
+  }
+
+  /** Creates, renews or takes over (when expired) the lease; resolves whether this identity holds it. */
+  async tryAcquireOrRenew(): Promise<boolean> {
+    const { namespace, name, identity } = this.opts;
+    const now = new Date(this.clock.now());
+    let current: V1Lease;
+    try {
+      current = await this.api.readNamespacedLease({ namespace, name });
+    } catch (err) {
+      if (!isNotFound(err)) throw toApiError(err);
+      return this.create(now);
+    }
+    this.observe(current);
+    const holder = current.spec?.holderIdentity;
+    if (holder && holder !== identity && !this.observedExpired()) return false;
+    const takingOver = holder !== identity;
+    const spec = {
+      ...current.spec,
+      holderIdentity: identity,
+      leaseDurationSeconds: this.opts.leaseDurationSeconds,
+      renewTime: now,
+      acquireTime: takingOver ? now : (current.spec?.acquireTime ?? now),
+      leaseTransitions: (current.spec?.leaseTransitions ?? 0) + (takingOver && holder ? 1 : 0),
+    };
+    return this.write({ ...current, spec });
+  }
+
+  /** Gives the lease up if this identity holds it, so a successor need not wait for expiry. */
+  async release(): Promise<void> {
+    const { namespace, name, identity } = this.opts;
+    try {
+      const current = await this.api.readNamespacedLease({ namespace, name });
+      if (current.spec?.holderIdentity !== identity) return;
+      const now = new Date(this.clock.now());
+      await this.api.replaceNamespacedLease({
+        namespace,
+        name,
+        body: { ...current, spec: { ...current.spec, holderIdentity: undefined, leaseDurationSeconds: 1, renewTime: now, acquireTime: now } },
+      });
+    } catch (err) {
+      if (!isNotFound(err) && !isConflict(err)) throw toApiError(err);
+    }
+  }
+
+  /** Deletes the lease if this identity holds it. */
+  async delete(): Promise<void> {
+    const { namespace, name, identity } = this.opts;
+    try {
+      const current = await this.api.readNamespacedLease({ namespace, name });
+      if (current.spec?.holderIdentity && current.spec.holderIdentity !== identity) return;
+      await this.api.deleteNamespacedLease({ namespace, name, body: { preconditions: { resourceVersion: current.metadata?.resourceVersion } } });
+    } catch (err) {
+      if (!isNotFound(err) && !isConflict(err)) throw toApiError(err);
+    }
+  }
+
+  private observe(lease: V1Lease): void {
+    const s = lease.spec ?? {};
+    const record = JSON.stringify([s.holderIdentity, s.renewTime, s.acquireTime, s.leaseDurationSeconds]);
+    if (this.observed?.record !== record) this.observed = { record, at: this.clock.now(), lease };
+    else this.observed.lease = lease;
+  }
+
+  private observedExpired(): boolean {
+    if (!this.observed) return true;
+    const duration = this.observed.lease.spec?.leaseDurationSeconds ?? this.opts.leaseDurationSeconds;
+    return this.observed.at + duration * 1000 <= this.clock.now();
+  }
+
+  private async create(now: Date): Promise<boolean> {
+    const { namespace, name, identity, leaseDurationSeconds, labels } = this.opts;
+    const body: V1Lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: { name, namespace, labels },
+      spec: { holderIdentity: identity, leaseDurationSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+    };
+    try {
+      this.observe(await this.api.createNamespacedLease({ namespace, body }));
+      return true;
+    } catch (err) {
+      if (isConflict(err)) return false;
+      throw toApiError(err);
+    }
+  }
+
+  private async write(lease: V1Lease): Promise<boolean> {
+    try {
+      this.observe(await this.api.replaceNamespacedLease({ namespace: this.opts.namespace, name: this.opts.name, body: lease }));
+      return true;
+    } catch (err) {
+      if (isConflict(err)) return false;
+      throw toApiError(err);
+    }
+  }
+}
