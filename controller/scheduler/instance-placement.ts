@@ -1,0 +1,78 @@
+/**
+ * Chooses the node for one Instance. Pure: the caller passes the snapshot
+ * (with any assumed placements overlaid) and writes the decision itself.
+ * Among the nodes that pass every check it takes the least allocated one,
+ * which spreads load, and breaks ties by fewer instances and then by name,
+ * so the same input yields the same node whatever order the objects came
+ * in. The Instance itself never counts against any node, which makes the
+ * same call serve first placement, rescheduling, failover and migration.
+ */
+import type { Instance } from '../../api/instance.js';
+import { instanceFitContext, instanceFitFailure, type InstanceFitContext } from './instance-fit.js';
+import { compareNames, nodeViews, usedFraction, type NodeView } from './node-view.js';
+import { instanceNodes } from './placements.js';
+import { REASON } from './reasons.js';
+import type { InstanceRequest } from './requests.js';
+import { clusterName, instanceLimits, objectKey, type ClusterSnapshot, type ScheduleOptions } from './snapshot.js';
+import { noNodesMessage, tallyReasons, unschedulableMessage, type Unschedulable } from './unschedulable-message.js';
+
+/** Where an Instance goes, or why it cannot go anywhere. */
+export type InstancePlacement = { nodeName: string } | Unschedulable;
+
+/** The node for an Instance: the least allocated node that passes every check, or why none does. */
+export function scheduleInstance(instance: Instance, snapshot: ClusterSnapshot, opts: ScheduleOptions = {}): InstancePlacement {
+  const cluster = clusterName(snapshot, instance.metadata);
+  if (snapshot.nodes.length === 0) return { unschedulable: true, message: noNodesMessage(cluster), reasons: {} };
+  const self = objectKey(instance);
+  const others: ClusterSnapshot = { ...snapshot, instances: snapshot.instances.filter((i) => objectKey(i) !== self) };
+  const limited = clusterLimitReached(others, cluster);
+  if (limited) return limited;
+  const ctx = instanceFitContext(instance, others, opts);
+  const fitting: NodeView[] = [];
+  const failures: string[] = [];
+  for (const view of nodeViews(others)) {
+    const failure = instanceFitFailure(view, ctx);
+    if (failure === undefined) fitting.push(view);
+    else failures.push(failure);
+  }
+  if (fitting.length > 0) return { nodeName: leastAllocated(fitting, ctx.request).name };
+  const reasons = tallyReasons(failures);
+  const hints = instanceHints(others, cluster, ctx);
+  return { unschedulable: true, message: unschedulableMessage(0, snapshot.nodes.length, reasons, hints), reasons };
+}
+
+/** policy.maxInstances counts the placed Instances other than this one; every node is then out for that reason. */
+function clusterLimitReached(others: ClusterSnapshot, cluster: string): Unschedulable | undefined {
+  const { maxInstances } = instanceLimits(others.cluster);
+  const placed = others.instances.filter((i) => instanceNodes(i).length > 0).length;
+  if (maxInstances === 0 || placed < maxInstances) return undefined;
+  const reasons = { [REASON.maxInstancesInCluster]: others.nodes.length };
+  const hint = `Cluster ${cluster} already has ${placed} placed instances and its spec.policy.maxInstances is ${maxInstances}; raise the limit or delete an instance.`;
+  return { unschedulable: true, message: unschedulableMessage(0, others.nodes.length, reasons, [hint]), reasons };
+}
+
+function leastAllocated(fitting: readonly NodeView[], request: InstanceRequest): NodeView {
+  const score = ({ usage, capacity }: NodeView): number =>
+    Math.max(usedFraction(usage.cpus + request.cpus, capacity.cpus), usedFraction(usage.memoryBytes + request.memoryBytes, capacity.memoryBytes));
+  const ranked = fitting
+    .map((view) => ({ view, score: score(view) }))
+    .sort((a, b) => a.score - b.score || a.view.usage.instances - b.view.usage.instances || compareNames(a.view.name, b.view.name));
+  return ranked[0]!.view;
+}
+
+/** Sentences that explain causes no node count can: a pin to an unknown node, a volume without data anywhere. */
+function instanceHints(others: ClusterSnapshot, cluster: string, ctx: InstanceFitContext): string[] {
+  const hints: string[] = [];
+  const pin = ctx.pin;
+  if (pin && !others.nodes.some((n) => n.metadata.name === pin.nodeName)) {
+    hints.push(`Pinned node ${pin.nodeName} (${pin.field}) is not registered in cluster ${cluster}; register it or change ${pin.field}.`);
+  }
+  for (const { volumeName, holders } of ctx.volumes) {
+    if (!others.volumes.some((v) => v.metadata.name === volumeName)) {
+      hints.push(`Volume ${volumeName} does not exist in cluster ${cluster}; create it or fix spec.volumes.`);
+    } else if (holders.size === 0) {
+      hints.push(`Volume ${volumeName} has no live replica on any node yet; the instance is scheduled once one is placed.`);
+    }
+  }
+  return hints;
+}

@@ -1,0 +1,36 @@
+/**
+ * Each node as both placements see it: the object, what is placed on it
+ * and what it offers. Built once per decision so every check and the
+ * scoring read the same numbers.
+ */
+import type { Node } from '../../api/node.js';
+import { nodeAllocation, type NodeUsage } from './allocation.js';
+import { nodeCapacity, type NodeCapacity } from './capacity.js';
+import type { ClusterSnapshot } from './snapshot.js';
+
+/** One node with its usage and its schedulable capacity. */
+export interface NodeView {
+  name: string;
+  node: Node;
+  usage: NodeUsage;
+  capacity: NodeCapacity;
+}
+
+/** The snapshot's nodes with their usage and capacity, in input order. */
+export function nodeViews(snapshot: ClusterSnapshot): NodeView[] {
+  const usage = nodeAllocation(snapshot);
+  return snapshot.nodes.map((node) => {
+    const name = node.metadata.name ?? '';
+    return { name, node, usage: usage.get(name)!, capacity: nodeCapacity(node, snapshot.cluster) };
+  });
+}
+
+/** used/capacity, 0 for a zero capacity (only fitting nodes are scored, where used is then 0 too). */
+export function usedFraction(used: number, capacity: number): number {
+  return capacity > 0 ? used / capacity : 0;
+}
+
+/** Orders node names by UTF-16 code units, independent of the locale, for deterministic tie-breaks. */
+export function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

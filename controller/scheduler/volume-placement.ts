@@ -1,0 +1,80 @@
+/**
+ * Chooses nodes for the replicas a Volume still lacks. Replicas that hold
+ * live data stay where they are (moving data is never a scheduling side
+ * effect); only the missing ones are placed, one per node, on the nodes
+ * with the lowest storage allocation after placement, ties broken by name,
+ * so replicas spread and the same input gives the same nodes. When too few
+ * nodes fit, the nodes that do are still returned, so the caller can create
+ * what it can now and report the rest.
+ */
+import type { Volume } from '../../api/volume.js';
+import { matchesNodeSelector, nodeEligibility } from './eligibility.js';
+import { compareNames, nodeViews, usedFraction, type NodeView } from './node-view.js';
+import { liveReplicaNodes } from './placements.js';
+import { REASON } from './reasons.js';
+import { volumeSizeBytes } from './requests.js';
+import { clusterName, objectKey, type ClusterSnapshot, type ScheduleOptions } from './snapshot.js';
+import { noNodesMessage, tallyReasons, unschedulableMessage, type Unschedulable } from './unschedulable-message.js';
+
+/** The nodes that should hold the Volume's replicas: those kept first, then the new ones in order of preference. */
+export type ReplicaPlacement = { nodeNames: string[] } | (Unschedulable & { nodeNames: string[] });
+
+interface ReplicaFitContext {
+  sizeBytes: number;
+  holders: ReadonlySet<string>;
+  excluded: ReadonlySet<string>;
+  nodeSelector: Readonly<Record<string, string>> | undefined;
+}
+
+/** The first check a node fails for a new replica, in a fixed order, or undefined when it can take one. */
+function replicaFitFailure({ name, node, usage, capacity }: NodeView, ctx: ReplicaFitContext): string | undefined {
+  const eligibility = nodeEligibility(node);
+  if (!eligibility.eligible) return eligibility.reason;
+  if (ctx.excluded.has(name)) return REASON.excluded;
+  if (ctx.holders.has(name)) return REASON.holdsReplica;
+  if (!matchesNodeSelector(node, ctx.nodeSelector)) return REASON.nodeSelector;
+  if (usage.storageBytes + ctx.sizeBytes > capacity.storageBytes) return REASON.insufficientStorage;
+  return undefined;
+}
+
+/**
+ * Nodes for a Volume's spec.replicas (default 1). Live replicas on nodes
+ * not in opts.excludeNodes are kept (all of them: choosing which extra
+ * replica to remove is the Volume reconciler's call); a live replica on an
+ * excluded node is to be replaced. Unschedulable counts, per node, why it
+ * cannot take a new replica; "a/b nodes are available" means a of the b
+ * nodes could take one, and a sentence says how many replicas are missing.
+ */
+export function scheduleVolumeReplicas(volume: Volume, snapshot: ClusterSnapshot, opts: ScheduleOptions = {}): ReplicaPlacement {
+  const excluded = new Set(opts.excludeNodes ?? []);
+  const kept = liveReplicaNodes(volume).filter((n) => !excluded.has(n));
+  const wanted = volume.spec.replicas ?? 1;
+  const missing = wanted - kept.length;
+  if (missing <= 0) return { nodeNames: kept };
+  const self = objectKey(volume);
+  // The Volume as passed wins over its copy in the snapshot, which may be older.
+  const current: ClusterSnapshot = { ...snapshot, volumes: [...snapshot.volumes.filter((v) => objectKey(v) !== self), volume] };
+  const ctx: ReplicaFitContext = { sizeBytes: volumeSizeBytes(volume), holders: new Set(kept), excluded, nodeSelector: volume.spec.nodeSelector };
+  const fitting: NodeView[] = [];
+  const failures: string[] = [];
+  for (const view of nodeViews(current)) {
+    const failure = replicaFitFailure(view, ctx);
+    if (failure === undefined) fitting.push(view);
+    else failures.push(failure);
+  }
+  const fraction = (v: NodeView): number => usedFraction(v.usage.storageBytes + ctx.sizeBytes, v.capacity.storageBytes);
+  const chosen = fitting
+    .sort((a, b) => fraction(a) - fraction(b) || compareNames(a.name, b.name))
+    .slice(0, missing)
+    .map((v) => v.name);
+  const nodeNames = [...kept, ...chosen];
+  if (chosen.length === missing) return { nodeNames };
+  const stillMissing = missing - chosen.length;
+  const hint = `${stillMissing} of ${wanted} replicas ${stillMissing === 1 ? 'is' : 'are'} still missing.`;
+  const reasons = tallyReasons(failures);
+  const message =
+    snapshot.nodes.length === 0
+      ? noNodesMessage(clusterName(snapshot, volume.metadata), [hint])
+      : unschedulableMessage(fitting.length, snapshot.nodes.length, reasons, [hint]);
+  return { unschedulable: true, message, reasons, nodeNames };
+}
