@@ -27,3 +27,42 @@ export function instanceLeaseName(instanceName: string): string {
 export function volumeEnvName(attachmentName: string): string {
   return `CAIRN_VOLUME_${attachmentName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 }
+
+/** Finalizer the controller puts on Instances and Volumes: their WorkItems must be gone before they are. */
+export const CONTROLLER_FINALIZER = 'cairn.dev/controller';
+
+/** Finalizer on WorkItems: the agent removes it once the node has cleaned up. */
+export const AGENT_FINALIZER = 'cairn.dev/agent';
+
+/** Finalizer on Clusters: everything in the cluster's namespace is deleted first. */
+export const CLUSTER_FINALIZER = 'cairn.dev/cluster-cleanup';
+
+/** Label on WorkItems naming the kind of their owner. */
+export const OWNER_KIND_LABEL = 'cairn.dev/owner-kind';
+
+/** Label on WorkItems naming their owner. */
+export const OWNER_NAME_LABEL = 'cairn.dev/owner-name';
+
+/** Label on WorkItems naming their node. */
+export const NODE_LABEL = 'cairn.dev/node';
+
+const MAX_NAME = 253;
+
+/** A DNS-subdomain name from parts joined by dots, shortened with a hash suffix when too long. */
+export function joinName(...parts: string[]): string {
+  const name = parts.join('.');
+  if (name.length <= MAX_NAME) return name;
+  let h = 0;
+  for (const ch of name) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
+  return `${name.slice(0, MAX_NAME - 9)}-${h.toString(16).padStart(8, '0')}`;
+}
+
+/** Name of the WorkItem that runs an instance on a node. */
+export function instanceWorkItemName(instanceName: string, nodeName: string): string {
+  return joinName(instanceName, nodeName);
+}
+
+/** Name of the WorkItem that keeps replica `index` of a volume on a node. */
+export function replicaWorkItemName(volumeName: string, index: number, nodeName: string): string {
+  return joinName(volumeName, `r${index}`, nodeName);
+}

@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { cairnVersion } from '../apiserver/server.js';
 import { isApiServerWorker, runApiServerWorker } from '../apiserver/worker-pool.js';
+import { controllerCommand } from './commands/controller.js';
 import { apiserverCommand, serverCommand } from './commands/server.js';
 
 const program = new Command('cairn')
@@ -13,6 +14,7 @@ const program = new Command('cairn')
   .showHelpAfterError('(run with --help for usage)')
   .addCommand(serverCommand())
   .addCommand(apiserverCommand())
+  .addCommand(controllerCommand())
   .addCommand(
     new Command('version').description('Print the Cairn version').action(() => {
       process.stdout.write(`cairn ${cairnVersion()} (API compatible with Kubernetes 1.32)\n`);

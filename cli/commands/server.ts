@@ -11,6 +11,7 @@ import { lockDataDir } from '../../apiserver/etcd/data-dir-lock.js';
 import { EtcdSupervisor } from '../../apiserver/etcd/supervisor.js';
 import { defaultApiServerOptions, defaultCrdDir, startApiServer, type ApiServerOptions } from '../../apiserver/server.js';
 import { startWorkerPool } from '../../apiserver/worker-pool.js';
+import { ChildSupervisor } from '../child-supervisor.js';
 import { parseCount, parseDuration, parseList, parsePort } from '../flags.js';
 
 interface ServerFlags {
@@ -26,6 +27,8 @@ interface ServerFlags {
   eventTtl: number;
   logLevel: string;
   workers: number;
+  controller?: boolean;
+  controllerMetricsPort?: number;
 }
 
 function addApiServerFlags(cmd: Command): Command {
@@ -48,6 +51,8 @@ export function serverCommand(): Command {
   return addApiServerFlags(new Command('server'))
     .description('Run the all-in-one Cairn control plane: the API server, with a managed local etcd unless --etcd-endpoints is given')
     .option('--etcd-endpoints <urls>', 'external etcd endpoints, comma-separated (default: start an embedded etcd under --data-dir)', parseList)
+    .option('--no-controller', 'do not run the controller (run `cairn controller` separately, or none to drive status by hand)')
+    .option('--controller-metrics-port <port>', "port of the controller's /healthz and /metrics (default: a free port, logged)", parsePort, 0)
     .addHelpText('after', `
 Examples:
   cairn server --data-dir /var/lib/cairn --port 6443
@@ -99,11 +104,13 @@ async function run(flags: ServerFlags, embedEtcd: boolean): Promise<void> {
     throw err;
   }
   process.stdout.write(`Cairn API server listening at ${server.url}\nkubeconfig: ${server.kubeconfigPath}\n  export KUBECONFIG=${server.kubeconfigPath}\n`);
+  const controller = embedEtcd && flags.controller !== false ? superviseController(server.kubeconfigPath, flags, log) : undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info('shutting down', { signal });
+    await controller?.stop();
     await server.close();
     await etcd?.stop();
     unlock();
@@ -111,4 +118,12 @@ async function run(flags: ServerFlags, embedEtcd: boolean): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+/** Runs `cairn controller` against this server as a supervised child process. */
+function superviseController(kubeconfig: string, flags: ServerFlags, log: ReturnType<typeof createLogger>): ChildSupervisor {
+  const args = [...process.execArgv, process.argv[1]!, 'controller', '--kubeconfig', kubeconfig, '--metrics-port', String(flags.controllerMetricsPort ?? 0), '--log-level', flags.logLevel];
+  const supervisor = new ChildSupervisor({ name: 'controller', command: process.execPath, args, log });
+  supervisor.start();
+  return supervisor;
 }

@@ -56,9 +56,13 @@ export class Controller {
     this.queue = new WorkQueue({ clock: this.clock, metrics: opts.metrics?.forQueue(opts.name) });
   }
 
-  /** Enqueues the keys keys(obj) returns for every add, update and delete of the informer. */
-  watch<T extends ListedObject>(informer: Informer<T>, keys: (obj: T) => string[]): void {
-    const enqueue = (obj: T) => keys(obj).forEach((k) => this.queue.add(k));
+  /**
+   * Enqueues the keys keys(obj) returns for every add, update and delete of
+   * the informer; with delayMs, after that delay, so a burst of changes
+   * coalesces into one reconcile per key.
+   */
+  watch<T extends ListedObject>(informer: Informer<T>, keys: (obj: T) => string[], delayMs = 0): void {
+    const enqueue = (obj: T) => keys(obj).forEach((k) => this.queue.addAfter(k, delayMs));
     informer.addHandlers({ add: enqueue, update: (old, obj) => (enqueue(old), enqueue(obj)), delete: enqueue });
     this.sources.push({ informer: informer as unknown as Informer<ListedObject>, keys: keys as (obj: ListedObject) => string[] });
   }

@@ -17,7 +17,7 @@ import { realClock, sleep, type Clock } from './clock.js';
 
 /** The minimum every listed object has. */
 export interface ListedObject {
-  metadata: { name?: string; namespace?: string; resourceVersion?: string; [k: string]: unknown };
+  metadata: { name?: string; namespace?: string; resourceVersion?: string };
 }
 
 /** What an informer lists and watches: any group/version/plural, optionally narrowed. */
@@ -54,6 +54,7 @@ export function objectKey(obj: ListedObject): string {
 /** A list+watch cache of one resource. */
 export class Informer<T extends ListedObject> {
   private readonly store = new Map<string, T>();
+  private readonly indexes = new Map<string, { fn: (obj: T) => string[]; map: Map<string, Set<string>> }>();
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly api: CustomObjectsApi;
   private readonly watcher: Watch;
@@ -100,6 +101,20 @@ export class Informer<T extends ListedObject> {
   /** The cached object with this key (namespace/name), if any. Never mutate it. */
   get(key: string): T | undefined {
     return this.store.get(key);
+  }
+
+  /** Adds a secondary index (client-go's Indexer): fn lists the index values of an object. Call before start(). */
+  addIndex(name: string, fn: (obj: T) => string[]): void {
+    const map = new Map<string, Set<string>>();
+    this.indexes.set(name, { fn, map });
+    for (const [key, obj] of this.store) this.index(key, obj, undefined);
+  }
+
+  /** Cached objects whose index `name` contains value. */
+  byIndex(name: string, value: string): T[] {
+    const keys = this.indexes.get(name)?.map.get(value);
+    if (!keys) return [];
+    return [...keys].map((k) => this.store.get(k)!);
   }
 
   /** Every cached object. Never mutate them. */
@@ -166,6 +181,7 @@ export class Informer<T extends ListedObject> {
     for (const [key, old] of this.store) {
       if (!fresh.has(key)) {
         this.store.delete(key);
+        this.index(key, undefined, old);
         this.emit('delete', old);
       }
     }
@@ -175,6 +191,7 @@ export class Informer<T extends ListedObject> {
   private upsert(key: string, obj: T): void {
     const old = this.store.get(key);
     this.store.set(key, obj);
+    this.index(key, obj, old);
     if (!old) this.emit('add', obj);
     else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit('update', obj, old);
   }
@@ -228,6 +245,22 @@ export class Informer<T extends ListedObject> {
     const old = this.store.get(key);
     if (!old) return;
     this.store.delete(key);
+    this.index(key, undefined, old);
     this.emit('delete', obj);
+  }
+
+  private index(key: string, obj: T | undefined, old: T | undefined): void {
+    for (const { fn, map } of this.indexes.values()) {
+      for (const v of old ? fn(old) : []) {
+        const set = map.get(v);
+        set?.delete(key);
+        if (set?.size === 0) map.delete(v);
+      }
+      for (const v of obj ? fn(obj) : []) {
+        let set = map.get(v);
+        if (!set) map.set(v, (set = new Set()));
+        set.add(key);
+      }
+    }
   }
 }

@@ -1,0 +1,44 @@
+/**
+ * The actions reconcile plans return and executors carry out. Plans decide;
+ * executors only write. Shared by the Instance and Volume reconcilers.
+ */
+import type { WorkItem } from '../../api/workitem.js';
+import type { EventType } from '../runtime/events.js';
+
+/** One write an executor performs. */
+export type Action =
+  | { type: 'addFinalizer' }
+  | { type: 'removeFinalizer' }
+  | { type: 'createWorkItem'; workItem: WorkItem }
+  | { type: 'updateWorkItem'; workItem: WorkItem }
+  | { type: 'deleteWorkItem'; name: string; uid?: string }
+  /** Removes the agent's finalizer from a WorkItem whose node is lost (its agent cannot), then deletes it. */
+  | { type: 'releaseWorkItem'; name: string; uid?: string }
+  | { type: 'event'; eventType: EventType; reason: string; message: string };
+
+/** What a plan returns: writes, the desired status, and when to look again. */
+export interface Plan<Status> {
+  actions: Action[];
+  status: Status;
+  requeueAfterMs?: number;
+}
+
+/** The smaller of two optional delays. */
+export function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return Math.min(a, b);
+}
+
+/** The stored WorkItem with the desired spec, labels and annotations (keeping its resourceVersion and finalizers). */
+export function mergeWorkItem(current: WorkItem, desired: WorkItem): WorkItem {
+  return {
+    ...current,
+    metadata: {
+      ...current.metadata,
+      labels: { ...current.metadata.labels, ...desired.metadata.labels },
+      annotations: { ...current.metadata.annotations, ...desired.metadata.annotations },
+    },
+    spec: desired.spec,
+  };
+}

@@ -1,0 +1,56 @@
+/** The Cluster reconciler's I/O: counts from the cache; finalizer, deletions and status through the API. */
+import type { CairnClient } from '../../../api/client/cairn-client.js';
+import { CLUSTER_FINALIZER } from '../../../api/names.js';
+import type { ControllerCache } from '../../cache.js';
+import type { Clock } from '../../runtime/clock.js';
+import type { Result } from '../../runtime/controller.js';
+import { stableJson } from '../stable-json.js';
+import type { StaleGuard } from '../stale-guard.js';
+import { planCluster, type ClusterAction } from './plan.js';
+import type { Cluster } from '../../../api/cluster.js';
+
+/** What the Cluster reconciler reads and writes through. */
+export interface ClusterReconcilerDeps {
+  client: CairnClient;
+  cache: ControllerCache;
+  clock: Clock;
+  stale: StaleGuard;
+}
+
+/** Reconciles the Cluster with this name (its namespace). */
+export async function reconcileCluster(deps: ClusterReconcilerDeps, name: string): Promise<Result | void> {
+  const cluster = deps.cache.clusters.get(name);
+  if (!cluster || deps.stale.isStale(name, cluster.metadata.resourceVersion)) return;
+  const { cache } = deps;
+  const plan = planCluster({
+    cluster,
+    nodes: cache.inNamespace(cache.nodes, name),
+    instances: cache.inNamespace(cache.instances, name),
+    volumes: cache.inNamespace(cache.volumes, name),
+    workItems: cache.inNamespace(cache.workItems, name),
+    now: deps.clock.now(),
+  });
+  let latest = cluster;
+  for (const a of plan.actions) {
+    const before = latest.metadata.resourceVersion;
+    latest = await apply(deps.client, latest, a);
+    if (a.type !== 'delete') deps.stale.replaced(name, before);
+  }
+  if (plan.actions.some((a) => a.type === 'removeFinalizer')) return;
+  if (stableJson(latest.status ?? {}) !== stableJson(plan.status)) {
+    await deps.client.replaceStatus('Cluster', { ...latest, status: plan.status });
+    deps.stale.replaced(name, latest.metadata.resourceVersion);
+  }
+  return cluster.metadata.deletionTimestamp ? { requeueAfterMs: 2000 } : undefined;
+}
+
+async function apply(client: CairnClient, cluster: Cluster, a: ClusterAction): Promise<Cluster> {
+  const name = cluster.metadata.name!;
+  if (a.type === 'delete') {
+    await client.delete(a.kind, name, a.name);
+    return cluster;
+  }
+  const current = cluster.metadata.finalizers ?? [];
+  const finalizers = a.type === 'addFinalizer' ? [...current, CLUSTER_FINALIZER] : current.filter((f) => f !== CLUSTER_FINALIZER);
+  return client.patch('Cluster', undefined, name, { metadata: { finalizers, resourceVersion: cluster.metadata.resourceVersion } });
+}

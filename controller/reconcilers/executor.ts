@@ -1,0 +1,97 @@
+/**
+ * Carries out the actions of a plan for one owner (Instance or Volume),
+ * then writes its status. Every write is conditional: finalizer changes
+ * and status carry the resourceVersion read from the cache, WorkItem
+ * updates carry theirs, deletes carry the uid; a 409 propagates so the
+ * work queue retries with a fresh cache. Creating a WorkItem that already
+ * exists (a restarted or stale controller) is success, not a duplicate.
+ */
+import type { Logger } from 'winston';
+import type { CairnClient } from '../../api/client/cairn-client.js';
+import { isConflict } from '../../api/client/errors.js';
+import { AGENT_FINALIZER, CONTROLLER_FINALIZER } from '../../api/names.js';
+import type { Instance } from '../../api/instance.js';
+import type { Volume } from '../../api/volume.js';
+import type { WorkItem } from '../../api/workitem.js';
+import type { EventRecorder } from '../runtime/events.js';
+import type { Action } from './actions.js';
+import { stableJson } from './stable-json.js';
+import type { StaleGuard } from './stale-guard.js';
+
+type Owner = Instance | Volume;
+
+/** Dependencies of an executor. */
+export interface ExecutorDeps {
+  client: CairnClient;
+  recorder: EventRecorder;
+  log: Logger;
+  stale: StaleGuard;
+}
+
+/** Applies actions and status for one owner object; returns the owner as last written. */
+export async function execute<O extends Owner>(deps: ExecutorDeps, kind: O['kind'] & ('Instance' | 'Volume'), owner: O, actions: Action[], status: O['status']): Promise<O> {
+  let latest = owner;
+  const ns = owner.metadata.namespace!;
+  const key = `${ns}/${owner.metadata.name}`;
+  for (const a of actions) {
+    switch (a.type) {
+      case 'addFinalizer':
+      case 'removeFinalizer':
+      {
+        const before = latest.metadata.resourceVersion;
+        latest = (await deps.client.patch(kind, ns, owner.metadata.name!, finalizerPatch(latest, a.type === 'addFinalizer'))) as O;
+        deps.stale.replaced(key, before);
+      }
+        break;
+      case 'createWorkItem':
+        await createIgnoringExisting(deps.client, a.workItem);
+        break;
+      case 'updateWorkItem':
+        await deps.client.replace('WorkItem', a.workItem);
+        break;
+      case 'deleteWorkItem':
+        await deps.client.delete('WorkItem', ns, a.name, { uid: a.uid });
+        break;
+      case 'releaseWorkItem':
+        await releaseWorkItem(deps.client, ns, a.name);
+        break;
+      case 'event':
+        void deps.recorder.record({ ...owner, kind, apiVersion: owner.apiVersion ?? 'cairn.dev/v1alpha1' }, a.eventType, a.reason, a.message);
+        break;
+    }
+  }
+  if (removedFinalizer(actions)) return latest;
+  if (stableJson(latest.status ?? {}) === stableJson(status ?? {})) return latest;
+  const written = (await deps.client.replaceStatus(kind as 'Instance', { ...latest, status } as Instance)) as unknown as O;
+  deps.stale.replaced(key, latest.metadata.resourceVersion);
+  return written;
+}
+
+function removedFinalizer(actions: Action[]): boolean {
+  return actions.some((a) => a.type === 'removeFinalizer');
+}
+
+function finalizerPatch(obj: Owner, add: boolean): object {
+  const current = obj.metadata.finalizers ?? [];
+  const finalizers = add ? [...new Set([...current, CONTROLLER_FINALIZER])] : current.filter((f) => f !== CONTROLLER_FINALIZER);
+  return { metadata: { finalizers, resourceVersion: obj.metadata.resourceVersion } };
+}
+
+async function createIgnoringExisting(client: CairnClient, workItem: WorkItem): Promise<void> {
+  try {
+    await client.create('WorkItem', workItem);
+  } catch (err) {
+    if (!isConflict(err)) throw err;
+  }
+}
+
+/** Drops the agent's finalizer (its node is lost and fenced) and deletes the WorkItem. */
+async function releaseWorkItem(client: CairnClient, namespace: string, name: string): Promise<void> {
+  const current = await client.get('WorkItem', namespace, name);
+  if (!current) return;
+  const finalizers = (current.metadata.finalizers ?? []).filter((f) => f !== AGENT_FINALIZER);
+  if (finalizers.length !== (current.metadata.finalizers ?? []).length) {
+    await client.patch('WorkItem', namespace, name, { metadata: { finalizers, resourceVersion: current.metadata.resourceVersion } });
+  }
+  if (!current.metadata.deletionTimestamp) await client.delete('WorkItem', namespace, name, { uid: current.metadata.uid });
+}

@@ -1,0 +1,145 @@
+/**
+ * Decisions of the Instance reconciler, as one pure function from the
+ * Instance and what the cache shows (its WorkItems, nodes, fencing lease,
+ * a scheduler) to actions and the status to write.
+ *
+ * Invariant: never two running copies. An instance moves (pin changed,
+ * node draining, node lost) by first removing the old WorkItem and waiting
+ * until it is gone; only then is a new one created. A WorkItem on a lost
+ * node can only be released (its agent cannot confirm) once the instance's
+ * fencing lease has expired — the old agent stops the workload itself
+ * before that happens.
+ */
+import type { Cluster } from '../../../api/cluster.js';
+import type { Instance, InstanceStatus } from '../../../api/instance.js';
+import { CONTROLLER_FINALIZER } from '../../../api/names.js';
+import type { Volume } from '../../../api/volume.js';
+import type { WorkItem } from '../../../api/workitem.js';
+import type { NodeView } from '../../node-health.js';
+import { pinnedNode } from '../../scheduler/index.js';
+import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
+import { SPEC_HASH_ANNOTATION, desiredInstanceWorkItem } from './workitem-spec.js';
+import { instanceStatus, timestamp, type Placement } from './status.js';
+
+/** A scheduling decision (from controller/scheduler). */
+export type ScheduleDecision = { nodeName: string } | { unschedulable: true; message: string };
+
+/** Everything the plan looks at. */
+export interface InstanceObserved {
+  instance: Instance;
+  cluster?: Cluster;
+  workItems: WorkItem[];
+  volumes: ReadonlyMap<string, Volume>;
+  node(name: string): NodeView;
+  /** The fencing lease is held (by anyone) and not expired; with ms until it expires. */
+  fencing: { held: boolean; remainingMs: number };
+  /** Places the instance now (called only when it has no WorkItem). */
+  schedule(): ScheduleDecision;
+  now: number;
+}
+
+/** The Instance reconciler's decisions. */
+export function planInstance(o: InstanceObserved): Plan<InstanceStatus> {
+  if (o.instance.metadata.deletionTimestamp) return planDeletion(o);
+  const actions: Action[] = [];
+  if (!o.instance.metadata.finalizers?.includes(CONTROLLER_FINALIZER)) actions.push({ type: 'addFinalizer' });
+  const active = o.workItems.filter((w) => !w.metadata.deletionTimestamp);
+  const terminating = o.workItems.filter((w) => w.metadata.deletionTimestamp);
+  const [current, ...extra] = active;
+  for (const w of extra) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
+  if (current) return planPlaced(o, current, actions);
+  if (terminating.length > 0) return planWaitingForOld(o, terminating, actions);
+  return planUnplaced(o, actions);
+}
+
+function planDeletion(o: InstanceObserved): Plan<InstanceStatus> {
+  const actions: Action[] = [];
+  let requeueAfterMs: number | undefined;
+  for (const w of o.workItems) {
+    if (o.node(w.spec.nodeName).lost) requeueAfterMs = earliest(requeueAfterMs, releaseIfLost(o, w, actions));
+    else if (!w.metadata.deletionTimestamp) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
+  }
+  if (o.workItems.length === 0 && o.instance.metadata.finalizers?.includes(CONTROLLER_FINALIZER)) actions.push({ type: 'removeFinalizer' });
+  const placement: Placement = { kind: 'stopping', workItem: o.workItems[0] };
+  return { actions, status: instanceStatus(o, placement), requeueAfterMs };
+}
+
+/**
+ * A WorkItem whose node is lost is released once the fencing lease has
+ * expired; returns ms to wait otherwise, or undefined when the node is not lost.
+ */
+function releaseIfLost(o: InstanceObserved, w: WorkItem, actions: Action[]): number | undefined {
+  const node = o.node(w.spec.nodeName);
+  if (!node.lost) return node.unreachable ? node.lostInMs : undefined;
+  if (o.fencing.held) return o.fencing.remainingMs + 100;
+  actions.push({ type: 'releaseWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
+  return 0;
+}
+
+function failoverAllowed(o: InstanceObserved): boolean {
+  return (o.instance.spec.failoverPolicy ?? 'Automatic') === 'Automatic' && o.cluster?.spec?.failover?.enabled !== false;
+}
+
+function planPlaced(o: InstanceObserved, current: WorkItem, actions: Action[]): Plan<InstanceStatus> {
+  const nodeName = current.spec.nodeName;
+  const node = o.node(nodeName);
+  const pin = pinnedNode(o.instance)?.nodeName;
+  if (pin && pin !== nodeName) {
+    actions.push({ type: 'deleteWorkItem', name: current.metadata.name!, uid: current.metadata.uid });
+    actions.push({ type: 'event', eventType: 'Normal', reason: 'Moving', message: `moving from node ${nodeName} to pinned node ${pin}: stopping it on ${nodeName} first` });
+    return { actions, status: instanceStatus(o, { kind: 'moving', workItem: current, reason: 'Moving', message: `stopping on ${nodeName} to start on ${pin}` }) };
+  }
+  if (node.unreachable && failoverAllowed(o)) return planFailover(o, current, node, actions);
+  if (node.draining) {
+    actions.push({ type: 'deleteWorkItem', name: current.metadata.name!, uid: current.metadata.uid });
+    actions.push({ type: 'event', eventType: 'Normal', reason: 'Evicting', message: `node ${nodeName} is draining: stopping the instance there to start it on another node` });
+    return { actions, status: instanceStatus(o, { kind: 'moving', workItem: current, reason: 'Draining', message: `node ${nodeName} is draining` }) };
+  }
+  const desired = desiredInstanceWorkItem(o.instance, o.cluster, o.volumes, nodeName);
+  if (current.metadata.annotations?.[SPEC_HASH_ANNOTATION] !== desired.metadata.annotations?.[SPEC_HASH_ANNOTATION]) {
+    actions.push({ type: 'updateWorkItem', workItem: mergeWorkItem(current, desired) });
+  }
+  return { actions, status: instanceStatus(o, { kind: 'placed', workItem: current }), requeueAfterMs: node.unreachable ? node.lostInMs : undefined };
+}
+
+function planFailover(o: InstanceObserved, current: WorkItem, node: NodeView, actions: Action[]): Plan<InstanceStatus> {
+  const nodeName = current.spec.nodeName;
+  if (!node.lost) {
+    return { actions, status: instanceStatus(o, { kind: 'placed', workItem: current }), requeueAfterMs: node.lostInMs + 100 };
+  }
+  if (o.fencing.held) {
+    const message = `node ${nodeName} is lost; waiting ${Math.ceil(o.fencing.remainingMs / 1000)}s for the fencing lease to expire before starting the instance elsewhere`;
+    return { actions, status: instanceStatus(o, { kind: 'moving', workItem: current, reason: 'AwaitingFencing', message }), requeueAfterMs: o.fencing.remainingMs + 100 };
+  }
+  actions.push({ type: 'releaseWorkItem', name: current.metadata.name!, uid: current.metadata.uid });
+  actions.push({
+    type: 'event',
+    eventType: 'Warning',
+    reason: 'FailingOver',
+    message: `node ${nodeName} is lost and the fencing lease has expired: starting the instance on another node`,
+  });
+  const status = instanceStatus(o, { kind: 'moving', workItem: current, reason: 'FailingOver', message: `failing over from lost node ${nodeName}` });
+  return { actions, status: { ...status, lastFailover: { fromNode: nodeName, time: timestamp(o.now) } } };
+}
+
+function planWaitingForOld(o: InstanceObserved, terminating: WorkItem[], actions: Action[]): Plan<InstanceStatus> {
+  let requeueAfterMs: number | undefined;
+  for (const w of terminating) requeueAfterMs = earliest(requeueAfterMs, releaseIfLost(o, w, actions));
+  const old = terminating[0]!;
+  const message = `waiting for node ${old.spec.nodeName} to stop the instance before starting it elsewhere`;
+  return { actions, status: instanceStatus(o, { kind: 'moving', workItem: old, reason: 'Moving', message }), requeueAfterMs };
+}
+
+function planUnplaced(o: InstanceObserved, actions: Action[]): Plan<InstanceStatus> {
+  const decision = o.schedule();
+  if ('unschedulable' in decision) {
+    const status = instanceStatus(o, { kind: 'unschedulable', message: decision.message });
+    const changed = o.instance.status?.message !== decision.message;
+    if (changed) actions.push({ type: 'event', eventType: 'Warning', reason: 'FailedScheduling', message: decision.message });
+    return { actions, status };
+  }
+  const workItem = desiredInstanceWorkItem(o.instance, o.cluster, o.volumes, decision.nodeName);
+  actions.push({ type: 'createWorkItem', workItem });
+  actions.push({ type: 'event', eventType: 'Normal', reason: 'Scheduled', message: `placed on node ${decision.nodeName}` });
+  return { actions, status: instanceStatus(o, { kind: 'scheduled', nodeName: decision.nodeName, workItemName: workItem.metadata.name! }) };
+}

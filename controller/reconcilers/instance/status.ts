@@ -1,0 +1,113 @@
+/**
+ * The status the Instance reconciler writes: phase and the Scheduled and
+ * Ready conditions, mirrored from the WorkItem the agent reports on, with
+ * observedGeneration. Pure.
+ */
+import { formatTime, setCondition } from '../../../api/conditions.js';
+import type { Instance, InstancePhase, InstanceStatus } from '../../../api/instance.js';
+import type { WorkItem } from '../../../api/workitem.js';
+import type { NodeView } from '../../node-health.js';
+
+/** Where the instance stands with respect to nodes. */
+export type Placement =
+  | { kind: 'unschedulable'; message: string }
+  | { kind: 'scheduled'; nodeName: string; workItemName: string }
+  | { kind: 'placed'; workItem: WorkItem }
+  | { kind: 'moving'; workItem: WorkItem; reason: string; message: string }
+  | { kind: 'stopping'; workItem: WorkItem | undefined };
+
+interface StatusInput {
+  instance: Instance;
+  node(name: string): NodeView;
+  now: number;
+}
+
+interface Readiness {
+  phase: InstancePhase;
+  ready: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+}
+
+/** The Instance's status for a placement. */
+export function instanceStatus(o: StatusInput, placement: Placement): InstanceStatus {
+  const prev = o.instance.status ?? {};
+  const generation = o.instance.metadata.generation;
+  const workItem = 'workItem' in placement ? placement.workItem : undefined;
+  const nodeName = placement.kind === 'scheduled' ? placement.nodeName : workItem?.spec.nodeName;
+  const r = readiness(o, placement);
+  let conditions = setCondition(prev.conditions, scheduledCondition(placement, nodeName, generation), new Date(o.now));
+  conditions = setCondition(conditions, { type: 'Ready', status: r.ready, reason: r.reason, message: r.message, observedGeneration: generation }, new Date(o.now));
+  const agent = workItem?.status?.instance;
+  return {
+    ...prev,
+    observedGeneration: generation,
+    phase: r.phase,
+    reason: r.reason,
+    message: r.message,
+    nodeName,
+    workItemName: placement.kind === 'scheduled' ? placement.workItemName : workItem?.metadata.name,
+    pid: agent?.pid,
+    startedAt: agent?.startedAt,
+    restarts: agent?.restarts ?? prev.restarts,
+    logPath: agent?.logPath,
+    qemu: agent?.qemu,
+    lastTermination: agent?.lastExitCode !== undefined || agent?.lastSignal ? { exitCode: agent.lastExitCode, signal: agent.lastSignal } : prev.lastTermination,
+    conditions,
+  };
+}
+
+function scheduledCondition(placement: Placement, nodeName: string | undefined, generation: number | undefined) {
+  if (placement.kind === 'unschedulable') {
+    return { type: 'Scheduled', status: 'False' as const, reason: 'Unschedulable', message: placement.message, observedGeneration: generation };
+  }
+  return { type: 'Scheduled', status: 'True' as const, reason: 'Scheduled', message: `placed on node ${nodeName}`, observedGeneration: generation };
+}
+
+function readiness(o: StatusInput, placement: Placement): Readiness {
+  switch (placement.kind) {
+    case 'unschedulable':
+      return { phase: 'Pending', ready: 'False', reason: 'Unschedulable', message: placement.message };
+    case 'scheduled':
+      return { phase: 'Scheduled', ready: 'False', reason: 'Scheduled', message: `waiting for node ${placement.nodeName} to start it` };
+    case 'moving':
+      return { phase: placement.reason === 'AwaitingFencing' ? 'Unknown' : 'Stopping', ready: 'False', reason: placement.reason, message: placement.message };
+    case 'stopping':
+      return { phase: 'Stopping', ready: 'False', reason: 'Deleting', message: placement.workItem ? `waiting for node ${placement.workItem.spec.nodeName} to stop it` : 'deleting' };
+    case 'placed':
+      return fromWorkItem(o, placement.workItem);
+  }
+}
+
+/** Phase and readiness as the agent reports them on the WorkItem. */
+export function fromWorkItem(o: StatusInput, w: WorkItem): Readiness {
+  const nodeName = w.spec.nodeName;
+  if (o.node(nodeName).unreachable) {
+    return { phase: 'Unknown', ready: 'Unknown', reason: 'NodeUnreachable', message: `node ${nodeName} stopped renewing its heartbeat lease; its state is unknown` };
+  }
+  const s = w.status;
+  const current = s?.observedGeneration !== undefined && s.observedGeneration === w.metadata.generation;
+  if (s?.phase === 'Failed' && s.lastError) {
+    const hint = s.lastError.hint ? ` Hint: ${s.lastError.hint}` : '';
+    return { phase: 'Failed', ready: 'False', reason: s.lastError.reason, message: `on node ${nodeName}: ${s.lastError.message}${hint}` };
+  }
+  const state = s?.instance?.state;
+  if (!s || !state) return { phase: 'Scheduled', ready: 'False', reason: 'Scheduled', message: `waiting for node ${nodeName} to start it` };
+  if (state === 'Running' && current && s.instance?.ready !== false) {
+    return { phase: 'Running', ready: 'True', reason: 'Running', message: `running on node ${nodeName}${s.instance?.pid ? ` (pid ${s.instance.pid})` : ''}` };
+  }
+  if (state === 'Stopped' && w.spec.instance?.runState === 'Stopped') {
+    return { phase: 'Stopped', ready: 'False', reason: 'Stopped', message: `stopped on node ${nodeName} as spec.runState asks` };
+  }
+  return runtimeState(state, nodeName, s.message);
+}
+
+function runtimeState(state: string, nodeName: string, message: string | undefined): Readiness {
+  const detail = message ? `: ${message}` : '';
+  const table: Record<string, InstancePhase> = { Pending: 'Starting', Starting: 'Starting', Running: 'Running', Stopping: 'Stopping', Stopped: 'Stopped', BackOff: 'Starting', Exited: 'Failed', Fenced: 'Unknown' };
+  const reasons: Record<string, string> = { Running: 'Updating', BackOff: 'CrashLoopBackOff', Exited: 'Exited', Fenced: 'Fenced' };
+  return { phase: table[state] ?? 'Unknown', ready: 'False', reason: reasons[state] ?? state, message: `${state.toLowerCase()} on node ${nodeName}${detail}` };
+}
+
+/** RFC 3339 now, for lastFailover and similar fields. */
+export const timestamp = (now: number): string => formatTime(new Date(now));

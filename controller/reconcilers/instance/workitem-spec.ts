@@ -1,0 +1,93 @@
+/**
+ * The WorkItem that runs an Instance on a node, built from the Instance,
+ * its Cluster's defaults and the replicas of its volumes on that node.
+ * Pure. The spec hash (an annotation) lets the reconciler tell whether a
+ * stored WorkItem still says what it should, regardless of defaults the
+ * apiserver filled in.
+ */
+import { createHash } from 'node:crypto';
+import type { Cluster } from '../../../api/cluster.js';
+import type { Instance } from '../../../api/instance.js';
+import {
+  AGENT_FINALIZER,
+  NODE_LABEL,
+  OWNER_KIND_LABEL,
+  OWNER_NAME_LABEL,
+  RESTARTED_AT_ANNOTATION,
+  instanceLeaseName,
+  instanceWorkItemName,
+} from '../../../api/names.js';
+import { API_VERSION } from '../../../api/types.js';
+import type { Volume } from '../../../api/volume.js';
+import type { WorkItem, WorkItemInstanceSpec, WorkItemSpec, WorkItemVolume } from '../../../api/workitem.js';
+import { FAILURE_DEFAULTS } from '../../node-health.js';
+import { stableJson } from '../stable-json.js';
+
+/** Annotation holding the hash of the spec the controller last wrote. */
+export const SPEC_HASH_ANNOTATION = 'cairn.dev/spec-hash';
+
+/** A stable hash of a WorkItem spec. */
+export function specHash(spec: WorkItemSpec): string {
+  return createHash('sha256').update(stableJson(spec)).digest('hex').slice(0, 16);
+}
+
+function attachedVolumes(instance: Instance, volumes: ReadonlyMap<string, Volume>, nodeName: string): WorkItemVolume[] | undefined {
+  if (!instance.spec.volumes?.length) return undefined;
+  return instance.spec.volumes.map((a) => {
+    const replica = volumes.get(a.volumeName)?.status?.replicas?.find((r) => r.nodeName === nodeName);
+    return { ...a, ...(replica ? { replicaIndex: replica.index } : {}), ...(replica?.path ? { path: replica.path } : {}) };
+  });
+}
+
+/** The instance slice of a WorkItem on nodeName. */
+export function instanceRuntimeSpec(instance: Instance, cluster: Cluster | undefined, volumes: ReadonlyMap<string, Volume>, nodeName: string): WorkItemInstanceSpec {
+  const s = instance.spec;
+  const driver = s.driver ?? 'process';
+  const restartToken = instance.metadata.annotations?.[RESTARTED_AT_ANNOTATION];
+  return {
+    driver,
+    runState: s.runState ?? 'Running',
+    cpus: s.cpus ?? 1,
+    memory: s.memory ?? '128Mi',
+    restartPolicy: s.restartPolicy ?? 'Always',
+    terminationGracePeriodSeconds: s.terminationGracePeriodSeconds ?? 10,
+    ...(restartToken ? { restartToken } : {}),
+    ...(s.process ? { process: s.process } : {}),
+    ...(driver === 'qemu' ? { qemu: { ...cluster?.spec?.driverDefaults?.qemu, ...withoutMigration(s.qemu) } } : {}),
+    ...(s.volumes?.length ? { volumes: attachedVolumes(instance, volumes, nodeName) } : {}),
+    fencing: {
+      leaseName: instanceLeaseName(instance.metadata.name!),
+      leaseDurationSeconds: cluster?.spec?.failureDetection?.fencingLeaseDurationSeconds ?? FAILURE_DEFAULTS.fencingLeaseDurationSeconds,
+    },
+  };
+}
+
+function withoutMigration(q: Instance['spec']['qemu']) {
+  if (!q) return {};
+  const { migration: _migration, ...rest } = q;
+  return rest;
+}
+
+/** The complete WorkItem (metadata, spec) that runs instance on nodeName. */
+export function desiredInstanceWorkItem(instance: Instance, cluster: Cluster | undefined, volumes: ReadonlyMap<string, Volume>, nodeName: string): WorkItem {
+  const name = instance.metadata.name!;
+  const spec: WorkItemSpec = {
+    nodeName,
+    type: 'InstanceRuntime',
+    owner: { kind: 'Instance', name, uid: instance.metadata.uid, generation: instance.metadata.generation },
+    instance: instanceRuntimeSpec(instance, cluster, volumes, nodeName),
+  };
+  return {
+    apiVersion: API_VERSION,
+    kind: 'WorkItem',
+    metadata: {
+      name: instanceWorkItemName(name, nodeName),
+      namespace: instance.metadata.namespace,
+      labels: { [OWNER_KIND_LABEL]: 'Instance', [OWNER_NAME_LABEL]: name, [NODE_LABEL]: nodeName },
+      annotations: { [SPEC_HASH_ANNOTATION]: specHash(spec) },
+      finalizers: [AGENT_FINALIZER],
+      ownerReferences: [{ apiVersion: API_VERSION, kind: 'Instance', name, uid: instance.metadata.uid!, controller: true, blockOwnerDeletion: true }],
+    },
+    spec,
+  };
+}

@@ -1,0 +1,72 @@
+/**
+ * Node lifecycle, pure: Ready while the heartbeat Lease is fresh,
+ * Unreachable (Ready=Unknown, reason NodeLeaseExpired, a Warning Event)
+ * once it has not been renewed for its duration, Ready again when
+ * renewals resume. A drain request (spec.drain: true) reports Draining
+ * until no instance is placed on the node, then Drained. Also writes what
+ * the scheduler has placed on the node (status.allocated).
+ */
+import { getCondition, setCondition } from '../../../api/conditions.js';
+import type { Node, NodeAllocated, NodePhase, NodeStatus } from '../../../api/node.js';
+import { nodeLeaseName } from '../../../api/names.js';
+import { LEASE_EXPIRED_REASON, leaseFreshness, type LeaseView } from '../../node-health.js';
+import type { EventType } from '../../runtime/events.js';
+import { timestamp } from '../instance/status.js';
+
+/** Everything the plan looks at. */
+export interface NodeObserved {
+  node: Node;
+  lease: LeaseView | undefined;
+  /** Instances whose WorkItem is on this node (for drain progress). */
+  instancesOnNode: number;
+  allocated: NodeAllocated;
+  now: number;
+}
+
+/** The desired status, events to record and when to look again. */
+export interface NodePlan {
+  status: NodeStatus;
+  events: Array<{ eventType: EventType; reason: string; message: string }>;
+  requeueAfterMs?: number;
+}
+
+/** The Node reconciler's decisions. */
+export function planNode(o: NodeObserved): NodePlan {
+  const name = o.node.metadata.name!;
+  const prev = o.node.status ?? {};
+  const { fresh, remainingMs } = leaseFreshness(o.lease, name, o.now);
+  const events: NodePlan['events'] = [];
+  const ready = getCondition(prev.conditions, 'Ready');
+  let conditions = prev.conditions;
+  const leaseRef = `${o.node.metadata.namespace}/${nodeLeaseName(name)}`;
+  if (!fresh && o.lease) {
+    const message = `the agent has not renewed its heartbeat lease ${leaseRef} for ${o.lease.durationSeconds}s: it is down or cannot reach the apiserver. Check the agent on the machine and its logs; instances fail over after the cluster's grace period`;
+    conditions = setCondition(conditions, { type: 'Ready', status: 'Unknown', reason: LEASE_EXPIRED_REASON, message }, new Date(o.now));
+    if (ready?.reason !== LEASE_EXPIRED_REASON) events.push({ eventType: 'Warning', reason: 'NodeUnreachable', message });
+  } else if (fresh && ready?.status !== 'True') {
+    conditions = setCondition(conditions, { type: 'Ready', status: 'True', reason: 'NodeLeaseRenewed', message: `the agent renews its heartbeat lease ${leaseRef}` }, new Date(o.now));
+    if (ready?.reason === LEASE_EXPIRED_REASON) events.push({ eventType: 'Normal', reason: 'NodeReachable', message: `heartbeats from node ${name} resumed` });
+  }
+  const phase = phaseOf(o, fresh, !!o.lease);
+  return {
+    status: { ...prev, phase, conditions, allocated: o.allocated, drain: drainStatus(o, phase), observedGeneration: o.node.metadata.generation },
+    events,
+    requeueAfterMs: fresh ? remainingMs + 100 : undefined,
+  };
+}
+
+function phaseOf(o: NodeObserved, fresh: boolean, hasLease: boolean): NodePhase {
+  if (!fresh) return hasLease ? 'Unreachable' : 'NotReady';
+  if (o.node.spec?.drain) return o.instancesOnNode > 0 ? 'Draining' : 'Drained';
+  return 'Ready';
+}
+
+function drainStatus(o: NodeObserved, phase: NodePhase): NodeStatus['drain'] {
+  if (!o.node.spec?.drain) return undefined;
+  const prev = o.node.status?.drain;
+  const startedAt = prev?.startedAt ?? timestamp(o.now);
+  const remaining = o.instancesOnNode;
+  const finishedAt = remaining === 0 ? (prev?.finishedAt ?? timestamp(o.now)) : undefined;
+  const message = phase === 'Unreachable' ? 'node is unreachable; its instances fail over' : remaining === 0 ? 'no instances left on the node' : `moving ${remaining} instance(s) to other nodes`;
+  return { startedAt, ...(finishedAt ? { finishedAt } : {}), instancesRemaining: remaining, message };
+}

@@ -1,0 +1,48 @@
+/** The Node reconciler's I/O: lease freshness, drain progress and allocation from the cache, status written when it changed. */
+import { nodeLeaseName } from '../../../api/names.js';
+import type { CairnClient } from '../../../api/client/cairn-client.js';
+import type { ControllerCache } from '../../cache.js';
+import type { LeaseObservations } from '../../lease-observations.js';
+import type { Placements } from '../../placements.js';
+import type { Clock } from '../../runtime/clock.js';
+import type { Result } from '../../runtime/controller.js';
+import type { EventRecorder } from '../../runtime/events.js';
+import { nodeAllocation, toNodeAllocated } from '../../scheduler/index.js';
+import { stableJson } from '../stable-json.js';
+import type { StaleGuard } from '../stale-guard.js';
+import { planNode } from './plan.js';
+
+/** What the Node reconciler reads and writes through. */
+export interface NodeReconcilerDeps {
+  client: CairnClient;
+  recorder: EventRecorder;
+  cache: ControllerCache;
+  placements: Placements;
+  leases: LeaseObservations;
+  clock: Clock;
+  stale: StaleGuard;
+}
+
+/** Reconciles the Node with key namespace/name. */
+export async function reconcileNode(deps: NodeReconcilerDeps, key: string): Promise<Result | void> {
+  const node = deps.cache.nodes.get(key);
+  if (!node || deps.stale.isStale(key, node.metadata.resourceVersion)) return;
+  const namespace = node.metadata.namespace!;
+  const name = node.metadata.name!;
+  const now = deps.clock.now();
+  const workItems = deps.placements.workItems(namespace).filter((w) => w.spec.nodeName === name && w.spec.type === 'InstanceRuntime');
+  const usage = nodeAllocation(deps.placements.snapshot(namespace)).get(name);
+  const plan = planNode({
+    node,
+    lease: deps.leases.view(deps.cache.lease(namespace, nodeLeaseName(name)), now),
+    instancesOnNode: new Set(workItems.map((w) => w.spec.owner.name)).size,
+    allocated: usage ? toNodeAllocated(usage) : {},
+    now,
+  });
+  for (const e of plan.events) void deps.recorder.record({ ...node, kind: 'Node', apiVersion: 'cairn.dev/v1alpha1' }, e.eventType, e.reason, e.message);
+  if (stableJson(node.status ?? {}) !== stableJson(plan.status)) {
+    await deps.client.replaceStatus('Node', { ...node, status: plan.status });
+    deps.stale.replaced(key, node.metadata.resourceVersion);
+  }
+  return plan.requeueAfterMs !== undefined ? { requeueAfterMs: plan.requeueAfterMs } : undefined;
+}

@@ -1,0 +1,125 @@
+/**
+ * Decisions of the Volume reconciler, pure: one WorkItem per replica on N
+ * distinct nodes; growing size or replica count is carried out, shrinking
+ * either is refused with a condition (data would be lost); replicas on a
+ * node lost for longer than the grace period are released and recreated
+ * elsewhere when the Cluster allows it.
+ */
+import type { Cluster } from '../../../api/cluster.js';
+import { CONTROLLER_FINALIZER } from '../../../api/names.js';
+import { parseQuantity } from '../../../api/quantity.js';
+import type { Volume, VolumeStatus } from '../../../api/volume.js';
+import type { WorkItem } from '../../../api/workitem.js';
+import type { NodeView } from '../../node-health.js';
+import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
+import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
+import { volumeStatus, type ReplicaSlot, type SpecProblem } from './status.js';
+import { desiredReplicaWorkItem } from './workitem-spec.js';
+
+/** Everything the plan looks at. */
+export interface VolumeObserved {
+  volume: Volume;
+  cluster?: Cluster;
+  workItems: WorkItem[];
+  node(name: string): NodeView;
+  /** Nodes for all replicas (existing ones first) and, when short, why. */
+  schedule(): { nodeNames: string[]; message?: string };
+  now: number;
+}
+
+/** The Volume reconciler's decisions. */
+export function planVolume(o: VolumeObserved): Plan<VolumeStatus> {
+  if (o.volume.metadata.deletionTimestamp) return planVolumeDeletion(o);
+  const actions: Action[] = [];
+  if (!o.volume.metadata.finalizers?.includes(CONTROLLER_FINALIZER)) actions.push({ type: 'addFinalizer' });
+  const { size, replicas, problems } = acceptedShape(o.volume);
+  const slots: ReplicaSlot[] = [];
+  let requeueAfterMs: number | undefined;
+  const active = o.workItems.filter((w) => !w.metadata.deletionTimestamp);
+  for (let index = 0; index < replicas; index++) {
+    const [wi, ...extra] = active.filter((w) => w.spec.volumeReplica?.index === index);
+    for (const w of extra) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
+    const slot = planSlot(o, index, wi, size, actions);
+    requeueAfterMs = earliest(requeueAfterMs, slot.requeueAfterMs);
+    slots.push(slot.slot);
+  }
+  for (const w of active.filter((w) => (w.spec.volumeReplica?.index ?? 0) >= replicas)) {
+    actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
+  }
+  const unplaced = placeMissing(o, slots, size, actions);
+  return { actions, status: volumeStatus(o, slots, size, problems, unplaced), requeueAfterMs };
+}
+
+/** The size and replica count to carry out: the spec's, unless it shrinks what exists. */
+function acceptedShape(volume: Volume): { size: string; replicas: number; problems: SpecProblem[] } {
+  const problems: SpecProblem[] = [];
+  let size = volume.spec.size;
+  const current = volume.status?.capacity;
+  if (current && parseQuantity(size) < parseQuantity(current)) {
+    problems.push({
+      reason: 'ShrinkNotSupported',
+      message: `spec.size ${size} is smaller than the current ${current}; volumes cannot shrink without losing data. Set spec.size back to ${current} or more, or create a new, smaller volume and copy the data`,
+    });
+    size = current;
+  }
+  let replicas = volume.spec.replicas ?? 1;
+  const placed = volume.status?.replicas?.length ?? 0;
+  if (replicas < placed) {
+    problems.push({
+      reason: 'ReplicaReductionNotSupported',
+      message: `spec.replicas ${replicas} is lower than the ${placed} replicas that exist; removing replicas is not supported. Set spec.replicas back to ${placed}`,
+    });
+    replicas = placed;
+  }
+  return { size, replicas, problems };
+}
+
+function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, size: string, actions: Action[]): { slot: ReplicaSlot; requeueAfterMs?: number } {
+  if (!wi) return { slot: { index } };
+  const node = o.node(wi.spec.nodeName);
+  if (node.lost && o.cluster?.spec?.failover?.recreateLostReplicas !== false) {
+    actions.push({ type: 'releaseWorkItem', name: wi.metadata.name!, uid: wi.metadata.uid });
+    actions.push({ type: 'event', eventType: 'Warning', reason: 'ReplicaLost', message: `replica ${index} on lost node ${wi.spec.nodeName} is recreated on another node` });
+    return { slot: { index, lostOn: wi.spec.nodeName } };
+  }
+  const desired = desiredReplicaWorkItem(o.volume, index, wi.spec.nodeName, size);
+  if (wi.metadata.annotations?.[SPEC_HASH_ANNOTATION] !== desired.metadata.annotations?.[SPEC_HASH_ANNOTATION]) {
+    actions.push({ type: 'updateWorkItem', workItem: mergeWorkItem(wi, desired) });
+  }
+  return { slot: { index, workItem: wi, unreachable: node.unreachable }, requeueAfterMs: node.unreachable ? node.lostInMs + 100 : undefined };
+}
+
+/** Creates WorkItems for slots without one; returns the scheduler's message when some stay unplaced. */
+function placeMissing(o: VolumeObserved, slots: ReplicaSlot[], size: string, actions: Action[]): string | undefined {
+  const missing = slots.filter((s) => !s.workItem);
+  if (missing.length === 0) return undefined;
+  const decision = o.schedule();
+  const used = new Set(slots.flatMap((s) => (s.workItem ? [s.workItem.spec.nodeName] : [])));
+  const free = decision.nodeNames.filter((n) => !used.has(n));
+  for (const slot of missing) {
+    const nodeName = free.shift();
+    if (!nodeName) break;
+    const workItem = desiredReplicaWorkItem(o.volume, slot.index, nodeName, size);
+    actions.push({ type: 'createWorkItem', workItem });
+    slot.workItem = workItem;
+  }
+  if (free.length === 0 && missing.some((s) => !s.workItem) && decision.message) {
+    actions.push({ type: 'event', eventType: 'Warning', reason: 'FailedScheduling', message: decision.message });
+    return decision.message;
+  }
+  return undefined;
+}
+
+function planVolumeDeletion(o: VolumeObserved): Plan<VolumeStatus> {
+  const actions: Action[] = [];
+  let requeueAfterMs: number | undefined;
+  for (const w of o.workItems) {
+    const node = o.node(w.spec.nodeName);
+    if (node.lost) actions.push({ type: 'releaseWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
+    else if (!w.metadata.deletionTimestamp) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
+    if (node.unreachable && !node.lost) requeueAfterMs = earliest(requeueAfterMs, node.lostInMs + 100);
+  }
+  if (o.workItems.length === 0 && o.volume.metadata.finalizers?.includes(CONTROLLER_FINALIZER)) actions.push({ type: 'removeFinalizer' });
+  const slots = o.workItems.map((w) => ({ index: w.spec.volumeReplica?.index ?? 0, workItem: w }));
+  return { actions, status: volumeStatus(o, slots, o.volume.status?.capacity ?? o.volume.spec.size, [], undefined), requeueAfterMs };
+}
