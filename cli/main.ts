@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { cairnVersion } from '../apiserver/server.js';
 import { isApiServerWorker, runApiServerWorker } from '../apiserver/worker-pool.js';
+import { agentCommand } from './commands/agent.js';
 import { controllerCommand } from './commands/controller.js';
 import { apiserverCommand, serverCommand } from './commands/server.js';
 
@@ -15,6 +16,7 @@ const program = new Command('cairn')
   .addCommand(serverCommand())
   .addCommand(apiserverCommand())
   .addCommand(controllerCommand())
+  .addCommand(agentCommand())
   .addCommand(
     new Command('version').description('Print the Cairn version').action(() => {
       process.stdout.write(`cairn ${cairnVersion()} (API compatible with Kubernetes 1.32)\n`);

@@ -40,3 +40,14 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/** Resolves like promise, or with fallback after ms (a hung request must not outlive a deadline). */
+export async function withTimeout<T>(clock: Clock, promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: TimerHandle | undefined;
+  const timeout = new Promise<T>((resolve) => (timer = clock.setTimer(() => resolve(fallback), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    timer?.cancel();
+  }
+}

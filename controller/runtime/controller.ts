@@ -16,6 +16,7 @@ import { toApiError } from '../../api/client/errors.js';
 import { realClock, type Clock, type TimerHandle } from './clock.js';
 import type { Informer, ListedObject } from './informer.js';
 import type { RuntimeMetrics } from './metrics.js';
+import type { RateLimiter } from './rate-limiter.js';
 import { WorkQueue } from './workqueue.js';
 
 /** What a reconcile asks for next. */
@@ -42,6 +43,8 @@ export interface ControllerOptions {
   clock?: Clock;
   /** Re-enqueue every key of the registered informers this often (0 = never). */
   resyncMs?: number;
+  /** Per-key retry delays; default client-go's (5 ms → 1000 s, with a 10 qps bucket). */
+  rateLimiter?: RateLimiter;
 }
 
 /** Binds informers to a work queue and runs workers over it. */
@@ -53,7 +56,7 @@ export class Controller {
 
   constructor(private readonly opts: ControllerOptions) {
     this.clock = opts.clock ?? realClock;
-    this.queue = new WorkQueue({ clock: this.clock, metrics: opts.metrics?.forQueue(opts.name) });
+    this.queue = new WorkQueue({ clock: this.clock, metrics: opts.metrics?.forQueue(opts.name), rateLimiter: opts.rateLimiter });
   }
 
   /**

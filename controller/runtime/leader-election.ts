@@ -8,7 +8,7 @@
  * its lease can be taken (renewDeadline < leaseDuration).
  */
 import type { Logger } from 'winston';
-import { realClock, sleep, type Clock } from './clock.js';
+import { realClock, sleep, withTimeout, type Clock } from './clock.js';
 import type { LeaseLock } from './lease-lock.js';
 
 /** Timings of leader election, in milliseconds (lease duration is the lock's). */
@@ -110,15 +110,11 @@ export class LeaderElector {
 
   /** One try, bounded by timeoutMs so a hung request cannot outlive the deadline. */
   private async attempt(timeoutMs: number): Promise<boolean> {
-    let timer: { cancel(): void } | undefined;
-    const timeout = new Promise<boolean>((resolve) => (timer = this.clock.setTimer(() => resolve(false), timeoutMs)));
     try {
-      return await Promise.race([this.opts.lock.tryAcquireOrRenew(), timeout]);
+      return await withTimeout(this.clock, this.opts.lock.tryAcquireOrRenew(), timeoutMs, false);
     } catch (err) {
       this.opts.log.warn('leader lease attempt failed', { lease: this.opts.lock.opts.name, error: String(err) });
       return false;
-    } finally {
-      timer?.cancel();
     }
   }
 

@@ -93,8 +93,9 @@ export class WorkQueue {
 
   /** The next key to process, or undefined once the queue shuts down. Call done(key) after. */
   get(): Promise<string | undefined> {
-    if (this.length > 0) return Promise.resolve(this.take());
+    // Checked first: a controller that lost its lease must stop acting at once, not drain its queue.
     if (this.shuttingDown) return Promise.resolve(undefined);
+    if (this.length > 0) return Promise.resolve(this.take());
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 

@@ -1,0 +1,178 @@
+/**
+ * The node agent process: registers its Node, renews its heartbeat Lease,
+ * list+watches only the WorkItems addressed to it (fieldSelector
+ * spec.nodeName=<node>, served from an index by the apiserver) and
+ * reconciles them through the shared work queue. It never accepts inbound
+ * control connections. When the apiserver is unreachable at start it works
+ * from its persisted copy of its WorkItems, keeping instances running
+ * until their fencing deadlines; heartbeats and status resume on their own.
+ *
+ * Shutdown: stop taking work, SIGTERM every operation worker (SIGKILL
+ * after the grace period), flush the store. Instances keep running: they
+ * belong to the node, not to the agent process.
+ */
+import path from 'node:path';
+import fs from 'node:fs';
+import type { Logger } from 'winston';
+import { CairnClient } from '../api/client/cairn-client.js';
+import { loadKubeConfig, type ConnectionOptions } from '../api/client/kubeconfig.js';
+import { GROUP, PLURALS, VERSION } from '../api/types.js';
+import type { WorkItem } from '../api/workitem.js';
+import { realClock, type Clock } from '../controller/runtime/clock.js';
+import { Controller } from '../controller/runtime/controller.js';
+import { startHealthServer, type HealthServer } from '../controller/runtime/health-server.js';
+import { Informer } from '../controller/runtime/informer.js';
+import { ExponentialBackoffLimiter } from '../controller/runtime/rate-limiter.js';
+import { rotateInstanceLogs } from './drivers/log-rotation.js';
+import { Fencing } from './fencing.js';
+import { Heartbeat } from './heartbeat.js';
+import { LocalStore, keyOf } from './local-store.js';
+import { detectCapacity, type CapacityOverrides } from './machine.js';
+import { AgentMetrics } from './metrics.js';
+import { registerNode } from './node-registration.js';
+import { OperationRunner } from './operations/runner.js';
+import { reconcileWorkItem, type AgentReconcilerDeps } from './reconciler.js';
+import { nodeReport } from './report.js';
+
+/** Settings of the agent (flags of `cairn agent`). */
+export interface AgentOptions {
+  connection: ConnectionOptions;
+  cluster: string;
+  nodeName: string;
+  dataDir: string;
+  labels: Record<string, string>;
+  capacity: CapacityOverrides;
+  heartbeatIntervalMs: number;
+  leaseDurationSeconds: number;
+  workers: number;
+  monitorHost: string;
+  /** 0 = a free port; -1 = none. */
+  monitorPort: number;
+  shutdownGraceMs: number;
+  agentVersion: string;
+  log: Logger;
+  clock?: Clock;
+}
+
+/** A running agent. */
+export interface RunningAgent {
+  monitorUrl: string | undefined;
+  stop(): Promise<void>;
+}
+
+/** Starts the agent and returns once its monitoring endpoint is up (registration continues in the background until the apiserver answers). */
+export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
+  const clock = opts.clock ?? realClock;
+  const { log } = opts;
+  fs.mkdirSync(opts.dataDir, { recursive: true });
+  const kubeConfig = loadKubeConfig(opts.connection);
+  const client = new CairnClient(kubeConfig, `cairn-agent/${opts.nodeName}`);
+  const store = LocalStore.at(opts.dataDir);
+  store.load();
+  const source = { group: GROUP, version: VERSION, plural: PLURALS.WorkItem, namespace: opts.cluster, fieldSelector: `spec.nodeName=${opts.nodeName}` };
+  const informer = new Informer<WorkItem>(kubeConfig, source, { log, clock });
+  const metrics = new AgentMetrics(() => (informer.hasSynced ? informer.list() : store.list()));
+  const settings = { dataDir: opts.dataDir, nodeName: opts.nodeName };
+  const runner = new OperationRunner({ ...settings, logger: log, killGraceMs: opts.shutdownGraceMs });
+  const operations: AgentReconcilerDeps['operations'] = new Map();
+  let controller: Controller | undefined;
+  const fencing = new Fencing(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, clock, log, onUnsafe: (k) => controller?.queue.add(k), onRenewResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'fencing' }) }, store.fencingRenewals);
+  const deps: AgentReconcilerDeps = { client, runner, fencing, store, cached: (k) => informer.get(k), synced: () => informer.hasSynced, settings, clock, log, metrics, operations };
+  controller = new Controller({ name: 'workitem', reconcile: (k) => reconcileWorkItem(deps, k), workers: opts.workers, log, metrics, clock, rateLimiter: new ExponentialBackoffLimiter(200, 60_000) });
+  wireInformer(informer, controller, store, operations);
+  const heartbeat = new Heartbeat(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, clock, log, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'heartbeat' }) });
+  const registration = registerUntilDone(client, opts, log);
+  heartbeat.start();
+  for (const w of store.list()) controller.queue.add(keyOf(w));
+  informer.start();
+  const workers = controller.run();
+  const timers = startHousekeeping(opts, store, fencing, log);
+  const monitor = opts.monitorPort >= 0 ? await startMonitor(opts, metrics, informer, runner, store, registration) : undefined;
+  log.info('agent started', { node: opts.nodeName, cluster: opts.cluster, dataDir: opts.dataDir, monitor: monitor?.url });
+  return {
+    monitorUrl: monitor?.url,
+    async stop() {
+      controller!.stop();
+      heartbeat.stop();
+      fencing.stop();
+      for (const t of timers) clearInterval(t);
+      await runner.shutdown(opts.shutdownGraceMs);
+      await Promise.race([workers, new Promise((r) => setTimeout(r, opts.shutdownGraceMs))]);
+      store.setFencingRenewals(fencing.renewals());
+      store.flush();
+      await informer.stop();
+      await monitor?.close();
+      kubeConfig.destroyAgent();
+    },
+  };
+}
+
+/** Enqueues changed WorkItems and cancels an operation whose WorkItem changed under it. */
+function wireInformer(informer: Informer<WorkItem>, controller: Controller, store: LocalStore, operations: AgentReconcilerDeps['operations']): void {
+  const cancelIfChanged = (w: WorkItem) => {
+    const op = operations.get(keyOf(w));
+    if (op && (op.generation !== w.metadata.generation || w.metadata.deletionTimestamp)) op.abort.abort('the WorkItem changed or is being deleted');
+  };
+  informer.addHandlers({
+    add: (w) => controller.queue.add(keyOf(w)),
+    update: (_old, w) => {
+      cancelIfChanged(w);
+      controller.queue.add(keyOf(w));
+    },
+    delete: (w) => {
+      operations.get(keyOf(w))?.abort.abort('the WorkItem was deleted');
+      controller.queue.add(keyOf(w));
+    },
+  });
+  // After the first sync, stored items the apiserver no longer has were deleted while we were away.
+  void informer.waitForSync().then(() => {
+    for (const w of store.list()) if (!informer.get(keyOf(w))) controller.queue.add(keyOf(w));
+  });
+}
+
+/** Registers the Node, retrying until the apiserver answers. */
+async function registerUntilDone(client: CairnClient, opts: AgentOptions, log: Logger): Promise<void> {
+  const registration = {
+    cluster: opts.cluster,
+    nodeName: opts.nodeName,
+    labels: opts.labels,
+    capacity: detectCapacity(opts.dataDir, opts.capacity),
+    dataDir: path.resolve(opts.dataDir),
+    agentVersion: opts.agentVersion,
+    agentStartTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    drivers: [
+      { name: 'process' as const, available: true },
+      { name: 'file' as const, available: true },
+    ],
+  };
+  for (let delay = 500; ; delay = Math.min(delay * 2, 10_000)) {
+    try {
+      await registerNode(client, registration);
+      log.info('node registered', { node: opts.nodeName, cluster: opts.cluster });
+      return;
+    } catch (err) {
+      log.warn('node registration failed; retrying', { node: opts.nodeName, error: String(err), retryInMs: delay });
+      await new Promise((r) => setTimeout(r, delay));
+    }
+  }
+}
+
+function startHousekeeping(opts: AgentOptions, store: LocalStore, fencing: Fencing, log: Logger): NodeJS.Timeout[] {
+  const persist = setInterval(() => store.setFencingRenewals(fencing.renewals()), 2_000);
+  const rotate = setInterval(() => void rotateInstanceLogs(opts.dataDir).catch((err: unknown) => log.warn('log rotation failed', { error: String(err) })), 60_000);
+  for (const t of [persist, rotate]) t.unref();
+  return [persist, rotate];
+}
+
+function startMonitor(opts: AgentOptions, metrics: AgentMetrics, informer: Informer<WorkItem>, runner: OperationRunner, store: LocalStore, registration: Promise<void>): Promise<HealthServer> {
+  let registered = false;
+  void registration.then(() => (registered = true));
+  return startHealthServer({
+    host: opts.monitorHost,
+    port: opts.monitorPort,
+    registry: metrics.registry,
+    healthy: () => true,
+    ready: () => (registered && informer.hasSynced) || 'not yet registered and synced with the apiserver',
+    json: { '/status': () => nodeReport(opts, informer.hasSynced ? informer.list() : store.list(), runner) },
+  });
+}

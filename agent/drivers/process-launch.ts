@@ -1,0 +1,119 @@
+/**
+ * Launching an instance's command so that it outlives the worker and the
+ * agent: a POSIX shell shim started with setsid (detached) becomes session
+ * leader and process group of the instance, optionally moves itself into
+ * the instance's cgroup, runs the command in the foreground with stdout and
+ * stderr appended to console.log, and when the command ends writes
+ * "<its pid> <status>" to the exit file (128+n for signal n). That lets any
+ * later agent learn exit statuses of processes it did not fork, for about
+ * 1 MB of memory per instance. The shim traps TERM/INT/HUP only so that it
+ * survives a group SIGTERM long enough to record the command's status.
+ *
+ * Spawn, reading the shim's start time and writing state.json happen in one
+ * synchronous stretch: a SIGTERM to the worker is handled only afterwards,
+ * so no launched process is left unrecorded.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { WorkItemInstanceSpec } from '../../api/workitem.js';
+import { volumeEnvName } from '../../api/names.js';
+import { OperationError } from '../operations/errors.js';
+import { readProcStat } from './proc.js';
+
+/** The shim: $1 exit file, $2 cgroup.procs to join ('' for none), then the command and its arguments. */
+const SHIM = [
+  'exitf=$1; procs=$2; shift 2',
+  'if [ -n "$procs" ]; then echo $$ > "$procs" || exit 125; fi',
+  'trap : TERM INT HUP',
+  '"$@"',
+  'code=$?',
+  'echo "$$ $code" > "$exitf.tmp" && mv -f "$exitf.tmp" "$exitf"',
+  'exit $code',
+].join('\n');
+
+/** PATH of instances when the agent has none. */
+const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+/** Everything a launch needs, resolved and checked. */
+export interface LaunchSpec {
+  /** Absolute path of the program, then its arguments. */
+  argv: string[];
+  env: Record<string, string>;
+  cwd: string;
+  logPath: string;
+  exitPath: string;
+  /** cgroup.procs of the instance's cgroup, when limits are enforced. */
+  cgroupProcs?: string;
+}
+
+/** Hash of the parts of the spec a running process depends on; a change restarts it. */
+export function specHash(spec: WorkItemInstanceSpec, volumePaths: Record<string, string>): string {
+  const { process: proc, cpus, memory } = spec;
+  const relevant = { command: proc?.command, args: proc?.args ?? [], env: proc?.env ?? [], workingDir: proc?.workingDir, cpus, memory, volumePaths };
+  return createHash('sha256').update(JSON.stringify(relevant)).digest('hex').slice(0, 16);
+}
+
+/** The instance's environment: PATH, CAIRN_INSTANCE/CLUSTER/NODE, one CAIRN_VOLUME_* per attachment, then spec.process.env. */
+export function instanceEnv(spec: WorkItemInstanceSpec, ids: { instance: string; cluster: string; node: string }, volumePaths: Record<string, string>): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? DEFAULT_PATH,
+    CAIRN_INSTANCE: ids.instance,
+    CAIRN_CLUSTER: ids.cluster,
+    CAIRN_NODE: ids.node,
+  };
+  for (const [name, p] of Object.entries(volumePaths)) env[volumeEnvName(name)] = p;
+  for (const v of spec.process?.env ?? []) env[v.name] = v.value ?? '';
+  return env;
+}
+
+function executable(file: string): 'ok' | 'missing' | 'denied' {
+  try {
+    if (!fs.statSync(file).isFile()) return 'missing';
+    fs.accessSync(file, fs.constants.X_OK);
+    return 'ok';
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'denied';
+  }
+}
+
+/** The absolute path of `command` as the instance's PATH and working dir resolve it; NotFound / PermissionDenied otherwise. */
+export function resolveCommand(command: string, envPath: string, cwd: string, node: string): string {
+  const candidates = command.includes('/') ? [path.resolve(cwd, command)] : envPath.split(':').filter(Boolean).map((d) => path.join(d, command));
+  let denied: string | undefined;
+  for (const file of candidates) {
+    const verdict = executable(file);
+    if (verdict === 'ok') return file;
+    if (verdict === 'denied') denied ??= file;
+  }
+  if (denied) {
+    throw new OperationError('PermissionDenied', `command ${denied} on node ${node} is not executable by the agent`, `make it executable (chmod +x ${denied}) or fix spec.process.command`);
+  }
+  throw new OperationError(
+    'NotFound',
+    `the command ${command} does not exist on node ${node}`,
+    `install ${command} on node ${node} (searched PATH=${envPath}) or fix spec.process.command`,
+  );
+}
+
+/** Starts the shim as a new session; returns its pid and start ticks, read before the event loop can reap it. */
+export function launch(spec: LaunchSpec): { pid: number; startTicks: number } {
+  const log = fs.openSync(spec.logPath, 'a', 0o644);
+  try {
+    fs.rmSync(spec.exitPath, { force: true });
+    const child = spawn('/bin/sh', ['-c', SHIM, 'cairn-shim', spec.exitPath, spec.cgroupProcs ?? '', ...spec.argv], {
+      detached: true,
+      stdio: ['ignore', log, log],
+      env: spec.env,
+      cwd: spec.cwd,
+    });
+    child.on('error', () => undefined);
+    child.unref();
+    const stat = child.pid === undefined ? undefined : readProcStat(child.pid);
+    if (!stat) throw new OperationError('DriverUnavailable', 'cannot start /bin/sh for the instance shim', 'install a POSIX shell as /bin/sh on the node');
+    return { pid: stat.pid, startTicks: stat.startTicks };
+  } finally {
+    fs.closeSync(log);
+  }
+}

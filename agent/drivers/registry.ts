@@ -1,0 +1,25 @@
+/**
+ * Which driver serves a WorkItem. The only place that knows the list, so the
+ * agent process and the operation worker cannot disagree. Pure.
+ */
+import type { WorkItem } from '../../api/workitem.js';
+import { OperationError } from '../operations/errors.js';
+import type { Driver } from './driver.js';
+import { fileDriver } from './file.js';
+import { processDriver } from './process.js';
+
+/** The driver for `item`; DriverUnavailable for drivers this agent does not have (qemu, so far). */
+export function driverFor(item: WorkItem): Driver {
+  if (item.spec.type === 'VolumeReplica') {
+    const driver = item.spec.volumeReplica?.driver ?? 'file';
+    if (driver === 'file') return fileDriver;
+    throw new OperationError('DriverUnavailable', `volume driver ${driver} is not available on node ${item.spec.nodeName}`, 'use driver file');
+  }
+  const driver = item.spec.instance?.driver;
+  if (driver === 'process') return processDriver;
+  throw new OperationError(
+    'DriverUnavailable',
+    `instance driver ${driver ?? '(none)'} is not available on node ${item.spec.nodeName}`,
+    'this agent runs process instances only; use driver process or a node whose agent supports the driver',
+  );
+}

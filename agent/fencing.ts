@@ -1,0 +1,139 @@
+/**
+ * Fencing leases: while an instance runs here, this agent holds the Lease
+ * <cluster>/instance-<name> and renews it. The controller starts the
+ * instance elsewhere only after that lease has expired, so an agent that
+ * cannot renew (apiserver down, partition) must stop the instance before
+ * expiry: it is "unsafe" from lastRenew + duration − (grace + 2 s), and
+ * the reconciler stops it then. Renewal times are persisted so a restarted
+ * agent knows its deadlines even while the apiserver is unreachable.
+ *
+ * Concurrency model: one renew timer renews every held lease every
+ * duration/4 (so two failed rounds are tolerated before the deadline);
+ * acquire/release are called by reconciles, one per key at a time.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'winston';
+import { withTimeout, type Clock, type TimerHandle } from '../controller/runtime/clock.js';
+import { LeaseLock } from '../controller/runtime/lease-lock.js';
+
+/** Settings of a Fencing manager. */
+export interface FencingOptions {
+  cluster: string;
+  nodeName: string;
+  clock: Clock;
+  log: Logger;
+  /** A held lease became unsafe (renewals failing); the key's reconcile must stop the instance. */
+  onUnsafe(key: string): void;
+  onRenewResult?(ok: boolean): void;
+}
+
+/** One lease to hold for a WorkItem key. */
+export interface FenceSpec {
+  leaseName: string;
+  durationSeconds: number;
+  /** The instance's stop grace period: the deadline leaves room for it. */
+  graceMs: number;
+}
+
+interface Held extends FenceSpec {
+  lock: LeaseLock;
+  lastRenew: number;
+}
+
+/** The fencing leases of this node's instances. */
+export class Fencing {
+  private readonly held = new Map<string, Held>();
+  private timer: TimerHandle | undefined;
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly opts: FencingOptions,
+    /** Last renewal times persisted by a previous run, by key. */
+    private readonly restored: Record<string, number> = {},
+  ) {}
+
+  /** ms from a renewal until the instance must be stopped. */
+  static safeWindowMs(spec: FenceSpec): number {
+    const duration = spec.durationSeconds * 1000;
+    return Math.max(duration / 3, duration - spec.graceMs - 2000);
+  }
+
+  /** Takes or renews the lease for key; resolves the holder when someone else holds it. */
+  async acquire(key: string, spec: FenceSpec): Promise<{ ok: true } | { ok: false; holder?: string }> {
+    let h = this.held.get(key);
+    if (!h || h.leaseName !== spec.leaseName) {
+      const lock = new LeaseLock(this.kubeConfig, { namespace: this.opts.cluster, name: spec.leaseName, identity: this.opts.nodeName, leaseDurationSeconds: spec.durationSeconds, clock: this.opts.clock });
+      h = { ...spec, lock, lastRenew: this.restored[key] ?? 0 };
+    }
+    if (!(await h.lock.tryAcquireOrRenew())) return { ok: false, holder: h.lock.observedHolder };
+    h.lastRenew = this.opts.clock.now();
+    Object.assign(h, spec);
+    this.held.set(key, h);
+    this.ensureTimer();
+    return { ok: true };
+  }
+
+  /** ms until key's instance must be stopped (0 = now); Infinity when no lease is involved. */
+  msUntilUnsafe(key: string): number {
+    const h = this.held.get(key);
+    const last = h?.lastRenew ?? this.restored[key];
+    if (last === undefined) return 0;
+    const window = h ? Fencing.safeWindowMs(h) : 0;
+    return Math.max(0, last + window - this.opts.clock.now());
+  }
+
+  /** Whether key's lease was renewed recently enough for its instance to keep running. */
+  isSafe(key: string): boolean {
+    return this.msUntilUnsafe(key) > 0;
+  }
+
+  /** Deletes key's lease (the instance has stopped) so another node may take over at once. */
+  async release(key: string): Promise<void> {
+    const h = this.held.get(key);
+    this.held.delete(key);
+    delete this.restored[key];
+    await h?.lock.delete();
+  }
+
+  /** Stops holding key's lease without touching the API (fenced: let it expire). */
+  drop(key: string): void {
+    this.held.delete(key);
+    delete this.restored[key];
+  }
+
+  /** Last renewal times, for persisting. */
+  renewals(): Record<string, number> {
+    return Object.fromEntries([...this.held].map(([k, h]) => [k, h.lastRenew]));
+  }
+
+  /** Stops the renew timer (leases then expire unless released). */
+  stop(): void {
+    this.timer?.cancel();
+    this.timer = undefined;
+  }
+
+  private ensureTimer(): void {
+    if (this.timer || this.held.size === 0) return;
+    const every = Math.min(...[...this.held.values()].map((h) => (h.durationSeconds * 1000) / 4));
+    this.timer = this.opts.clock.setTimer(() => {
+      this.timer = undefined;
+      void this.renewAll().finally(() => this.ensureTimer());
+    }, every);
+  }
+
+  private async renewAll(): Promise<void> {
+    await Promise.all([...this.held].map(([key, h]) => this.renewOne(key, h)));
+  }
+
+  private async renewOne(key: string, h: Held): Promise<void> {
+    let ok = false;
+    try {
+      ok = await withTimeout(this.opts.clock, h.lock.tryAcquireOrRenew(), (h.durationSeconds * 1000) / 4, false);
+    } catch (err) {
+      this.opts.log.warn('fencing lease renewal failed', { workItem: key, lease: h.leaseName, error: String(err) });
+    }
+    this.opts.onRenewResult?.(ok);
+    if (ok && this.held.get(key) === h) h.lastRenew = this.opts.clock.now();
+    if (!ok && !this.isSafe(key)) this.opts.onUnsafe(key);
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * What the agent remembers across restarts without the apiserver: the last
+ * version of every WorkItem addressed to this node, and when each fencing
+ * lease was last renewed. Written atomically (temp file, fsync, rename) at
+ * most once per flush interval, so a kill -9 loses at most that interval
+ * and never leaves a torn file. A restarted agent that cannot reach the
+ * apiserver reconciles from this copy: it re-adopts running instances and
+ * keeps them running until their fencing deadline.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { WorkItem } from '../api/workitem.js';
+import { writeJsonAtomicSync } from './drivers/process-state.js';
+
+interface StoreFile {
+  workItems: WorkItem[];
+  fencingRenewals: Record<string, number>;
+}
+
+/** The agent's persisted copy of its WorkItems. */
+export class LocalStore {
+  private readonly items = new Map<string, WorkItem>();
+  private renewals: Record<string, number> = {};
+  private dirty = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly flushMs = 1000,
+  ) {}
+
+  /** The store file under a data dir. */
+  static at(dataDir: string): LocalStore {
+    return new LocalStore(path.join(dataDir, 'workitems.json'));
+  }
+
+  /** Loads the file if it exists (a corrupt file is set aside, not fatal). */
+  load(): void {
+    let parsed: StoreFile;
+    try {
+      parsed = JSON.parse(fs.readFileSync(this.file, 'utf8')) as StoreFile;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') fs.renameSync(this.file, `${this.file}.corrupt-${Date.now()}`);
+      return;
+    }
+    for (const w of parsed.workItems ?? []) this.items.set(keyOf(w), w);
+    this.renewals = parsed.fencingRenewals ?? {};
+  }
+
+  /** Every remembered WorkItem. */
+  list(): WorkItem[] {
+    return [...this.items.values()];
+  }
+
+  /** The remembered WorkItem with this key. */
+  get(key: string): WorkItem | undefined {
+    return this.items.get(key);
+  }
+
+  /** Remembers the latest version of a WorkItem. */
+  put(w: WorkItem): void {
+    this.items.set(keyOf(w), w);
+    this.markDirty();
+  }
+
+  /** Forgets a WorkItem (it is gone and cleaned up). */
+  delete(key: string): void {
+    if (this.items.delete(key)) this.markDirty();
+  }
+
+  /** Fencing renewal times of the last run. */
+  get fencingRenewals(): Record<string, number> {
+    return { ...this.renewals };
+  }
+
+  /** Records fencing renewal times (persisted with the next flush). */
+  setFencingRenewals(renewals: Record<string, number>): void {
+    this.renewals = renewals;
+    this.markDirty();
+  }
+
+  /** Writes now if anything changed. */
+  flush(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.dirty) return;
+    this.dirty = false;
+    writeJsonAtomicSync(this.file, { workItems: this.list(), fencingRenewals: this.renewals } satisfies StoreFile);
+  }
+
+  private markDirty(): void {
+    this.dirty = true;
+    this.timer ??= setTimeout(() => this.flush(), this.flushMs).unref();
+  }
+}
+
+/** namespace/name of a WorkItem. */
+export function keyOf(w: WorkItem): string {
+  return `${w.metadata.namespace}/${w.metadata.name}`;
+}

@@ -1,0 +1,205 @@
+/**
+ * The supervised-operation runner, after Ganeti's RPC-timeout design: each
+ * driver verb (ensure, remove) runs in a worker process of its own, named by
+ * an operation id, bounded by a timeout (reason Timeout), cancellable
+ * through an AbortSignal (reason Cancelled), and ended — SIGTERM, then
+ * SIGKILL after a grace period — when the agent shuts down. A hung driver
+ * can therefore never wedge the agent, and killing an operation kills
+ * everything it started.
+ *
+ * Concurrency: run() may be called concurrently for different WorkItems; a
+ * second operation for a WorkItem that still has one is a programming error
+ * (the agent's work queue never processes a key twice at once) and throws.
+ * run() never rejects for a failed operation: the failure is in the result.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLogger } from '../../api/log.js';
+import type { ErrorReason, WorkItem, WorkItemError } from '../../api/workitem.js';
+import type { DriverAction, DriverSettings, Observation, Verb } from '../drivers/driver.js';
+import { OperationError, classify } from './errors.js';
+import { newOperationId } from './operation-id.js';
+import { parseLogLine, parseResult, type WorkerRequest } from './protocol.js';
+import { SupervisedChild, type ChildOutcome, type Termination } from './supervised-child.js';
+import { operationTimeoutMs } from './timeouts.js';
+
+/** The worker next to this file (dist/agent/operations/worker.js when compiled). */
+export const DEFAULT_WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker.js');
+/** Default time between SIGTERM and SIGKILL when the runner ends a worker. */
+export const DEFAULT_KILL_GRACE_MS = 3_000;
+
+/** The log methods the runner uses; a winston Logger fits. */
+export interface RunnerLogger {
+  info(message: string, meta?: Record<string, unknown>): unknown;
+  warn(message: string, meta?: Record<string, unknown>): unknown;
+  error(message: string, meta?: Record<string, unknown>): unknown;
+}
+
+/** Settings of a runner: the drivers' settings plus supervision knobs. */
+export interface RunnerOptions extends DriverSettings {
+  logger?: RunnerLogger;
+  /** Worker script run with process.execPath; tests substitute their own. */
+  workerPath?: string;
+  /** SIGTERM → SIGKILL delay on timeout and cancellation. */
+  killGraceMs?: number;
+}
+
+/** One operation to run. */
+export interface RunRequest {
+  verb: Verb;
+  item: WorkItem;
+  /** What observe() said ensure() would do; picks the default timeout and is reported. */
+  action?: DriverAction;
+  /** Overrides operationTimeoutMs(). */
+  timeoutMs?: number;
+  /** Abort when the WorkItem changed or was deleted; the reason (a string or Error) becomes the message. */
+  signal?: AbortSignal;
+}
+
+/** The outcome of one operation, shaped for WorkItemStatus (operationId, action, startedAt, finishedAt, lastError). */
+export interface OperationResult {
+  operationId: string;
+  verb: Verb;
+  action?: DriverAction;
+  ok: boolean;
+  /** ensure(): the driver's observation afterwards. */
+  observation?: Observation;
+  /** On failure: WorkItemStatus.lastError. */
+  error?: WorkItemError;
+  startedAt: string;
+  finishedAt: string;
+}
+
+/** An operation in flight, for the agent's /status. */
+export interface LiveOperation {
+  operationId: string;
+  key: string;
+  verb: Verb;
+  action?: DriverAction;
+  pid: number;
+  startedAt: string;
+  deadline: string;
+}
+
+/** Counters for the agent's /metrics. */
+export interface RunnerStats {
+  started: number;
+  succeeded: number;
+  failed: Partial<Record<ErrorReason, number>>;
+  live: number;
+}
+
+interface Live {
+  info: LiveOperation;
+  child: SupervisedChild;
+}
+
+function abortMessage(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (typeof reason === 'string') return reason;
+  if (reason instanceof Error && reason.name !== 'AbortError') return reason.message;
+  return 'the WorkItem changed or was deleted';
+}
+
+/** Runs driver verbs in supervised worker processes. */
+export class OperationRunner {
+  private readonly live = new Map<string, Live>();
+  private readonly counters: RunnerStats = { started: 0, succeeded: 0, failed: {}, live: 0 };
+  private readonly logger: RunnerLogger;
+  private readonly killGraceMs: number;
+  private closed = false;
+
+  constructor(private readonly options: RunnerOptions) {
+    this.logger = options.logger ?? createLogger('agent-operations');
+    this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  }
+
+  /** Runs one verb for one WorkItem in a worker; resolves with its result, never rejects for operation failures. */
+  async run(req: RunRequest): Promise<OperationResult> {
+    const key = `${req.item.metadata.namespace ?? ''}/${req.item.metadata.name ?? ''}`;
+    const existing = this.live.get(key);
+    if (existing) throw new Error(`operation ${existing.info.operationId} is still running for WorkItem ${key}`);
+    const started = new Date();
+    const refuse = this.closed ? 'the agent is shutting down' : req.signal?.aborted ? abortMessage(req.signal) : undefined;
+    if (refuse) return this.finish(req, newOperationId(process.pid, 0, started), started, { ok: false, error: new OperationError('Cancelled', refuse).toWorkItemError() });
+    let child: SupervisedChild;
+    let operationId = newOperationId(process.pid, 0, started);
+    try {
+      child = new SupervisedChild(process.execPath, [this.options.workerPath ?? DEFAULT_WORKER], (line) => this.relay(line, operationId, key));
+    } catch (err) {
+      return this.finish(req, operationId, started, { ok: false, error: classify(err, { doing: 'starting an operation worker', node: this.options.nodeName }).toWorkItemError() });
+    }
+    operationId = newOperationId(process.pid, child.pid, started);
+    const timeoutMs = req.timeoutMs ?? operationTimeoutMs(req.item, req.verb, req.action);
+    const info: LiveOperation = { operationId, key, verb: req.verb, ...(req.action ? { action: req.action } : {}), pid: child.pid, startedAt: started.toISOString(), deadline: new Date(started.getTime() + timeoutMs).toISOString() };
+    this.live.set(key, { info, child });
+    this.counters.started++;
+    this.logger.info('operation started', { ...info, timeoutMs });
+    const request: WorkerRequest = { operationId, verb: req.verb, item: req.item, settings: { dataDir: this.options.dataDir, nodeName: this.options.nodeName, ...(this.options.cgroupRoot ? { cgroupRoot: this.options.cgroupRoot } : {}) } };
+    child.send(JSON.stringify(request));
+    const what = `operation ${operationId} (${req.verb}${req.action ? ` ${req.action}` : ''} of WorkItem ${key})`;
+    const timer = setTimeout(() => child.terminate({ reason: 'Timeout', message: `${what} exceeded its ${timeoutMs / 1000} s timeout and was killed` }, this.killGraceMs), timeoutMs);
+    const onAbort = () => child.terminate({ reason: 'Cancelled', message: `${what} was cancelled: ${abortMessage(req.signal!)}` }, this.killGraceMs);
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      return this.finish(req, operationId, started, this.interpret(await child.done, what));
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener('abort', onAbort);
+      this.live.delete(key);
+    }
+  }
+
+  /** Operations in flight. */
+  operations(): LiveOperation[] {
+    return [...this.live.values()].map((l) => ({ ...l.info }));
+  }
+
+  /** Counters since the runner was created. */
+  stats(): RunnerStats {
+    return { ...this.counters, failed: { ...this.counters.failed }, live: this.live.size };
+  }
+
+  /** Refuses new operations, SIGTERMs every worker group, SIGKILLs them after `graceMs`, and resolves when all are gone. */
+  async shutdown(graceMs = this.killGraceMs): Promise<void> {
+    this.closed = true;
+    const termination: Termination = { reason: 'Cancelled', message: 'the agent is shutting down' };
+    const pending = [...this.live.values()].map((l) => {
+      l.child.terminate({ ...termination, message: `operation ${l.info.operationId} was ended: ${termination.message}` }, graceMs);
+      return l.child.done;
+    });
+    await Promise.all(pending);
+  }
+
+  private interpret(outcome: ChildOutcome, what: string): { ok: boolean; observation?: Observation; error?: WorkItemError } {
+    if (outcome.terminated) {
+      const hint = outcome.terminated.reason === 'Timeout' ? `check the agent log on node ${this.options.nodeName} for why it was slow, or raise spec.timeoutSeconds of the WorkItem` : undefined;
+      return { ok: false, error: new OperationError(outcome.terminated.reason, outcome.terminated.message, hint).toWorkItemError() };
+    }
+    const result = parseResult(outcome.stdout);
+    if (result?.ok) return { ok: true, ...(result.observation ? { observation: result.observation } : {}) };
+    if (result) return { ok: false, error: new OperationError(result.error.reason, result.error.message, result.error.hint).toWorkItemError() };
+    const how = outcome.signal ? `signal ${outcome.signal}` : `status ${outcome.exitCode}`;
+    const detail = outcome.stderrTail.split('\n').filter((l) => l.trim() && !/^\s+at |^Node\.js v/.test(l)).slice(-3).join(' | ');
+    return { ok: false, error: new OperationError('Unknown', `the worker of ${what} ended with ${how} without a result${detail ? `: ${detail}` : ''}`, `see the agent log on node ${this.options.nodeName}`).toWorkItemError() };
+  }
+
+  private finish(req: RunRequest, operationId: string, started: Date, outcome: { ok: boolean; observation?: Observation; error?: WorkItemError }): OperationResult {
+    const finishedAt = new Date().toISOString();
+    const error = outcome.error && { ...outcome.error, operationId, time: finishedAt };
+    if (outcome.ok) this.counters.succeeded++;
+    else if (error) this.counters.failed[error.reason] = (this.counters.failed[error.reason] ?? 0) + 1;
+    const result: OperationResult = { operationId, verb: req.verb, ...(req.action ? { action: req.action } : {}), ok: outcome.ok, ...(outcome.observation ? { observation: outcome.observation } : {}), ...(error ? { error } : {}), startedAt: started.toISOString(), finishedAt };
+    const meta = { operationId, verb: req.verb, action: req.action, durationMs: Date.now() - started.getTime(), ...(error ? { reason: error.reason, error: error.message } : {}) };
+    if (outcome.ok) this.logger.info('operation succeeded', meta);
+    else this.logger.warn('operation failed', meta);
+    return result;
+  }
+
+  private relay(line: string, operationId: string, key: string): boolean {
+    const parsed = parseLogLine(line);
+    if (!parsed) return false;
+    this.logger[parsed.level](parsed.message, { ...parsed.meta, operationId, workItem: key });
+    return true;
+  }
+}

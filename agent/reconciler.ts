@@ -1,0 +1,213 @@
+/**
+ * Makes one WorkItem true on this node. Level-triggered and idempotent:
+ * observe (in-process, cheap) → if not converged, run ensure in a
+ * supervised worker → write status. Deleting WorkItems run remove, release
+ * the fencing lease and drop the agent's finalizer.
+ *
+ * Instances run only under a fencing lease: before starting one the agent
+ * must hold <cluster>/instance-<name>; when renewals fail past the safe
+ * window it stops the instance itself (Fenced) and starts it again once it
+ * holds the lease again. Status writes that fail (apiserver away) are
+ * retried with backoff, but never block the local work: an instance that
+ * crashes while the control plane is down is still restarted per policy.
+ */
+import type { Logger } from 'winston';
+import type { CairnClient } from '../api/client/cairn-client.js';
+import { AGENT_FINALIZER, instanceLeaseName } from '../api/names.js';
+import type { WorkItem, WorkItemError } from '../api/workitem.js';
+import type { Clock } from '../controller/runtime/clock.js';
+import type { Result } from '../controller/runtime/controller.js';
+import type { DriverSettings } from './drivers/driver.js';
+import { graceMs } from './drivers/process.js';
+import { driverFor } from './drivers/registry.js';
+import { classify } from './operations/errors.js';
+import type { OperationResult, OperationRunner } from './operations/runner.js';
+import type { Fencing, FenceSpec } from './fencing.js';
+import type { LocalStore } from './local-store.js';
+import type { AgentMetrics } from './metrics.js';
+import { workItemStatus, type StatusUpdate } from './status.js';
+
+/** How often a converged instance is checked for liveness. */
+export const LIVENESS_INTERVAL_MS = 10_000;
+const LEASE_RETRY_MS = 2_000;
+
+/** What the reconciler reads and writes through. */
+export interface AgentReconcilerDeps {
+  client: CairnClient;
+  runner: OperationRunner;
+  fencing: Fencing;
+  store: LocalStore;
+  /** The WorkItem as the informer has it (undefined while offline and never synced). */
+  cached(key: string): WorkItem | undefined;
+  /** Whether the informer has synced (the cache, not the store, is the truth). */
+  synced(): boolean;
+  settings: DriverSettings;
+  clock: Clock;
+  log: Logger;
+  metrics: AgentMetrics;
+  /** Cancellation of the operation running for a key. */
+  operations: Map<string, { generation?: number; abort: AbortController }>;
+}
+
+/** A failed attempt; its status is written, the queue retries with backoff. */
+export class RetryLater extends Error {}
+
+/** Reconciles the WorkItem with key namespace/name. */
+export async function reconcileWorkItem(d: AgentReconcilerDeps, key: string): Promise<Result | void> {
+  const item = d.synced() ? d.cached(key) : (d.cached(key) ?? d.store.get(key));
+  if (!item) return forgetGone(d, key);
+  d.store.put(item);
+  if (item.metadata.deletionTimestamp) return finalize(d, key, item);
+  if (item.spec.type === 'InstanceRuntime' && (item.spec.instance?.runState ?? 'Running') === 'Running') {
+    const fenced = await holdFence(d, key, item);
+    if (fenced) return fenced;
+  }
+  return converge(d, key, item);
+}
+
+/** A WorkItem deleted while we were away (or force-released after failover): undo it locally. */
+async function forgetGone(d: AgentReconcilerDeps, key: string): Promise<void> {
+  const old = d.store.get(key);
+  if (!old) return;
+  const res = await run(d, key, old, 'remove');
+  if (!res.ok) throw new RetryLater(res.error?.message);
+  d.fencing.drop(key);
+  d.store.delete(key);
+}
+
+function fenceSpec(item: WorkItem): FenceSpec {
+  const f = item.spec.instance?.fencing;
+  return { leaseName: f?.leaseName ?? instanceLeaseName(item.spec.owner.name), durationSeconds: f?.leaseDurationSeconds ?? 30, graceMs: graceMs(item) };
+}
+
+/** Holds the fencing lease; returns a result when the instance must not run now. */
+async function holdFence(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<Result | void> {
+  const spec = fenceSpec(item);
+  let heldBy: string | undefined;
+  try {
+    const r = await d.fencing.acquire(key, spec);
+    if (r.ok) return;
+    heldBy = r.holder;
+  } catch (err) {
+    d.log.warn('cannot renew fencing lease', { workItem: key, lease: spec.leaseName, error: String(err) });
+  }
+  if (heldBy) {
+    // Another node holds the lease: a copy here (say, from before a partition) must not keep running.
+    await stopLocally(d, key, item);
+    const error: WorkItemError = {
+      reason: 'LeaseHeld',
+      message: `fencing lease ${spec.leaseName} is held by node ${heldBy}; the instance may still run there`,
+      hint: `it starts here once node ${heldBy} stops it or its lease expires (at most ${spec.durationSeconds}s after that node stopped renewing)`,
+    };
+    await bestEffortStatus(d, item, { phase: 'Failed', message: error.message, error });
+    return { requeueAfterMs: LEASE_RETRY_MS };
+  }
+  if (d.fencing.isSafe(key)) return;
+  return fence(d, key, item, spec);
+}
+
+/** Stops the local copy of an instance (runState Stopped through the driver); returns the observation after. */
+async function stopLocally(d: AgentReconcilerDeps, key: string, item: WorkItem) {
+  const stopped: WorkItem = { ...item, spec: { ...item.spec, instance: { ...item.spec.instance!, runState: 'Stopped' } } };
+  const obs = await driverFor(stopped).observe(stopped, env(d));
+  if (obs.converged) return obs;
+  const res = await run(d, key, stopped, 'ensure', obs.action);
+  if (!res.ok) throw new RetryLater(res.error?.message);
+  d.log.warn('stopped the local copy of an instance: this node does not hold its fencing lease', { workItem: key, lease: fenceSpec(item).leaseName });
+  return res.observation ?? obs;
+}
+
+/** Stops an instance whose fencing lease could not be renewed in time. */
+async function fence(d: AgentReconcilerDeps, key: string, item: WorkItem, spec: FenceSpec): Promise<Result> {
+  const obs = await stopLocally(d, key, item);
+  const error: WorkItemError = {
+    reason: 'Fenced',
+    message: `stopped on node ${item.spec.nodeName}: the fencing lease ${spec.leaseName} could not be renewed in time (apiserver unreachable?)`,
+    hint: 'it starts again by itself once the agent renews the lease; if the node was failed over meanwhile, the instance runs on another node',
+  };
+  await bestEffortStatus(d, item, { phase: 'Failed', message: error.message, error, observation: { ...obs, instance: { ...obs.instance, state: 'Fenced' } } });
+  return { requeueAfterMs: LEASE_RETRY_MS };
+}
+
+function env(d: AgentReconcilerDeps) {
+  return { ...d.settings, now: () => d.clock.now() };
+}
+
+async function converge(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<Result | void> {
+  const obs = await driverFor(item).observe(item, env(d)).catch((err: unknown) => {
+    throw new RetryLater(classify(err, { doing: 'observing', node: item.spec.nodeName }).message);
+  });
+  if (obs.converged) {
+    await writeStatus(d, item, { phase: 'Done', message: obs.message, observation: obs });
+    return { requeueAfterMs: nextLook(d, key, item, obs.requeueAfterMs) };
+  }
+  const inProgress = await bestEffortStatus(d, item, { phase: 'InProgress', message: obs.message, observation: obs, attempt: true });
+  const res = await run(d, key, item, 'ensure', obs.action);
+  const latest = inProgress ?? item;
+  if (!res.ok) {
+    await writeStatus(d, latest, { phase: 'Failed', message: res.error!.message, result: res, error: res.error });
+    throw new RetryLater(res.error!.message);
+  }
+  await writeStatus(d, latest, { phase: 'Done', message: res.observation?.message ?? 'done', result: res });
+  return { requeueAfterMs: nextLook(d, key, item, res.observation?.requeueAfterMs) };
+}
+
+/** When to look at a converged item again: liveness checks for instances, the fencing deadline, the driver's wish. */
+function nextLook(d: AgentReconcilerDeps, key: string, item: WorkItem, driverMs: number | undefined): number {
+  const liveness = item.spec.type === 'InstanceRuntime' ? LIVENESS_INTERVAL_MS : 10 * LIVENESS_INTERVAL_MS;
+  const fence = item.spec.type === 'InstanceRuntime' && item.spec.instance?.runState !== 'Stopped' ? d.fencing.msUntilUnsafe(key) + 10 : Infinity;
+  return Math.min(liveness, fence, driverMs ?? Infinity);
+}
+
+async function finalize(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<void> {
+  if (item.metadata.finalizers?.includes(AGENT_FINALIZER)) {
+    const res = await run(d, key, item, 'remove');
+    if (!res.ok) {
+      await bestEffortStatus(d, item, { phase: 'Failed', message: res.error!.message, result: res, error: res.error });
+      throw new RetryLater(res.error!.message);
+    }
+    if (item.spec.type === 'InstanceRuntime') await d.fencing.release(key).catch((err: unknown) => d.log.warn('could not release fencing lease', { workItem: key, error: String(err) }));
+    const finalizers = item.metadata.finalizers.filter((f) => f !== AGENT_FINALIZER);
+    await d.client.patch('WorkItem', item.metadata.namespace, item.metadata.name!, { metadata: { finalizers, resourceVersion: item.metadata.resourceVersion } });
+  }
+  d.store.delete(key);
+}
+
+async function run(d: AgentReconcilerDeps, key: string, item: WorkItem, verb: 'ensure' | 'remove', action?: Parameters<OperationRunner['run']>[0]['action']): Promise<OperationResult> {
+  const abort = new AbortController();
+  d.operations.set(key, { generation: item.metadata.generation, abort });
+  try {
+    const timeoutMs = item.spec.timeoutSeconds ? item.spec.timeoutSeconds * 1000 : undefined;
+    const res = await d.runner.run({ verb, item, action, signal: abort.signal, ...(timeoutMs ? { timeoutMs } : {}) });
+    d.metrics.operationDuration.observe({ verb, result: res.ok ? 'success' : 'failure' }, (Date.parse(res.finishedAt) - Date.parse(res.startedAt)) / 1000);
+    if (res.error) d.metrics.operationFailures.inc({ reason: res.error.reason });
+    return res;
+  } finally {
+    d.operations.delete(key);
+  }
+}
+
+async function writeStatus(d: AgentReconcilerDeps, item: WorkItem, u: StatusUpdate): Promise<WorkItem> {
+  const status = workItemStatus(item, u, d.clock.now());
+  if (JSON.stringify(withoutTimes(item.status)) === JSON.stringify(withoutTimes(status))) return item;
+  const written = await d.client.replaceStatus('WorkItem', { ...item, status });
+  d.store.put(written);
+  return written;
+}
+
+/** Writes status, logging instead of throwing: used before local work that must not wait for the apiserver. */
+async function bestEffortStatus(d: AgentReconcilerDeps, item: WorkItem, u: StatusUpdate): Promise<WorkItem | undefined> {
+  try {
+    return await writeStatus(d, item, u);
+  } catch (err) {
+    d.log.info('could not write WorkItem status (will retry)', { workItem: `${item.metadata.namespace}/${item.metadata.name}`, error: String(err) });
+    return undefined;
+  }
+}
+
+/** Status without fields that change on every write, to skip writes that say nothing new. */
+function withoutTimes(s: WorkItem['status']): unknown {
+  if (!s) return s;
+  const { conditions, ...rest } = s;
+  return { ...rest, conditions: conditions?.map(({ lastTransitionTime: _t, ...c }) => c) };
+}

@@ -1,0 +1,104 @@
+/**
+ * `cairn agent`: the node agent. Dials out to the apiserver; needs no
+ * inbound port except its loopback monitoring endpoint. SIGTERM/SIGINT end
+ * its operations (SIGTERM, then SIGKILL after --shutdown-grace) but leave
+ * instances running; a restarted agent re-adopts them.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { createLogger } from '../../api/log.js';
+import { QUANTITY_PATTERN } from '../../api/quantity.js';
+import { startAgent } from '../../agent/agent.js';
+import { cairnVersion } from '../../apiserver/server.js';
+import { addConnectionFlags, connectionOptions, type ConnectionFlags } from '../connection-flags.js';
+import { parseCount, parseDuration, parsePort } from '../flags.js';
+
+interface AgentFlags extends ConnectionFlags {
+  cluster: string;
+  nodeName: string;
+  dataDir: string;
+  labels: Record<string, string>;
+  cpus?: number;
+  memory?: string;
+  storage?: string;
+  heartbeatInterval: number;
+  leaseDuration: number;
+  workers: number;
+  monitorBind: string;
+  monitorPort: number;
+  shutdownGrace: number;
+  logLevel: string;
+}
+
+function parseLabels(value: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const pair of value.split(',').filter(Boolean)) {
+    const m = /^([A-Za-z0-9./_-]+)=([A-Za-z0-9._-]*)$/.exec(pair.trim());
+    if (!m) throw new InvalidArgumentError(`"${pair}" is not a label; use key=value pairs separated by commas, e.g. zone=a,disk=ssd`);
+    labels[m[1]!] = m[2]!;
+  }
+  return labels;
+}
+
+function parseQuantityFlag(value: string): string {
+  if (!QUANTITY_PATTERN.test(value)) throw new InvalidArgumentError(`"${value}" is not a quantity; use forms like 4096Mi or 100Gi`);
+  return value;
+}
+
+/** `cairn agent`. */
+export function agentCommand(): Command {
+  return addConnectionFlags(new Command('agent'))
+    .description('Run the node agent: register this machine as a Node, renew its heartbeat, and run the WorkItems addressed to it')
+    .requiredOption('--cluster <name>', 'the Cluster this node belongs to (its namespace)')
+    .option('--node-name <name>', 'name of this Node', os.hostname().toLowerCase())
+    .option('--data-dir <dir>', 'where instances, volume replicas, logs and state live', path.join(os.homedir(), '.cairn', 'agent'))
+    .option('--labels <k=v,...>', 'labels of the Node (for nodeSelectors)', parseLabels, {})
+    .option('--cpus <n>', 'cpus to offer (default: detected)', parseCount)
+    .option('--memory <quantity>', 'memory to offer (default: detected), e.g. 8Gi', parseQuantityFlag)
+    .option('--storage <quantity>', 'storage to offer (default: free space under --data-dir)', parseQuantityFlag)
+    .option('--heartbeat-interval <duration>', 'how often the heartbeat Lease is renewed', parseDuration, 10_000)
+    .option('--lease-duration <duration>', 'heartbeat Lease duration: the node counts as unreachable after this long without renewal', parseDuration, 40_000)
+    .option('--workers <n>', 'WorkItems reconciled at once', parseCount, 8)
+    .option('--monitor-bind <address>', 'address of /healthz, /metrics and /status', '127.0.0.1')
+    .option('--monitor-port <port>', 'port of /healthz, /metrics and /status (0 picks a free one)', parsePort, 8443)
+    .option('--shutdown-grace <duration>', 'on shutdown, time between SIGTERM and SIGKILL of running operations', parseDuration, 5_000)
+    .option('--log-level <level>', 'error, warn, info or debug', 'info')
+    .addHelpText('after', `
+Examples:
+  cairn agent --kubeconfig admin.kubeconfig --cluster demo --node-name node-a --data-dir /var/lib/cairn/agent
+  cairn agent --server https://10.0.0.1:6443 --token "$TOKEN" --certificate-authority ca.crt --cluster prod --labels zone=a
+  curl http://127.0.0.1:8443/status`)
+    .action((flags: AgentFlags) => runAgent(flags));
+}
+
+async function runAgent(flags: AgentFlags): Promise<void> {
+  if (flags.heartbeatInterval >= flags.leaseDuration) throw new Error(`--heartbeat-interval (${flags.heartbeatInterval} ms) must be shorter than --lease-duration (${flags.leaseDuration} ms)`);
+  const log = createLogger('agent', flags.logLevel).child({ node: flags.nodeName });
+  const agent = await startAgent({
+    connection: connectionOptions(flags),
+    cluster: flags.cluster,
+    nodeName: flags.nodeName,
+    dataDir: flags.dataDir,
+    labels: flags.labels,
+    capacity: { cpus: flags.cpus, memory: flags.memory, storage: flags.storage },
+    heartbeatIntervalMs: flags.heartbeatInterval,
+    leaseDurationSeconds: Math.ceil(flags.leaseDuration / 1000),
+    workers: flags.workers,
+    monitorHost: flags.monitorBind,
+    monitorPort: flags.monitorPort,
+    shutdownGraceMs: flags.shutdownGrace,
+    agentVersion: cairnVersion(),
+    log,
+  });
+  process.stdout.write(`cairn agent for node ${flags.nodeName} of cluster ${flags.cluster} running${agent.monitorUrl ? `; status at ${agent.monitorUrl}/status` : ''}\n`);
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down; instances keep running', { signal });
+    void agent.stop().then(() => process.exit(0));
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
