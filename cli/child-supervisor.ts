@@ -30,7 +30,8 @@ export class ChildSupervisor {
   start(): void {
     if (this.stopping) return;
     const startedAt = Date.now();
-    const child = spawn(this.opts.command, this.opts.args, { stdio: ['ignore', 'inherit', 'inherit'] });
+    // The IPC channel is how the child notices that this process died (even by SIGKILL): it disconnects.
+    const child = spawn(this.opts.command, this.opts.args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.child = child;
     child.once('exit', (code, signal) => {
       this.child = undefined;

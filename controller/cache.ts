@@ -14,7 +14,7 @@ import type { Volume } from '../api/volume.js';
 import type { WorkItem } from '../api/workitem.js';
 import { GROUP, PLURALS, VERSION, type Kind } from '../api/types.js';
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../api/names.js';
-import { Informer, type InformerOptions, type ListedObject } from './runtime/informer.js';
+import { Informer, dropManagedFields, type InformerOptions, type ListedObject } from './runtime/informer.js';
 import type { Clock } from './runtime/clock.js';
 
 const NAMESPACE_INDEX = 'namespace';
@@ -41,7 +41,7 @@ export class ControllerCache {
   readonly leases: Informer<LeaseObject>;
 
   constructor(kubeConfig: KubeConfig, log: Logger, clock?: Clock) {
-    const opts: InformerOptions = { log, clock };
+    const opts: InformerOptions = { log, clock, transform: dropManagedFields };
     const cairn = <K extends Kind>(kind: K) => new Informer<KindMap[K]>(kubeConfig, { group: GROUP, version: VERSION, plural: PLURALS[kind] }, opts);
     this.clusters = cairn('Cluster');
     this.nodes = cairn('Node');

@@ -45,7 +45,10 @@ export interface ReconcileLoops {
   readonly synced: boolean;
 }
 
+/** Cluster counts: at most about two status writes a second per cluster. */
 const AGGREGATE_DELAY_MS = 500;
+/** Node allocation: one write per node every few seconds at most, even while thousands of instances land. */
+const NODE_ALLOCATION_DELAY_MS = 3000;
 const nsKey = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace}/${o.metadata.name}`;
 
 /** Builds the Cluster, Node, Instance and Volume loops over one cache. */
@@ -68,7 +71,7 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
 
   nodes.watch(cache.nodes, (n) => [nsKey(n)]);
   nodes.watch(cache.leases, (l) => leaseOwner(l, 'node-'));
-  nodes.watch(cache.workItems, (w) => [`${w.metadata.namespace}/${w.spec.nodeName}`], AGGREGATE_DELAY_MS);
+  nodes.watch(cache.workItems, (w) => [`${w.metadata.namespace}/${w.spec.nodeName}`], NODE_ALLOCATION_DELAY_MS);
 
   instances.watch(cache.instances, (i) => [nsKey(i)]);
   // A WorkItem going away frees capacity that an unplaced instance may fit into.

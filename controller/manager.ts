@@ -87,6 +87,10 @@ export async function startControllerManager(opts: ControllerManagerOptions): Pr
   const health = opts.metricsPort >= 0 ? await startHealth(opts, metrics, elector, () => loops) : undefined;
   const stopSignal = new AbortController();
   const done = elector.run(stopSignal.signal).then(async (outcome) => {
+    // A deposed leader must stop acting at once (its caller exits, which also cuts off requests
+    // still in flight). Waiting for in-flight reconciles first would hang for as long as the
+    // apiserver does, and their writes could land after another controller took over.
+    if (outcome === 'lost') return outcome;
     await loops?.stopped;
     await cache?.stop();
     return outcome;

@@ -31,7 +31,7 @@ export function controllerCommand(): Command {
     .option('--lease-duration <duration>', 'how long followers wait before taking over an unrenewed leader lease', parseDuration, DEFAULT_LEADER_TIMINGS.leaseDurationMs)
     .option('--renew-deadline <duration>', 'how long the leader keeps trying to renew before it stops reconciling and exits', parseDuration, DEFAULT_LEADER_TIMINGS.renewDeadlineMs)
     .option('--retry-period <duration>', 'interval between attempts to acquire or renew the lease', parseDuration, DEFAULT_LEADER_TIMINGS.retryPeriodMs)
-    .option('--workers <n>', 'concurrent reconciles of the Instance and Volume loops', parseCount, 8)
+    .option('--workers <n>', 'concurrent reconciles of the Instance and Volume loops (each mostly waits on the apiserver)', parseCount, 64)
     .option('--resync-period <duration>', 'how often every object is reconciled again even without changes (0 disables)', parseDuration, 600_000)
     .option('--metrics-bind <address>', 'address of /healthz, /readyz and /metrics', '127.0.0.1')
     .option('--metrics-port <port>', 'port of /healthz, /readyz and /metrics (0 picks a free one)', parsePort, 8442)
@@ -62,6 +62,8 @@ async function runController(flags: ControllerFlags): Promise<void> {
   const shutdown = () => void manager.stop().then(() => process.exit(0));
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+  // Supervised by `cairn server` over IPC: when the server dies, so does its controller.
+  if (process.connected) process.once('disconnect', shutdown);
   const outcome = await manager.done;
   if (outcome === 'lost') {
     log.error('lost leadership; exiting so the supervisor restarts this controller as a follower', { identity: manager.identity });

@@ -21,6 +21,12 @@ export interface Plan<Status> {
   actions: Action[];
   status: Status;
   requeueAfterMs?: number;
+  /**
+   * Skip the status write this time: the plan created a WorkItem whose ADD
+   * event reconciles the owner again within milliseconds, with fresher news
+   * (at scale, often already Running). Saves one write per placement.
+   */
+  deferStatus?: boolean;
 }
 
 /** The smaller of two optional delays. */

@@ -29,42 +29,40 @@ export interface ExecutorDeps {
 }
 
 /** Applies actions and status for one owner object; returns the owner as last written. */
-export async function execute<O extends Owner>(deps: ExecutorDeps, kind: O['kind'] & ('Instance' | 'Volume'), owner: O, actions: Action[], status: O['status']): Promise<O> {
+export async function execute<O extends Owner>(deps: ExecutorDeps, kind: O['kind'] & ('Instance' | 'Volume'), owner: O, actions: Action[], status: O['status'] | undefined): Promise<O> {
   let latest = owner;
   const ns = owner.metadata.namespace!;
   const key = `${ns}/${owner.metadata.name}`;
-  for (const a of actions) {
-    switch (a.type) {
-      case 'addFinalizer':
-      case 'removeFinalizer':
-      {
-        const before = latest.metadata.resourceVersion;
-        latest = (await deps.client.patch(kind, ns, owner.metadata.name!, finalizerPatch(latest, a.type === 'addFinalizer'))) as O;
-        deps.stale.replaced(key, before);
-      }
-        break;
-      case 'createWorkItem':
-        await createIgnoringExisting(deps.client, a.workItem);
-        break;
-      case 'updateWorkItem':
-        await deps.client.replace('WorkItem', a.workItem);
-        break;
-      case 'deleteWorkItem':
-        await deps.client.delete('WorkItem', ns, a.name, { uid: a.uid });
-        break;
-      case 'releaseWorkItem':
-        await releaseWorkItem(deps.client, ns, a.name);
-        break;
-      case 'event':
-        void deps.recorder.record({ ...owner, kind, apiVersion: owner.apiVersion ?? 'cairn.dev/v1alpha1' }, a.eventType, a.reason, a.message);
-        break;
-    }
+  // The finalizer goes first (alone, it changes the owner's resourceVersion); WorkItem writes are independent of each other.
+  const finalizer = actions.find((a) => a.type === 'addFinalizer' || a.type === 'removeFinalizer');
+  const others = actions.filter((a) => a !== finalizer);
+  const workItemWrites = Promise.all(others.map((a) => applyWorkItemAction(deps, kind, owner, ns, a)));
+  if (finalizer) {
+    const before = latest.metadata.resourceVersion;
+    latest = (await deps.client.patch(kind, ns, owner.metadata.name!, finalizerPatch(latest, finalizer.type === 'addFinalizer'))) as O;
+    deps.stale.replaced(key, before);
   }
-  if (removedFinalizer(actions)) return latest;
+  await workItemWrites;
+  if (removedFinalizer(actions) || status === undefined) return latest;
   if (stableJson(latest.status ?? {}) === stableJson(status ?? {})) return latest;
   const written = (await deps.client.replaceStatus(kind as 'Instance', { ...latest, status } as Instance)) as unknown as O;
   deps.stale.replaced(key, latest.metadata.resourceVersion);
   return written;
+}
+
+async function applyWorkItemAction(deps: ExecutorDeps, kind: 'Instance' | 'Volume', owner: Owner, ns: string, a: Action): Promise<void> {
+  switch (a.type) {
+    case 'createWorkItem':
+      return createIgnoringExisting(deps.client, a.workItem);
+    case 'updateWorkItem':
+      return void (await deps.client.replace('WorkItem', a.workItem));
+    case 'deleteWorkItem':
+      return void (await deps.client.delete('WorkItem', ns, a.name, { uid: a.uid }));
+    case 'releaseWorkItem':
+      return releaseWorkItem(deps.client, ns, a.name);
+    case 'event':
+      return void deps.recorder.record({ ...owner, kind, apiVersion: owner.apiVersion ?? 'cairn.dev/v1alpha1' }, a.eventType, a.reason, a.message);
+  }
 }
 
 function removedFinalizer(actions: Action[]): boolean {

@@ -43,6 +43,15 @@ export interface InformerOptions {
   log?: Logger;
   /** Server-side watch timeout; each watch gets ±10 % jitter. Default 300 s. */
   watchTimeoutSeconds?: number;
+  /** Applied to every object before it is cached (client-go's TransformFunc), e.g. dropping managedFields to save memory. */
+  transform?: <T>(obj: T) => T;
+}
+
+/** A transform that drops metadata.managedFields, which readers of a cache never need. */
+export function dropManagedFields<T>(obj: T): T {
+  const meta = (obj as { metadata?: { managedFields?: unknown } }).metadata;
+  if (meta?.managedFields) delete meta.managedFields;
+  return obj;
 }
 
 /** The cache key of an object: namespace/name, or name when cluster-scoped. */
@@ -188,7 +197,8 @@ export class Informer<T extends ListedObject> {
     for (const [key, obj] of fresh) this.upsert(key, obj);
   }
 
-  private upsert(key: string, obj: T): void {
+  private upsert(key: string, raw: T): void {
+    const obj = this.opts.transform ? this.opts.transform(raw) : raw;
     const old = this.store.get(key);
     this.store.set(key, obj);
     this.index(key, obj, old);

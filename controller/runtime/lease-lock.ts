@@ -64,7 +64,8 @@ export class LeaseLock {
       leaseDurationSeconds: this.opts.leaseDurationSeconds,
       renewTime: now,
       acquireTime: takingOver ? now : (current.spec?.acquireTime ?? now),
-      leaseTransitions: (current.spec?.leaseTransitions ?? 0) + (takingOver && holder ? 1 : 0),
+      // As client-go: any change of holder counts, including taking a released (holderless) lease.
+      leaseTransitions: (current.spec?.leaseTransitions ?? 0) + (takingOver ? 1 : 0),
     };
     return this.write({ ...current, spec });
   }

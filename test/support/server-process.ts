@@ -34,6 +34,8 @@ export interface ServerProcessOptions {
   port?: number;
   kubeconfig?: string;
   extraArgs?: string[];
+  /** Run the controller inside `cairn server` (default false: apiserver tests drive status themselves). */
+  controller?: boolean;
 }
 
 /** Starts the server and resolves once it prints its URL. */
@@ -42,6 +44,7 @@ export async function startServerProcess(o: ServerProcessOptions = {}): Promise<
   const dataDir = o.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-e2e-'));
   const args = [o.etcdEndpoints ? 'apiserver' : 'server', '--data-dir', dataDir, '--port', String(o.port ?? 0), '--log-level', 'warn'];
   if (o.etcdEndpoints) args.push('--etcd-endpoints', o.etcdEndpoints);
+  else if (!o.controller) args.push('--no-controller');
   if (o.kubeconfig) args.push('--kubeconfig', o.kubeconfig);
   args.push(...(o.extraArgs ?? []));
   const cairn = spawnCairn(args);

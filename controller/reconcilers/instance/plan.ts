@@ -56,8 +56,11 @@ function planDeletion(o: InstanceObserved): Plan<InstanceStatus> {
   const actions: Action[] = [];
   let requeueAfterMs: number | undefined;
   for (const w of o.workItems) {
-    if (o.node(w.spec.nodeName).lost) requeueAfterMs = earliest(requeueAfterMs, releaseIfLost(o, w, actions));
+    const node = o.node(w.spec.nodeName);
+    if (node.lost) requeueAfterMs = earliest(requeueAfterMs, releaseIfLost(o, w, actions));
     else if (!w.metadata.deletionTimestamp) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
+    // Nothing wakes us when an unreachable node turns lost (that is only time passing): come back then to release.
+    if (node.unreachable && !node.lost) requeueAfterMs = earliest(requeueAfterMs, node.lostInMs + 100);
   }
   if (o.workItems.length === 0 && o.instance.metadata.finalizers?.includes(CONTROLLER_FINALIZER)) actions.push({ type: 'removeFinalizer' });
   const placement: Placement = { kind: 'stopping', workItem: o.workItems[0] };
@@ -99,7 +102,9 @@ function planPlaced(o: InstanceObserved, current: WorkItem, actions: Action[]): 
   if (current.metadata.annotations?.[SPEC_HASH_ANNOTATION] !== desired.metadata.annotations?.[SPEC_HASH_ANNOTATION]) {
     actions.push({ type: 'updateWorkItem', workItem: mergeWorkItem(current, desired) });
   }
-  return { actions, status: instanceStatus(o, { kind: 'placed', workItem: current }), requeueAfterMs: node.unreachable ? node.lostInMs : undefined };
+  // Once lost (failover not allowed), only a change of the Node can change anything, and that wakes us: no requeue, which would spin at 0 ms.
+  const requeueAfterMs = node.unreachable && !node.lost ? node.lostInMs + 100 : undefined;
+  return { actions, status: instanceStatus(o, { kind: 'placed', workItem: current }), requeueAfterMs };
 }
 
 function planFailover(o: InstanceObserved, current: WorkItem, node: NodeView, actions: Action[]): Plan<InstanceStatus> {
@@ -141,5 +146,5 @@ function planUnplaced(o: InstanceObserved, actions: Action[]): Plan<InstanceStat
   const workItem = desiredInstanceWorkItem(o.instance, o.cluster, o.volumes, decision.nodeName);
   actions.push({ type: 'createWorkItem', workItem });
   actions.push({ type: 'event', eventType: 'Normal', reason: 'Scheduled', message: `placed on node ${decision.nodeName}` });
-  return { actions, status: instanceStatus(o, { kind: 'scheduled', nodeName: decision.nodeName, workItemName: workItem.metadata.name! }) };
+  return { actions, status: instanceStatus(o, { kind: 'scheduled', nodeName: decision.nodeName, workItemName: workItem.metadata.name! }), deferStatus: true };
 }

@@ -41,7 +41,7 @@ export async function reconcileInstance(deps: InstanceReconcilerDeps, key: strin
   const created = plan.actions.flatMap((a) => (a.type === 'createWorkItem' ? [a.workItem] : []));
   for (const w of created) deps.placements.assume(w);
   try {
-    await execute(deps, 'Instance', instance, plan.actions, plan.status);
+    await execute(deps, 'Instance', instance, plan.actions, plan.deferStatus ? undefined : plan.status);
   } catch (err) {
     for (const w of created) deps.placements.forget(w);
     throw err;

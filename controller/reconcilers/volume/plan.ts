@@ -63,13 +63,16 @@ function acceptedShape(volume: Volume): { size: string; replicas: number; proble
     size = current;
   }
   let replicas = volume.spec.replicas ?? 1;
-  const placed = volume.status?.replicas?.length ?? 0;
-  if (replicas < placed) {
+  // Only replicas that were placed exist (a Pending slot never had a node); dropping trailing never-placed
+  // slots loses nothing, dropping any index at or below the highest placed one would delete data.
+  const placed = (volume.status?.replicas ?? []).filter((r) => r.nodeName);
+  const needed = placed.reduce((n, r) => Math.max(n, r.index + 1), 0);
+  if (replicas < needed) {
     problems.push({
       reason: 'ReplicaReductionNotSupported',
-      message: `spec.replicas ${replicas} is lower than the ${placed} replicas that exist; removing replicas is not supported. Set spec.replicas back to ${placed}`,
+      message: `spec.replicas ${replicas} is lower than the ${placed.length} replicas that exist; removing replicas is not supported. Set spec.replicas back to ${needed}`,
     });
-    replicas = placed;
+    replicas = needed;
   }
   return { size, replicas, problems };
 }
@@ -91,10 +94,12 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
 
 /** Creates WorkItems for slots without one; returns the scheduler's message when some stay unplaced. */
 function placeMissing(o: VolumeObserved, slots: ReplicaSlot[], size: string, actions: Action[]): string | undefined {
-  const missing = slots.filter((s) => !s.workItem);
+  // A replica released from a lost node this round is placed next round: until its WorkItem is gone
+  // from the cache the scheduler still counts it as kept on the lost node and would hand that node back.
+  const missing = slots.filter((s) => !s.workItem && !s.lostOn);
   if (missing.length === 0) return undefined;
   const decision = o.schedule();
-  const used = new Set(slots.flatMap((s) => (s.workItem ? [s.workItem.spec.nodeName] : [])));
+  const used = new Set(slots.flatMap((s) => (s.workItem ? [s.workItem.spec.nodeName] : s.lostOn ? [s.lostOn] : [])));
   const free = decision.nodeNames.filter((n) => !used.has(n));
   for (const slot of missing) {
     const nodeName = free.shift();

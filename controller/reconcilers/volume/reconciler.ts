@@ -34,7 +34,7 @@ export async function reconcileVolume(deps: VolumeReconcilerDeps, key: string): 
   const created = plan.actions.flatMap((a) => (a.type === 'createWorkItem' ? [a.workItem] : []));
   for (const w of created) deps.placements.assume(w);
   try {
-    await execute(deps, 'Volume', volume, plan.actions, plan.status);
+    await execute(deps, 'Volume', volume, plan.actions, plan.deferStatus ? undefined : plan.status);
   } catch (err) {
     for (const w of created) deps.placements.forget(w);
     throw err;
