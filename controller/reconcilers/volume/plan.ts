@@ -109,7 +109,8 @@ function placeMissing(o: VolumeObserved, slots: ReplicaSlot[], size: string, act
     slot.workItem = workItem;
   }
   if (free.length === 0 && missing.some((s) => !s.workItem) && decision.message) {
-    actions.push({ type: 'event', eventType: 'Warning', reason: 'FailedScheduling', message: decision.message });
+    // One Event per new message, not one per reconcile.
+    if (o.volume.status?.message !== decision.message) actions.push({ type: 'event', eventType: 'Warning', reason: 'FailedScheduling', message: decision.message });
     return decision.message;
   }
   return undefined;

@@ -1,0 +1,101 @@
+/** desiredInstanceWorkItem and specHash: the WorkItem an Instance becomes on a node. */
+import { expect } from 'chai';
+import { RESTARTED_AT_ANNOTATION } from '../../../../../api/names.js';
+import type { WorkItemSpec } from '../../../../../api/workitem.js';
+import { SPEC_HASH_ANNOTATION, desiredInstanceWorkItem, instanceRuntimeSpec, specHash } from '../../../../../controller/reconcilers/instance/workitem-spec.js';
+import { cluster, instance, volume } from '../builders.js';
+
+const spec = (nodeName = 'n1'): WorkItemSpec => ({ nodeName, type: 'InstanceRuntime', owner: { kind: 'Instance', name: 'web' }, instance: { driver: 'process', runState: 'Running', cpus: 1, memory: '128Mi' } });
+
+describe('instance WorkItem spec', () => {
+  describe('specHash', () => {
+    it('is 16 hex digits, stable under key order and undefined fields', () => {
+      const a = spec();
+      const b: WorkItemSpec = { instance: { memory: '128Mi', cpus: 1, runState: 'Running', driver: 'process', process: undefined }, owner: { name: 'web', kind: 'Instance' }, type: 'InstanceRuntime', nodeName: 'n1' };
+      expect(specHash(a)).to.match(/^[0-9a-f]{16}$/);
+      expect(specHash(b)).to.equal(specHash(a));
+    });
+
+    it('changes with any field', () => {
+      expect(specHash(spec('n2'))).not.to.equal(specHash(spec()));
+      expect(specHash({ ...spec(), instance: { ...spec().instance!, runState: 'Stopped' } })).not.to.equal(specHash(spec()));
+    });
+  });
+
+  describe('instanceRuntimeSpec', () => {
+    it('fills the Instance defaults', () => {
+      const s = instanceRuntimeSpec(instance('web', { process: undefined }), undefined, new Map(), 'n1');
+      expect(s).to.deep.equal({
+        driver: 'process',
+        runState: 'Running',
+        cpus: 1,
+        memory: '128Mi',
+        restartPolicy: 'Always',
+        terminationGracePeriodSeconds: 10,
+        fencing: { leaseName: 'instance-web', leaseDurationSeconds: 30 },
+      });
+    });
+
+    it('keeps explicit values, the process and the restart token', () => {
+      const inst = instance(
+        'web',
+        { runState: 'Stopped', cpus: 3, memory: '1Gi', restartPolicy: 'Never', terminationGracePeriodSeconds: 2, process: { command: ['a'], args: ['b'], env: [{ name: 'X', value: '1' }] } },
+        undefined,
+        { annotations: { [RESTARTED_AT_ANNOTATION]: 'r1' } },
+      );
+      expect(instanceRuntimeSpec(inst, undefined, new Map(), 'n1')).to.deep.include({
+        runState: 'Stopped',
+        cpus: 3,
+        memory: '1Gi',
+        restartPolicy: 'Never',
+        terminationGracePeriodSeconds: 2,
+        restartToken: 'r1',
+        process: { command: ['a'], args: ['b'], env: [{ name: 'X', value: '1' }] },
+      });
+    });
+
+    it('gives a qemu instance the Cluster’s qemu defaults under its own settings, without the migration section', () => {
+      const c = cluster({ driverDefaults: { qemu: { accelerator: 'kvm', machine: 'pc', kernel: '/k' } } });
+      const inst = instance('vm', { driver: 'qemu', process: undefined, qemu: { accelerator: 'tcg', network: 'user', migration: { mode: 'Cold', maxDowntimeMs: 5 } } });
+      expect(instanceRuntimeSpec(inst, c, new Map(), 'n1').qemu).to.deep.equal({ accelerator: 'tcg', machine: 'pc', kernel: '/k', network: 'user' });
+      expect(instanceRuntimeSpec(instance('vm2', { driver: 'qemu', process: undefined }), undefined, new Map(), 'n1').qemu).to.deep.equal({});
+    });
+
+    it('does not give a process instance a qemu section, even with Cluster qemu defaults', () => {
+      const c = cluster({ driverDefaults: { qemu: { machine: 'pc' } } });
+      expect(instanceRuntimeSpec(instance('web'), c, new Map(), 'n1').qemu).to.equal(undefined);
+    });
+
+    it('locates each volume’s replica on the node (index and path) and leaves other attachments as declared', () => {
+      const data = volume('data', { replicas: 2 }, { replicas: [{ index: 0, nodeName: 'n1', path: '/p0' }, { index: 1, nodeName: 'n2' }] });
+      const inst = instance('db', { volumes: [{ name: 'data', volumeName: 'data' }] });
+      const vols = new Map([['data', data]]);
+      expect(instanceRuntimeSpec(inst, undefined, vols, 'n1').volumes).to.deep.equal([{ name: 'data', volumeName: 'data', replicaIndex: 0, path: '/p0' }]);
+      expect(instanceRuntimeSpec(inst, undefined, vols, 'n2').volumes).to.deep.equal([{ name: 'data', volumeName: 'data', replicaIndex: 1 }]);
+      expect(instanceRuntimeSpec(inst, undefined, vols, 'n3').volumes).to.deep.equal([{ name: 'data', volumeName: 'data' }]);
+    });
+  });
+
+  describe('desiredInstanceWorkItem', () => {
+    it('hashes exactly its spec into the annotation, so the same inputs give the same WorkItem', () => {
+      const inst = instance('web');
+      const a = desiredInstanceWorkItem(inst, cluster(), new Map(), 'n1');
+      const b = desiredInstanceWorkItem(instance('web'), cluster(), new Map(), 'n1');
+      expect(a).to.deep.equal(b);
+      expect(a.metadata.annotations).to.deep.equal({ [SPEC_HASH_ANNOTATION]: specHash(a.spec) });
+    });
+
+    it('changes the hash with the Instance generation (the agent sees which generation it serves)', () => {
+      const a = desiredInstanceWorkItem(instance('web'), undefined, new Map(), 'n1');
+      const b = desiredInstanceWorkItem(instance('web', {}, undefined, { generation: 2 }), undefined, new Map(), 'n1');
+      expect(b.metadata.annotations![SPEC_HASH_ANNOTATION]).not.to.equal(a.metadata.annotations![SPEC_HASH_ANNOTATION]);
+    });
+
+    it('shortens very long names to a valid DNS subdomain', () => {
+      const long = 'x'.repeat(200);
+      const w = desiredInstanceWorkItem(instance(long), undefined, new Map(), 'n'.repeat(100));
+      expect(w.metadata.name!.length).to.be.at.most(253);
+      expect(w.spec.nodeName).to.equal('n'.repeat(100));
+    });
+  });
+});

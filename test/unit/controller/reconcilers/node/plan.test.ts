@@ -1,0 +1,117 @@
+/** planNode: Ready / Unreachable / NotReady from the heartbeat lease, drain progress, allocation. */
+import { expect } from 'chai';
+import type { Node, NodeStatus } from '../../../../../api/node.js';
+import { LEASE_EXPIRED_REASON, nodeView, type LeaseView } from '../../../../../controller/node-health.js';
+import { planNode, type NodeObserved } from '../../../../../controller/reconcilers/node/plan.js';
+import { EARLIER, NOW, NOW_TEXT, NS } from '../builders.js';
+
+function node(status?: NodeStatus, spec: Node['spec'] = {}): Node {
+  return { kind: 'Node', metadata: { name: 'n1', namespace: NS, generation: 3 }, spec, ...(status ? { status } : {}) };
+}
+
+/** A lease held by n1, last seen changing ageMs ago, 40 s long. */
+const lease = (ageMs: number, holder = 'n1'): LeaseView => ({ holder, durationSeconds: 40, observedAtMs: NOW - ageMs });
+
+const observed = (n: Node, l: LeaseView | undefined, p: Partial<NodeObserved> = {}): NodeObserved => ({ node: n, lease: l, instancesOnNode: 0, allocated: {}, now: NOW, ...p });
+
+const ready = (status?: NodeStatus) => status?.conditions?.find((c) => c.type === 'Ready');
+
+describe('planNode', () => {
+  it('is Ready with Ready=True while the lease is fresh, and requeues just after it would expire', () => {
+    const plan = planNode(observed(node(), lease(10_000)));
+    expect(plan.status.phase).to.equal('Ready');
+    expect(ready(plan.status)).to.include({ status: 'True', reason: 'NodeLeaseRenewed', lastTransitionTime: NOW_TEXT });
+    expect(plan.events).to.deep.equal([]);
+    expect(plan.requeueAfterMs).to.be.within(30_000, 31_000);
+    expect(plan.status.observedGeneration).to.equal(3);
+  });
+
+  it('turns Unreachable on expiry: Ready=Unknown NodeLeaseExpired and exactly one NodeUnreachable Warning', () => {
+    const wasReady = planNode(observed(node(), lease(10_000))).status;
+    const expired = planNode({ ...observed(node(wasReady), lease(40_000)) });
+    expect(expired.status.phase).to.equal('Unreachable');
+    expect(ready(expired.status)).to.include({ status: 'Unknown', reason: LEASE_EXPIRED_REASON, lastTransitionTime: NOW_TEXT });
+    expect(ready(expired.status)!.message).to.contain(`${NS}/node-n1`).and.contain('40s');
+    expect(expired.events.map((e) => [e.eventType, e.reason])).to.deep.equal([['Warning', 'NodeUnreachable']]);
+    expect(expired.requeueAfterMs).to.equal(undefined);
+
+    const still = planNode(observed(node(expired.status), lease(100_000), { now: NOW + 60_000 }));
+    expect(still.events).to.deep.equal([]);
+    expect(ready(still.status)!.lastTransitionTime).to.equal(NOW_TEXT);
+    expect(still.status.phase).to.equal('Unreachable');
+  });
+
+  it('is seen by nodeView as unreachable, then lost after the grace period', () => {
+    const expired = planNode(observed(node({ phase: 'Ready', conditions: [{ type: 'Ready', status: 'True', reason: 'NodeLeaseRenewed', message: '', lastTransitionTime: EARLIER }] }), lease(50_000)));
+    const n = node(expired.status);
+    expect(nodeView(n, undefined, NOW)).to.deep.include({ unreachable: true, lost: false, lostInMs: 60_000 });
+    expect(nodeView(n, undefined, NOW + 60_000)).to.deep.include({ unreachable: true, lost: true, lostInMs: 0 });
+  });
+
+  it('comes back Ready with a NodeReachable event when heartbeats resume', () => {
+    const expired = planNode(observed(node(), lease(45_000))).status;
+    const back = planNode(observed(node(expired), lease(1000), { now: NOW + 5000 }));
+    expect(back.status.phase).to.equal('Ready');
+    expect(ready(back.status)).to.include({ status: 'True', reason: 'NodeLeaseRenewed' });
+    expect(back.events.map((e) => [e.eventType, e.reason])).to.deep.equal([['Normal', 'NodeReachable']]);
+    const again = planNode(observed(node(back.status), lease(1000), { now: NOW + 6000 }));
+    expect(again.events).to.deep.equal([]);
+  });
+
+  it('does not announce NodeReachable on first registration', () => {
+    expect(planNode(observed(node(), lease(0))).events).to.deep.equal([]);
+  });
+
+  it('is NotReady without a lease, and writes no lease condition', () => {
+    const plan = planNode(observed(node(), undefined));
+    expect(plan.status.phase).to.equal('NotReady');
+    expect(plan.events).to.deep.equal([]);
+    expect(plan.requeueAfterMs).to.equal(undefined);
+  });
+
+  it('counts a lease held by someone else as expired', () => {
+    expect(planNode(observed(node(), lease(0, 'other'))).status.phase).to.equal('Unreachable');
+  });
+
+  describe('drain', () => {
+    it('is Draining with instancesRemaining and startedAt, then Drained with finishedAt once empty', () => {
+      const draining = planNode(observed(node(undefined, { drain: true }), lease(0), { instancesOnNode: 2 }));
+      expect(draining.status.phase).to.equal('Draining');
+      expect(draining.status.drain).to.deep.equal({ startedAt: NOW_TEXT, instancesRemaining: 2, message: 'moving 2 instance(s) to other nodes' });
+
+      const drained = planNode(observed(node(draining.status, { drain: true }), lease(0), { instancesOnNode: 0, now: NOW + 30_000 }));
+      expect(drained.status.phase).to.equal('Drained');
+      expect(drained.status.drain).to.deep.equal({ startedAt: NOW_TEXT, finishedAt: '2024-05-01T12:00:30Z', instancesRemaining: 0, message: 'no instances left on the node' });
+
+      const later = planNode(observed(node(drained.status, { drain: true }), lease(0), { now: NOW + 90_000 }));
+      expect(later.status.drain!.finishedAt).to.equal('2024-05-01T12:00:30Z');
+    });
+
+    it('forgets the drain when spec.drain is cleared', () => {
+      const drained = planNode(observed(node(undefined, { drain: true }), lease(0))).status;
+      const plan = planNode(observed(node(drained, {}), lease(0)));
+      expect(plan.status.phase).to.equal('Ready');
+      expect(plan.status.drain).to.equal(undefined);
+    });
+
+    it('reports an unreachable draining node as Unreachable (its instances fail over)', () => {
+      const plan = planNode(observed(node(undefined, { drain: true }), lease(41_000), { instancesOnNode: 1 }));
+      expect(plan.status.phase).to.equal('Unreachable');
+      expect(plan.status.drain!.message).to.equal('node is unreachable; its instances fail over');
+    });
+  });
+
+  it('writes what is allocated and keeps the agent’s own status fields', () => {
+    const agent: NodeStatus = { capacity: { cpus: 8, memory: '16Gi', storage: '1Ti' }, agentVersion: '0.1.0', addresses: [{ type: 'InternalIP', address: '10.0.0.1' }] };
+    const plan = planNode(observed(node(agent), lease(0), { allocated: { cpus: 2, memory: '1Gi', storage: '10Gi', instances: 2, volumeReplicas: 1 } }));
+    expect(plan.status.allocated).to.deep.equal({ cpus: 2, memory: '1Gi', storage: '10Gi', instances: 2, volumeReplicas: 1 });
+    expect(plan.status).to.deep.include({ agentVersion: '0.1.0', capacity: agent.capacity, addresses: agent.addresses });
+  });
+
+  it('is stable: its own status fed back with the same lease changes nothing', () => {
+    const first = planNode(observed(node(), lease(1000)));
+    const second = planNode(observed(node(first.status), lease(2000), { now: NOW + 1000 }));
+    expect(second.status).to.deep.equal(first.status);
+    expect(second.events).to.deep.equal([]);
+  });
+});

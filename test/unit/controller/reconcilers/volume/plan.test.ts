@@ -1,0 +1,305 @@
+/** planVolume: replica placement, resize, refused shrink, lost replicas, phases, deletion — pure, no I/O. */
+import { expect } from 'chai';
+import { AGENT_FINALIZER, NODE_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, replicaWorkItemName } from '../../../../../api/names.js';
+import type { Node } from '../../../../../api/node.js';
+import type { VolumeReplicaStatus } from '../../../../../api/volume.js';
+import { planVolume } from '../../../../../controller/reconcilers/volume/plan.js';
+import { scheduleVolumeReplicas } from '../../../../../controller/scheduler/index.js';
+import { GONE, LOST, NS, cluster, events, ofType, replicaDone, replicaWorkItem, unreachable, volume, volumeObserved } from '../builders.js';
+
+const cond = (conditions: Array<{ type: string }> | undefined, type: string) => conditions?.find((c) => c.type === type) as { status: string; reason: string; message: string } | undefined;
+
+describe('planVolume', () => {
+  it('adds the controller finalizer when missing', () => {
+    const plan = planVolume(volumeObserved(volume('data', {}, undefined, { finalizers: [] })));
+    expect(plan.actions[0]).to.deep.equal({ type: 'addFinalizer' });
+    expect(ofType(planVolume(volumeObserved(volume('data'))).actions, 'addFinalizer')).to.have.length(0);
+  });
+
+  describe('placement', () => {
+    it('creates one WorkItem per replica on the scheduler’s nodes, named replicaWorkItemName(volume, index, node)', () => {
+      const vol = volume('data', { replicas: 3, allocation: 'preallocated', options: { fsync: 'true' } });
+      const o = volumeObserved(vol, { nodeNames: ['b', 'a', 'c'] });
+      const plan = planVolume(o);
+      const created = ofType(plan.actions, 'createWorkItem').map((a) => a.workItem);
+      expect(created.map((w) => w.metadata.name)).to.deep.equal([replicaWorkItemName('data', 0, 'b'), replicaWorkItemName('data', 1, 'a'), replicaWorkItemName('data', 2, 'c')]);
+      expect(created.map((w) => w.spec.nodeName)).to.deep.equal(['b', 'a', 'c']);
+      const w = created[0]!;
+      expect(w.metadata.namespace).to.equal(NS);
+      expect(w.metadata.labels).to.deep.equal({ [OWNER_KIND_LABEL]: 'Volume', [OWNER_NAME_LABEL]: 'data', [NODE_LABEL]: 'b' });
+      expect(w.metadata.finalizers).to.deep.equal([AGENT_FINALIZER]);
+      expect(w.metadata.ownerReferences).to.deep.equal([{ apiVersion: 'cairn.dev/v1alpha1', kind: 'Volume', name: 'data', uid: 'uid-data', controller: true, blockOwnerDeletion: true }]);
+      expect(w.spec).to.deep.equal({
+        nodeName: 'b',
+        type: 'VolumeReplica',
+        owner: { kind: 'Volume', name: 'data', uid: 'uid-data' },
+        volumeReplica: { volumeName: 'data', index: 0, size: '10Gi', driver: 'file', allocation: 'preallocated', reclaimPolicy: 'Delete', options: { fsync: 'true' } },
+      });
+      expect(o.scheduled()).to.equal(1);
+      expect(plan.status.phase).to.equal('Creating');
+      expect(plan.status.readyReplicas).to.equal(0);
+      expect(plan.status.replicas!.map((r) => [r.index, r.nodeName, r.state, r.workItemName])).to.deep.equal([
+        [0, 'b', 'Creating', 'data.r0.b'],
+        [1, 'a', 'Creating', 'data.r1.a'],
+        [2, 'c', 'Creating', 'data.r2.c'],
+      ]);
+      expect(cond(plan.status.conditions, 'Scheduled')).to.include({ status: 'True' });
+      expect(events(plan.actions)).to.deep.equal([]);
+    });
+
+    it('defaults to one replica', () => {
+      const plan = planVolume(volumeObserved(volume('data')));
+      expect(ofType(plan.actions, 'createWorkItem')).to.have.length(1);
+    });
+
+    it('creates only the missing replicas, never on a node that already holds one', () => {
+      const vol = volume('data', { replicas: 3 });
+      const existing = replicaWorkItem(vol, 1, 'a', { status: replicaDone() });
+      // The scheduler lists kept nodes first, then new ones.
+      const plan = planVolume(volumeObserved(vol, { workItems: [existing], nodeNames: ['a', 'b', 'c'] }));
+      const created = ofType(plan.actions, 'createWorkItem').map((a) => [a.workItem.spec.volumeReplica!.index, a.workItem.spec.nodeName]);
+      expect(created).to.deep.equal([
+        [0, 'b'],
+        [2, 'c'],
+      ]);
+    });
+
+    it('writes nothing and does not call the scheduler when every replica is in place and current', () => {
+      const vol = volume('data', { replicas: 2 });
+      const o = volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a', { status: replicaDone() }), replicaWorkItem(vol, 1, 'b', { status: replicaDone() })] });
+      const plan = planVolume(o);
+      expect(plan.actions).to.deep.equal([]);
+      expect(o.scheduled()).to.equal(0);
+      expect(plan.status.phase).to.equal('Ready');
+      expect(plan.status.readyReplicas).to.equal(2);
+      expect(plan.status.capacity).to.equal('10Gi');
+      expect(cond(plan.status.conditions, 'Ready')).to.include({ status: 'True', reason: 'ReplicasReady' });
+      expect(plan.requeueAfterMs).to.equal(undefined);
+    });
+
+    it('creates what it can and reports partial placement as Scheduled=False Unschedulable with a FailedScheduling Warning', () => {
+      const message = '1/3 nodes are available: 2 Insufficient storage. 2 of 3 replicas are still missing.';
+      const plan = planVolume(volumeObserved(volume('data', { replicas: 3 }), { nodeNames: ['a'], message }));
+      expect(ofType(plan.actions, 'createWorkItem').map((a) => a.workItem.metadata.name)).to.deep.equal(['data.r0.a']);
+      expect(events(plan.actions)).to.deep.equal([['Warning', 'FailedScheduling']]);
+      expect(cond(plan.status.conditions, 'Scheduled')).to.include({ status: 'False', reason: 'Unschedulable', message });
+      expect(plan.status.message).to.equal(message);
+      expect(plan.status.replicas!.map((r) => r.state)).to.deep.equal(['Creating', 'Pending', 'Pending']);
+      expect(plan.status.phase).to.equal('Creating');
+    });
+
+    it('is Pending when nothing can be placed', () => {
+      const plan = planVolume(volumeObserved(volume('data', { replicas: 2 }), { nodeNames: [], message: '0/0 nodes are available' }));
+      expect(ofType(plan.actions, 'createWorkItem')).to.have.length(0);
+      expect(plan.status.phase).to.equal('Pending');
+      expect(cond(plan.status.conditions, 'Ready')).to.include({ status: 'False', reason: 'Pending' });
+    });
+
+    it('deletes duplicate WorkItems of one index and those beyond the replica count', () => {
+      const vol = volume('data', { replicas: 1 });
+      const plan = planVolume(
+        volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a', { status: replicaDone() }), replicaWorkItem(vol, 0, 'b'), replicaWorkItem(vol, 1, 'c')] }),
+      );
+      expect(ofType(plan.actions, 'deleteWorkItem').map((a) => a.name)).to.deep.equal(['data.r0.b', 'data.r1.c']);
+      expect(ofType(plan.actions, 'createWorkItem')).to.have.length(0);
+    });
+
+    it('does not count a terminating WorkItem as a replica', () => {
+      const vol = volume('data', { replicas: 1 });
+      const plan = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a', { deleting: true })], nodeNames: ['b'] }));
+      expect(ofType(plan.actions, 'createWorkItem').map((a) => a.workItem.spec.nodeName)).to.deep.equal(['b']);
+    });
+  });
+
+  describe('resizing', () => {
+    it('grows: updates each WorkItem with the new size, keeping resourceVersion and finalizers', () => {
+      const old = volume('data', { replicas: 2, size: '10Gi' }, { capacity: '10Gi' });
+      const wis = [replicaWorkItem(old, 0, 'a', { status: replicaDone(), resourceVersion: '31' }), replicaWorkItem(old, 1, 'b', { status: replicaDone(), resourceVersion: '32' })];
+      const grown = volume('data', { replicas: 2, size: '20Gi' }, { capacity: '10Gi' }, { generation: 2 });
+      const plan = planVolume(volumeObserved(grown, { workItems: wis }));
+      const updates = ofType(plan.actions, 'updateWorkItem').map((a) => a.workItem);
+      expect(updates.map((w) => [w.metadata.name, w.metadata.resourceVersion, w.spec.volumeReplica!.size, w.metadata.finalizers])).to.deep.equal([
+        ['data.r0.a', '31', '20Gi', [AGENT_FINALIZER]],
+        ['data.r1.b', '32', '20Gi', [AGENT_FINALIZER]],
+      ]);
+      expect(plan.status.capacity).to.equal('20Gi');
+      // The agent reported the old size: not Ready until it reports the new one.
+      expect(plan.status.readyReplicas).to.equal(0);
+      expect(cond(plan.status.conditions, 'SpecAccepted')).to.include({ status: 'True' });
+    });
+
+    it('refuses to shrink: keeps the current size and says so in SpecAccepted=False ShrinkNotSupported', () => {
+      const vol = volume('data', { replicas: 1, size: '5Gi' }, { capacity: '10Gi' });
+      const wi = replicaWorkItem(vol, 0, 'a', { size: '10Gi', status: replicaDone('10Gi') });
+      const plan = planVolume(volumeObserved(vol, { workItems: [wi] }));
+      expect(ofType(plan.actions, 'updateWorkItem')).to.have.length(0);
+      expect(plan.status.capacity).to.equal('10Gi');
+      expect(plan.status.phase).to.equal('Ready');
+      const c = cond(plan.status.conditions, 'SpecAccepted')!;
+      expect(c).to.include({ status: 'False', reason: 'ShrinkNotSupported' });
+      expect(c.message).to.contain('5Gi').and.contain('10Gi');
+      // A new replica gets the kept size too.
+      const fresh = planVolume(volumeObserved(vol, { nodeNames: ['b'] }));
+      expect(ofType(fresh.actions, 'createWorkItem')[0]!.workItem.spec.volumeReplica!.size).to.equal('10Gi');
+    });
+
+    it('refuses to lower replicas below the ones that exist (ReplicaReductionNotSupported) and deletes none', () => {
+      const three = volume('data', { replicas: 3 });
+      const wis = ['a', 'b', 'c'].map((n, i) => replicaWorkItem(three, i, n, { status: replicaDone() }));
+      const existing: VolumeReplicaStatus[] = wis.map((w, i) => ({ index: i, nodeName: w.spec.nodeName, state: 'Ready' }));
+      const lowered = volume('data', { replicas: 1 }, { replicas: existing, capacity: '10Gi' }, { generation: 2 });
+      const plan = planVolume(volumeObserved(lowered, { workItems: wis }));
+      expect(ofType(plan.actions, 'deleteWorkItem')).to.have.length(0);
+      expect(plan.status.replicas).to.have.length(3);
+      expect(cond(plan.status.conditions, 'SpecAccepted')).to.include({ status: 'False', reason: 'ReplicaReductionNotSupported' });
+    });
+
+    it('lets replicas be lowered when the dropped ones were never placed (they do not exist)', () => {
+      const message = '2/2 nodes are available. 1 of 3 replicas is still missing.';
+      const first = planVolume(volumeObserved(volume('data', { replicas: 3 }), { nodeNames: ['a', 'b'], message }));
+      expect(first.status.replicas!.map((r) => r.state)).to.deep.equal(['Creating', 'Creating', 'Pending']);
+      const wis = ofType(first.actions, 'createWorkItem').map((a) => ({ ...a.workItem, metadata: { ...a.workItem.metadata, uid: 'u', generation: 1 }, status: replicaDone() }));
+      const lowered = volume('data', { replicas: 2 }, first.status, { generation: 2 });
+      const plan = planVolume(volumeObserved(lowered, { workItems: wis, nodeNames: ['a', 'b'] }));
+      expect(cond(plan.status.conditions, 'SpecAccepted')).to.include({ status: 'True' });
+      expect(plan.status.replicas).to.have.length(2);
+      expect(plan.status.phase).to.equal('Ready');
+      expect(plan.actions).to.deep.equal([]);
+    });
+
+    it('still refuses to drop a placed replica behind an unplaced one', () => {
+      const vol = volume('data', { replicas: 2 }, {
+        replicas: [
+          { index: 0, state: 'Pending' },
+          { index: 1, nodeName: 'b', state: 'Ready' },
+          { index: 2, nodeName: 'c', state: 'Ready' },
+        ],
+      });
+      const plan = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 1, 'b', { status: replicaDone() }), replicaWorkItem(vol, 2, 'c', { status: replicaDone() })], nodeNames: ['b', 'c'] }));
+      expect(ofType(plan.actions, 'deleteWorkItem')).to.have.length(0);
+      expect(cond(plan.status.conditions, 'SpecAccepted')).to.include({ status: 'False', reason: 'ReplicaReductionNotSupported' });
+    });
+  });
+
+  describe('lost nodes', () => {
+    it('releases a replica on a lost node with a ReplicaLost Warning and reschedules its index on the next round', () => {
+      const vol = volume('data', { replicas: 2 });
+      const wis = [replicaWorkItem(vol, 0, 'a', { status: replicaDone() }), replicaWorkItem(vol, 1, 'b', { status: replicaDone() })];
+      // As the real scheduler answers while the lost replica's WorkItem is still cached: it keeps node b.
+      const o = volumeObserved(vol, { workItems: wis, nodes: { b: LOST }, nodeNames: ['a', 'b'] });
+      const plan = planVolume(o);
+      expect(ofType(plan.actions, 'releaseWorkItem')).to.deep.equal([{ type: 'releaseWorkItem', name: 'data.r1.b', uid: 'uid-data.r1.b' }]);
+      expect(events(plan.actions)).to.deep.equal([['Warning', 'ReplicaLost']]);
+      expect(ofType(plan.actions, 'createWorkItem'), 'no replica recreated on the lost node').to.have.length(0);
+      expect(plan.status.replicas![1]).to.include({ index: 1, nodeName: 'b', state: 'Lost' });
+      expect(plan.status.phase).to.equal('Degraded');
+      expect(plan.status.readyReplicas).to.equal(1);
+
+      const next = planVolume(volumeObserved(volume('data', { replicas: 2 }, plan.status), { workItems: [wis[0]!], nodes: { b: LOST }, nodeNames: ['a', 'c'] }));
+      expect(ofType(next.actions, 'createWorkItem').map((a) => a.workItem.metadata.name)).to.deep.equal(['data.r1.c']);
+      expect(ofType(next.actions, 'releaseWorkItem')).to.have.length(0);
+    });
+
+    it('does not recreate the lost replica on the lost node with the real scheduler either', () => {
+      const vol = volume('data', { replicas: 2, size: '1Gi' });
+      const wis = [replicaWorkItem(vol, 0, 'a', { status: replicaDone('1Gi') }), replicaWorkItem(vol, 1, 'b', { status: replicaDone('1Gi') })];
+      const mk = (name: string, phase: 'Ready' | 'Unreachable'): Node => ({
+        metadata: { name, namespace: NS },
+        status: { phase, capacity: { cpus: 4, memory: '8Gi', storage: '100Gi' }, conditions: [{ type: 'Ready', status: phase === 'Ready' ? 'True' : 'Unknown', reason: 'x', message: '', lastTransitionTime: '2024-01-01T00:00:00Z' }] },
+      });
+      // Replica placements as the controller's snapshot derives them from the cached WorkItems.
+      const seen = { ...vol, status: { replicas: wis.map((w) => ({ index: w.spec.volumeReplica!.index, nodeName: w.spec.nodeName, state: 'Ready' as const })) } };
+      const snap = { nodes: [mk('a', 'Ready'), mk('b', 'Unreachable'), mk('c', 'Ready')], instances: [], volumes: [seen] };
+      const o = volumeObserved(vol, { workItems: wis, nodes: { b: LOST } });
+      o.schedule = () => {
+        const r = scheduleVolumeReplicas(seen, snap);
+        return 'unschedulable' in r ? { nodeNames: r.nodeNames, message: r.message } : { nodeNames: r.nodeNames };
+      };
+      const plan = planVolume(o);
+      expect(ofType(plan.actions, 'releaseWorkItem').map((a) => a.name)).to.deep.equal(['data.r1.b']);
+      expect(ofType(plan.actions, 'createWorkItem').map((a) => a.workItem.spec.nodeName)).not.to.include('b');
+    });
+
+    it('keeps a replica on a lost node when Cluster recreateLostReplicas is false', () => {
+      const vol = volume('data', { replicas: 1 });
+      const plan = planVolume(volumeObserved(vol, { cluster: cluster({ failover: { recreateLostReplicas: false } }), workItems: [replicaWorkItem(vol, 0, 'a', { status: replicaDone() })], nodes: { a: LOST } }));
+      expect(ofType(plan.actions, 'releaseWorkItem')).to.have.length(0);
+      expect(ofType(plan.actions, 'createWorkItem')).to.have.length(0);
+      expect(events(plan.actions)).to.deep.equal([]);
+    });
+
+    it('treats a vanished Node as lost', () => {
+      const vol = volume('data', { replicas: 1 });
+      const plan = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a')], nodes: { a: GONE } }));
+      expect(ofType(plan.actions, 'releaseWorkItem')).to.have.length(1);
+    });
+
+    it('waits for an unreachable node: keeps the replica, says so, requeues when it would count as lost', () => {
+      const vol = volume('data', { replicas: 1 });
+      const plan = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a')], nodes: { a: unreachable(15_000) } }));
+      expect(plan.actions).to.deep.equal([]);
+      expect(plan.requeueAfterMs).to.be.within(15_000, 16_000);
+      expect(plan.status.replicas![0]).to.include({ state: 'Creating', message: 'node a is unreachable' });
+    });
+  });
+
+  describe('phases', () => {
+    it('is Failed when every replica failed, with the agent’s message and hint', () => {
+      const vol = volume('data', { replicas: 1 });
+      const wi = replicaWorkItem(vol, 0, 'a', { status: { phase: 'Failed', observedGeneration: 1, lastError: { reason: 'NoSpace', message: 'disk full', hint: 'free space on /var' } } });
+      const plan = planVolume(volumeObserved(vol, { workItems: [wi] }));
+      expect(plan.status.phase).to.equal('Failed');
+      expect(plan.status.replicas![0]).to.include({ state: 'Failed', message: 'disk full Hint: free space on /var' });
+      expect(plan.status.message).to.equal('disk full Hint: free space on /var');
+      expect(cond(plan.status.conditions, 'Ready')).to.include({ status: 'False', reason: 'ReplicaFailed' });
+    });
+
+    it('is Degraded when some but not all replicas are Ready', () => {
+      const vol = volume('data', { replicas: 2 });
+      const plan = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a', { status: replicaDone() }), replicaWorkItem(vol, 1, 'b')] }));
+      expect(plan.status.phase).to.equal('Degraded');
+      expect(plan.status.message).to.equal('1/2 replicas ready');
+      expect(cond(plan.status.conditions, 'Ready')).to.include({ status: 'False', reason: 'Degraded' });
+    });
+
+    it('counts a replica Ready only for the current WorkItem generation and size; Resizing while the agent reports another size', () => {
+      const vol = volume('data', { replicas: 1 });
+      const stale = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a', { generation: 2, status: replicaDone('10Gi', '/p', 1) })] }));
+      expect(stale.status.replicas![0]!.state).to.equal('Creating');
+      const resizing = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a', { status: { observedGeneration: 1, phase: 'InProgress', volumeReplica: { size: '5Gi', sizeBytes: 5 * 2 ** 30 } } })] }));
+      expect(resizing.status.replicas![0]!.state).to.equal('Resizing');
+    });
+
+    it('mirrors path and size the agent reports', () => {
+      const vol = volume('data', { replicas: 1 });
+      const plan = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a', { status: replicaDone('10Gi', '/srv/data/r0') })] }));
+      expect(plan.status.replicas![0]).to.deep.equal({ index: 0, nodeName: 'a', path: '/srv/data/r0', size: '10Gi', state: 'Ready', workItemName: 'data.r0.a' });
+    });
+  });
+
+  describe('deletion', () => {
+    const deleting = () => volume('data', { replicas: 2 }, { capacity: '10Gi' }, { deleting: true });
+
+    it('deletes every WorkItem, is Deleting, and keeps the finalizer while any remains', () => {
+      const vol = deleting();
+      const o = volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a', { status: replicaDone() }), replicaWorkItem(vol, 1, 'b', { deleting: true })] });
+      const plan = planVolume(o);
+      expect(plan.actions).to.deep.equal([{ type: 'deleteWorkItem', name: 'data.r0.a', uid: 'uid-data.r0.a' }]);
+      expect(o.scheduled()).to.equal(0);
+      expect(plan.status.phase).to.equal('Deleting');
+      expect(plan.status.replicas!.map((r) => r.state)).to.deep.equal(['Ready', 'Deleting']);
+    });
+
+    it('releases WorkItems on lost nodes and requeues for those on unreachable ones', () => {
+      const vol = deleting();
+      const plan = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a', { deleting: true }), replicaWorkItem(vol, 1, 'b', { deleting: true })], nodes: { a: LOST, b: unreachable(8000) } }));
+      expect(plan.actions).to.deep.equal([{ type: 'releaseWorkItem', name: 'data.r0.a', uid: 'uid-data.r0.a' }]);
+      expect(plan.requeueAfterMs).to.be.within(8000, 9000);
+    });
+
+    it('removes the finalizer once no WorkItem remains, and never adds it', () => {
+      expect(planVolume(volumeObserved(deleting())).actions).to.deep.equal([{ type: 'removeFinalizer' }]);
+      expect(planVolume(volumeObserved(volume('data', {}, undefined, { deleting: true, finalizers: [] }))).actions).to.deep.equal([]);
+    });
+  });
+});
