@@ -16,6 +16,11 @@ import type { Logger } from 'winston';
 import { withTimeout, type Clock, type TimerHandle } from '../controller/runtime/clock.js';
 import { LeaseLock } from '../controller/runtime/lease-lock.js';
 
+/** How often a held lease is renewed: a quarter of its duration. */
+function renewPeriodMs(spec: FenceSpec): number {
+  return (spec.durationSeconds * 1000) / 4;
+}
+
 /** Settings of a Fencing manager. */
 export interface FencingOptions {
   cluster: string;
@@ -61,6 +66,8 @@ export class Fencing {
   /** Takes or renews the lease for key; resolves the holder when someone else holds it. */
   async acquire(key: string, spec: FenceSpec): Promise<{ ok: true } | { ok: false; holder?: string }> {
     let h = this.held.get(key);
+    // Held and renewed within the renew period: the timer keeps it; no request per reconcile.
+    if (h && h.leaseName === spec.leaseName && this.opts.clock.now() - h.lastRenew < renewPeriodMs(h)) return { ok: true };
     if (!h || h.leaseName !== spec.leaseName) {
       const lock = new LeaseLock(this.kubeConfig, { namespace: this.opts.cluster, name: spec.leaseName, identity: this.opts.nodeName, leaseDurationSeconds: spec.durationSeconds, clock: this.opts.clock });
       h = { ...spec, lock, lastRenew: this.restored[key] ?? 0 };
@@ -73,18 +80,23 @@ export class Fencing {
     return { ok: true };
   }
 
-  /** ms until key's instance must be stopped (0 = now); Infinity when no lease is involved. */
-  msUntilUnsafe(key: string): number {
+  /**
+   * ms until key's instance must be stopped (0 = now). `spec` gives the
+   * window of a lease known only from a previous run's renewal time (not
+   * held yet in this run: the apiserver has been unreachable since start).
+   */
+  msUntilUnsafe(key: string, spec?: FenceSpec): number {
     const h = this.held.get(key);
     const last = h?.lastRenew ?? this.restored[key];
     if (last === undefined) return 0;
-    const window = h ? Fencing.safeWindowMs(h) : 0;
+    const timing = h ?? spec;
+    const window = timing ? Fencing.safeWindowMs(timing) : 0;
     return Math.max(0, last + window - this.opts.clock.now());
   }
 
   /** Whether key's lease was renewed recently enough for its instance to keep running. */
-  isSafe(key: string): boolean {
-    return this.msUntilUnsafe(key) > 0;
+  isSafe(key: string, spec?: FenceSpec): boolean {
+    return this.msUntilUnsafe(key, spec) > 0;
   }
 
   /** Deletes key's lease (the instance has stopped) so another node may take over at once. */
@@ -101,9 +113,9 @@ export class Fencing {
     delete this.restored[key];
   }
 
-  /** Last renewal times, for persisting. */
+  /** Last renewal times, for persisting (including those of a previous run not renewed yet in this one). */
   renewals(): Record<string, number> {
-    return Object.fromEntries([...this.held].map(([k, h]) => [k, h.lastRenew]));
+    return { ...this.restored, ...Object.fromEntries([...this.held].map(([k, h]) => [k, h.lastRenew])) };
   }
 
   /** Stops the renew timer (leases then expire unless released). */
@@ -114,7 +126,7 @@ export class Fencing {
 
   private ensureTimer(): void {
     if (this.timer || this.held.size === 0) return;
-    const every = Math.min(...[...this.held.values()].map((h) => (h.durationSeconds * 1000) / 4));
+    const every = Math.min(...[...this.held.values()].map(renewPeriodMs));
     this.timer = this.opts.clock.setTimer(() => {
       this.timer = undefined;
       void this.renewAll().finally(() => this.ensureTimer());

@@ -72,6 +72,8 @@ export class Controller {
 
   /** Runs workers until stop(); resolves when they have all finished. */
   async run(): Promise<void> {
+    // No worker starts before every watched cache has synced (a reconcile on a partial cache would act on missing objects).
+    await Promise.all(this.sources.map((s) => s.informer.waitForSync()));
     this.scheduleResync();
     const workers = Array.from({ length: this.opts.workers ?? 2 }, () => this.worker());
     await Promise.all(workers);

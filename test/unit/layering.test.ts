@@ -28,7 +28,13 @@ describe('layering', () => {
   }
 
   it('api/ imports nothing of ours outside api/', () => {
-    const offenders = sources('api').flatMap((f) => importsOf(f).filter((i) => i.startsWith('../')).map((i) => `${f} → ${i}`));
+    const outside = (file: string, spec: string) => spec.startsWith('.') && !path.join(path.dirname(file), spec).startsWith(`api${path.sep}`);
+    const offenders = sources('api').flatMap((f) => importsOf(f).filter((i) => outside(f, i)).map((i) => `${f} → ${i}`));
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('the controller and the agent never import the apiserver (they reach it only over HTTP)', () => {
+    const offenders = ['controller', 'agent'].flatMap((layer) => sources(layer).flatMap((f) => importsOf(f).filter((i) => /\/apiserver\//.test(i)).map((i) => `${f} → ${i}`)));
     expect(offenders).to.deep.equal([]);
   });
 

@@ -1,0 +1,202 @@
+/**
+ * The runtime's Informer against a real etcd and an in-process apiserver,
+ * over a pooled KubeConfig: first list fills the cache before hasSynced,
+ * add/update/delete handlers, namespace and fieldSelector narrowing
+ * (including objects moving in and out of a selector), stop, and the
+ * relist after 410 Gone — the informer's server goes away, objects change
+ * through another apiserver and etcd is compacted past the informer's
+ * resourceVersion, so its resumed watch gets 410 and only a relist can
+ * bring it back, delivering the deletes it missed.
+ */
+import { URL } from 'node:url';
+import { expect } from 'chai';
+import { Watch } from '@kubernetes/client-node';
+import { Etcd3 } from 'etcd3';
+import type { Logger } from 'winston';
+import { CairnClient } from '../../../../api/client/cairn-client.js';
+import { loadKubeConfig, type PooledKubeConfig } from '../../../../api/client/kubeconfig.js';
+import type { Instance } from '../../../../api/instance.js';
+import type { Cluster } from '../../../../api/cluster.js';
+import type { WorkItem } from '../../../../api/workitem.js';
+import { EtcdStore } from '../../../../apiserver/storage/etcd-store.js';
+import { Informer, objectKey, type InformerSource, type ListedObject } from '../../../../controller/runtime/informer.js';
+import { cluster, instance, workItem } from '../../../support/fixtures.js';
+import { eventually, sleep } from '../../../support/eventually.js';
+import { kubeconfigFor, startTestEnv, type TestEnv } from '../../../support/in-process.js';
+
+const INSTANCES: InformerSource = { group: 'cairn.dev', version: 'v1alpha1', plural: 'instances' };
+const WORKITEMS: InformerSource = { group: 'cairn.dev', version: 'v1alpha1', plural: 'workitems' };
+
+const inst = (name: string, ns: string, cpus = 1) => instance(name, ns, { cpus }) as unknown as Instance;
+const item = (name: string, ns: string, node: string) => workItem(name, ns, node) as unknown as WorkItem;
+
+/** Handler calls as strings: "add ns/name", "update ns/name cpus=2", "delete ns/name". */
+function record<T extends Instance | WorkItem>(informer: Informer<T>): string[] {
+  const seen: string[] = [];
+  const cpus = (o: T) => ((o.spec as { cpus?: number }).cpus !== undefined ? ` cpus=${(o.spec as { cpus?: number }).cpus}` : '');
+  informer.addHandlers({
+    add: (o) => seen.push(`add ${objectKey(o)}`),
+    update: (old, o) => {
+      expect(old.metadata.resourceVersion, 'update passes (old, new)').to.not.equal(o.metadata.resourceVersion);
+      seen.push(`update ${objectKey(o)}${cpus(o)}`);
+    },
+    delete: (o) => seen.push(`delete ${objectKey(o)}`),
+  });
+  return seen;
+}
+
+const names = (i: { list(): ListedObject[] }) => i.list().map(objectKey).sort();
+
+describe('runtime Informer (real etcd, in-process apiserver)', function () {
+  this.timeout(30_000);
+  let env: TestEnv;
+  let kc: PooledKubeConfig;
+  let client: CairnClient;
+  const informers: Array<{ stop(): Promise<void> }> = [];
+  const warnings: string[] = [];
+  const log = { warn: (m: string) => warnings.push(m), info: () => undefined, debug: () => undefined, error: () => undefined } as unknown as Logger;
+
+  function informer<T extends Instance | WorkItem>(source: InformerSource): Informer<T> {
+    const i = new Informer<T>(kc, source, { log });
+    informers.push(i);
+    return i;
+  }
+
+  before(async () => {
+    env = await startTestEnv();
+    kc = loadKubeConfig({ kubeconfig: env.server.kubeconfigPath });
+    client = new CairnClient(kc);
+    for (const c of ['inf-a', 'inf-b', 'inf-c', 'inf-w', 'inf-gone']) await client.create('Cluster', cluster(c) as unknown as Cluster);
+  });
+  after(async () => {
+    await Promise.all(informers.map((i) => i.stop()));
+    kc?.destroyAgent();
+    await env?.stop();
+  });
+
+  it('fills its cache from the first list before hasSynced, then delivers add, update and delete', async () => {
+    await client.create('Instance', inst('pre', 'inf-a'));
+    const i = informer<Instance>({ ...INSTANCES, namespace: 'inf-a' });
+    const seen = record(i);
+    expect(i.hasSynced).to.equal(false);
+    i.start();
+    await i.waitForSync();
+    expect(i.hasSynced).to.equal(true);
+    expect(names(i)).to.deep.equal(['inf-a/pre']);
+    expect(seen).to.deep.equal(['add inf-a/pre']);
+    expect(Number(i.lastResourceVersion)).to.be.greaterThan(0);
+
+    const created = await client.create('Instance', inst('x', 'inf-a'));
+    await eventually('add x', () => seen.includes('add inf-a/x'), 5000, 10);
+    await client.patch('Instance', 'inf-a', 'x', { spec: { cpus: 2 } });
+    await eventually('update x', () => seen.includes('update inf-a/x cpus=2'), 5000, 10);
+    expect(i.get('inf-a/x')?.spec.cpus).to.equal(2);
+    expect(i.get('inf-a/x')?.metadata.uid).to.equal(created.metadata.uid);
+    await client.delete('Instance', 'inf-a', 'x');
+    await eventually('delete x', () => seen.includes('delete inf-a/x'), 5000, 10);
+    expect(i.get('inf-a/x')).to.equal(undefined);
+    expect(seen).to.deep.equal(['add inf-a/pre', 'add inf-a/x', 'update inf-a/x cpus=2', 'delete inf-a/x']);
+    expect(Number(i.lastResourceVersion)).to.be.at.least(Number(created.metadata.resourceVersion));
+
+    // Handlers registered after the sync get the cached objects as adds.
+    const late: string[] = [];
+    i.addHandlers({ add: (o) => late.push(objectKey(o)) });
+    expect(late).to.deep.equal(['inf-a/pre']);
+  });
+
+  it('a namespace narrows the list and the watch; a cluster-wide informer sees every namespace', async () => {
+    await client.create('Instance', inst('early-b', 'inf-b'));
+    await client.create('Instance', inst('early-c', 'inf-c'));
+    const onlyC = informer<Instance>({ ...INSTANCES, namespace: 'inf-c' });
+    const all = informer<Instance>(INSTANCES);
+    onlyC.start();
+    all.start();
+    await Promise.all([onlyC.waitForSync(), all.waitForSync()]);
+    expect(names(onlyC)).to.deep.equal(['inf-c/early-c']);
+    expect(names(all)).to.include.members(['inf-a/pre', 'inf-b/early-b', 'inf-c/early-c']);
+
+    // Written in this order, a watch that ignored the namespace would see late-b before late-c.
+    await client.create('Instance', inst('late-b', 'inf-b'));
+    await client.create('Instance', inst('late-c', 'inf-c'));
+    await eventually('late-c in the namespaced cache', () => onlyC.get('inf-c/late-c') !== undefined, 5000, 10);
+    await eventually('both in the cluster-wide cache', () => all.get('inf-b/late-b') !== undefined && all.get('inf-c/late-c') !== undefined, 5000, 10);
+    expect(names(onlyC)).to.deep.equal(['inf-c/early-c', 'inf-c/late-c']);
+  });
+
+  it('a fieldSelector (spec.nodeName=x on WorkItems) narrows list and watch; moving away is a delete, moving back an add', async () => {
+    await client.create('WorkItem', item('w-x1', 'inf-w', 'x'));
+    await client.create('WorkItem', item('w-y1', 'inf-w', 'y'));
+    const onX = informer<WorkItem>({ ...WORKITEMS, fieldSelector: 'spec.nodeName=x' });
+    const seen = record(onX);
+    onX.start();
+    await onX.waitForSync();
+    expect(names(onX)).to.deep.equal(['inf-w/w-x1']);
+
+    await client.create('WorkItem', item('w-y2', 'inf-w', 'y'));
+    await client.create('WorkItem', item('w-x2', 'inf-w', 'x'));
+    await eventually('w-x2', () => onX.get('inf-w/w-x2') !== undefined, 5000, 10);
+    await client.patch('WorkItem', 'inf-w', 'w-x1', { spec: { nodeName: 'y' } });
+    await eventually('w-x1 moved away', () => onX.get('inf-w/w-x1') === undefined, 5000, 10);
+    await client.patch('WorkItem', 'inf-w', 'w-y1', { spec: { nodeName: 'x' } });
+    await eventually('w-y1 moved in', () => onX.get('inf-w/w-y1') !== undefined, 5000, 10);
+    expect(names(onX)).to.deep.equal(['inf-w/w-x2', 'inf-w/w-y1']);
+    expect(seen).to.deep.equal(['add inf-w/w-x1', 'add inf-w/w-x2', 'delete inf-w/w-x1', 'add inf-w/w-y1']);
+    expect(onX.get('inf-w/w-y1')?.spec.nodeName).to.equal('x');
+  });
+
+  it('stop() ends the watch: later changes are not delivered', async () => {
+    const i = informer<Instance>({ ...INSTANCES, namespace: 'inf-b' });
+    const seen = record(i);
+    i.start();
+    await i.waitForSync();
+    await i.stop();
+    await client.create('Instance', inst('after-stop', 'inf-b'));
+    await sleep(300);
+    expect(seen.filter((s) => s.includes('after-stop'))).to.deep.equal([]);
+    expect(i.get('inf-b/after-stop')).to.equal(undefined);
+  });
+
+  it('relists after 410 Gone and converges, delivering the update, add and delete it missed', async () => {
+    const ns = 'inf-gone';
+    await client.create('Instance', inst('keep', ns));
+    await client.create('Instance', inst('doomed', ns));
+    const i = informer<Instance>({ ...INSTANCES, namespace: ns });
+    const seen = record(i);
+    i.start();
+    await i.waitForSync();
+    expect(names(i)).to.deep.equal([`${ns}/doomed`, `${ns}/keep`]);
+    const rvBefore = i.lastResourceVersion;
+
+    // Take the informer's apiserver away; change things through another one; compact past everything it saw.
+    const port = Number(new URL(env.server.url).port);
+    await env.server.close();
+    const other = await env.addServer();
+    const otherClient = new CairnClient(kubeconfigFor(other));
+    await otherClient.patch('Instance', ns, 'keep', { spec: { cpus: 3 } });
+    await otherClient.delete('Instance', ns, 'doomed');
+    await otherClient.create('Instance', inst('newcomer', ns));
+    const etcd = new EtcdStore(new Etcd3({ hosts: env.etcd.endpoint }));
+    try {
+      await etcd.compact(await etcd.currentRevision());
+    } finally {
+      etcd.client.close();
+    }
+    env.server = await env.addServer({ port, kubeconfigPath: env.server.kubeconfigPath });
+
+    // The scenario is real: a watch from the informer's last version now gets 410.
+    const codes: number[] = [];
+    const probe = new Watch(kubeconfigFor(env.server));
+    await new Promise<void>((resolve) => {
+      void probe.watch(`/apis/cairn.dev/v1alpha1/namespaces/${ns}/instances`, { resourceVersion: rvBefore }, (type, obj) => type === 'ERROR' && codes.push(obj.code), () => resolve());
+    });
+    expect(codes).to.deep.equal([410]);
+
+    await eventually('the cache converges on the final state', () => names(i).join() === `${ns}/keep,${ns}/newcomer` && i.get(`${ns}/keep`)?.spec.cpus === 3, 10_000, 20);
+    expect(seen.slice(2).sort()).to.deep.equal([`add ${ns}/newcomer`, `delete ${ns}/doomed`, `update ${ns}/keep cpus=3`]);
+    expect(Number(i.lastResourceVersion)).to.be.greaterThan(Number(rvBefore));
+
+    // And it watches again after the relist.
+    await client.create('Instance', inst('after-relist', ns));
+    await eventually('add after the relist', () => seen.includes(`add ${ns}/after-relist`), 5000, 10);
+  });
+});
