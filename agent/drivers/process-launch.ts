@@ -7,7 +7,10 @@
  * "<its pid> <status>" to the exit file (128+n for signal n). That lets any
  * later agent learn exit statuses of processes it did not fork, for about
  * 1 MB of memory per instance. The shim traps TERM/INT/HUP only so that it
- * survives a group SIGTERM long enough to record the command's status.
+ * survives a group SIGTERM long enough to record the command's status; a
+ * SIGTERM that lands after the trap but before the command started makes it
+ * skip the command (status 143) instead of starting one that never got it.
+ * One that lands before the trap kills the shim itself (no exit file).
  *
  * Spawn, reading the shim's start time and writing state.json happen in one
  * synchronous stretch: a SIGTERM to the worker is handled only afterwards,
@@ -26,9 +29,8 @@ import { readProcStat } from './proc.js';
 const SHIM = [
   'exitf=$1; procs=$2; shift 2',
   'if [ -n "$procs" ]; then echo $$ > "$procs" || exit 125; fi',
-  'trap : TERM INT HUP',
-  '"$@"',
-  'code=$?',
+  'trap stopping=1 TERM INT HUP',
+  'if [ -z "$stopping" ]; then "$@"; code=$?; else code=143; fi',
   'echo "$$ $code" > "$exitf.tmp" && mv -f "$exitf.tmp" "$exitf"',
   'exit $code',
 ].join('\n');

@@ -4,7 +4,8 @@
  * SIGKILL to the group; finally a SIGKILL sweep of the group for members
  * that outlived the shim. The instance is not the worker's child, so its end
  * is seen by polling /proc (zombies count as gone). Runs in a worker; an
- * abort of the operation stops the waiting at once.
+ * abort of the operation stops the waiting at once with the abort's reason,
+ * leaving the instance as it is for the next operation to finish.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSameProcess, type ProcessState } from './process-state.js';
@@ -33,7 +34,9 @@ async function waitGone(state: ProcessState, ms: number, signal: AbortSignal): P
   for (;;) {
     if (!isSameProcess(state, readProcStat(state.pid), bootId())) return true;
     if (Date.now() >= deadline) return false;
-    await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())), undefined, { signal });
+    await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())), undefined, { signal }).catch((err: unknown) => {
+      throw signal.aborted ? signal.reason : err;
+    });
   }
 }
 

@@ -6,6 +6,10 @@
  * step (start, restart, stop, record an exit); remove() stops the instance
  * and deletes its directory. Nothing is kept in memory: every call starts
  * from the files, which is what makes re-adoption after a crash work.
+ * A restart resolves the new command, working dir and volumes before it
+ * stops the old process, so a spec that cannot start never takes a running
+ * instance down. `restarts` counts every restart (by policy, restartToken or
+ * spec change), not a first start or a start after runState Stopped.
  * ensure()/remove() run in workers, one at a time per instance.
  */
 import fs from 'node:fs';
@@ -35,7 +39,16 @@ export function processSpec(item: WorkItem): WorkItemInstanceSpec & { process: N
   if (!spec.process || spec.process.command.length === 0 || !spec.process.command[0]) {
     throw new OperationError('InvalidSpec', `instance ${item.spec.owner.name} has no command`, 'set spec.process.command of the Instance');
   }
+  memoryOf(item);
   return spec as WorkItemInstanceSpec & { process: NonNullable<WorkItemInstanceSpec['process']> };
+}
+
+function memoryOf(item: WorkItem): number {
+  try {
+    return parseQuantity(item.spec.instance!.memory);
+  } catch (err) {
+    throw new OperationError('InvalidSpec', `memory of instance ${item.spec.owner.name}: ${(err as Error).message}`, 'fix spec.memory of the Instance', { cause: err });
+  }
 }
 
 /** Grace period of the instance's stop in ms. */
@@ -111,34 +124,45 @@ async function checkPaths(cwd: string, volumes: Record<string, string>, node: st
   }
 }
 
-async function start(item: WorkItem, ctx: OperationContext, prior: Pick<ProcessState, 'restarts' | 'backoffCount' | 'previousExit'>): Promise<ProcessState> {
+/** Everything start() needs, resolved and checked before anything running is touched. */
+interface Prepared {
+  namespace: string;
+  name: string;
+  dir: string;
+  spec: WorkItemInstanceSpec;
+  volumes: Record<string, string>;
+  cwd: string;
+  env: Record<string, string>;
+  argv: string[];
+  memoryBytes: number;
+}
+
+async function prepare(item: WorkItem, ctx: OperationContext): Promise<Prepared> {
   const spec = processSpec(item);
   const { namespace, name } = ownerKey(item);
-  const dir = instanceDir(ctx.dataDir, namespace, name);
   const volumes = volumePaths(item, ctx.dataDir, namespace);
   const cwd = spec.process.workingDir ?? '/';
   await checkPaths(cwd, volumes, ctx.nodeName);
   const env = instanceEnv(spec, { instance: name, cluster: namespace, node: ctx.nodeName }, volumes);
   const program = resolveCommand(spec.process.command[0]!, env.PATH!, cwd, ctx.nodeName);
   const argv = [program, ...spec.process.command.slice(1), ...(spec.process.args ?? [])];
-  let memoryBytes: number;
-  try {
-    memoryBytes = parseQuantity(spec.memory);
-  } catch (err) {
-    throw new OperationError('InvalidSpec', `memory of instance ${name}: ${(err as Error).message}`, 'fix spec.memory of the Instance', { cause: err });
-  }
-  await fs.promises.mkdir(dir, { recursive: true });
-  const cgroup = await prepareCgroup(ctx.cgroupRoot, `${namespace}_${name}`, { cpus: spec.cpus, memoryBytes });
+  return { namespace, name, dir: instanceDir(ctx.dataDir, namespace, name), spec, volumes, cwd, env, argv, memoryBytes: memoryOf(item) };
+}
+
+async function start(p: Prepared, ctx: OperationContext, prior: Pick<ProcessState, 'restarts' | 'backoffCount' | 'previousExit'>): Promise<ProcessState> {
+  await fs.promises.mkdir(p.dir, { recursive: true });
+  const cgroup = await prepareCgroup(ctx.cgroupRoot, `${p.namespace}_${p.name}`, { cpus: p.spec.cpus, memoryBytes: p.memoryBytes });
   ctx.signal.throwIfAborted();
-  const { pid, startTicks } = launch({ argv, env, cwd, logPath: path.join(dir, LOG_FILE), exitPath: path.join(dir, EXIT_FILE), ...(cgroup.dir ? { cgroupProcs: path.join(cgroup.dir, 'cgroup.procs') } : {}) });
+  const cgroupProcs = cgroup.dir ? { cgroupProcs: path.join(cgroup.dir, 'cgroup.procs') } : {};
+  const { pid, startTicks } = launch({ argv: p.argv, env: p.env, cwd: p.cwd, logPath: path.join(p.dir, LOG_FILE), exitPath: path.join(p.dir, EXIT_FILE), ...cgroupProcs });
   const state: ProcessState = {
     version: 1, pid, startTicks, bootId: bootId(), startedAt: ctx.now(), ...prior,
-    ...(spec.restartToken !== undefined ? { restartToken: spec.restartToken } : {}),
-    specHash: specHash(spec, volumes), stopped: false,
+    ...(p.spec.restartToken !== undefined ? { restartToken: p.spec.restartToken } : {}),
+    specHash: specHash(p.spec, p.volumes), stopped: false,
     limitsEnforced: cgroup.enforced, limitsMessage: cgroup.message, ...(cgroup.dir ? { cgroup: cgroup.dir } : {}),
   };
-  writeState(dir, state);
-  ctx.log.info('instance started', { instance: `${namespace}/${name}`, pid, restarts: prior.restarts, limitsEnforced: cgroup.enforced });
+  writeState(p.dir, state);
+  ctx.log.info('instance started', { instance: `${p.namespace}/${p.name}`, pid, restarts: prior.restarts, limitsEnforced: cgroup.enforced });
   return state;
 }
 
@@ -147,7 +171,7 @@ async function stop(dir: string, state: ProcessState, item: WorkItem, ctx: Opera
   if (outcome === 'gone') return state;
   const code = outcome === 'SIGKILL' ? 137 : readExitCode(dir, state.pid);
   ctx.log.info('instance stopped', { pid: state.pid, signal: outcome, exitCode: code });
-  return { ...state, exit: exitRecord(code, ctx.now(), outcome === 'SIGKILL' ? 'SIGKILL' : signalOf(code)) };
+  return { ...state, exit: exitRecord(code, ctx.now(), outcome === 'SIGKILL' ? 'SIGKILL' : (signalOf(code) ?? 'SIGTERM')) };
 }
 
 async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observation> {
@@ -166,10 +190,11 @@ async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observatio
     state = { ...(running ? await stop(dir, state, item, ctx) : state), stopped: true };
     writeState(dir, state);
   } else if (plan.action === 'restart' && state) {
+    const prepared = await prepare(item, ctx);
     if (running) writeState(dir, (state = await stop(dir, state, item, ctx)));
-    state = await start(item, ctx, { restarts: state.restarts + 1, backoffCount: plan.backoffCount ?? 0, ...(state.exit ? { previousExit: state.exit } : {}) });
+    state = await start(prepared, ctx, { restarts: state.restarts + 1, backoffCount: plan.backoffCount ?? 0, ...(state.exit ? { previousExit: state.exit } : {}) });
   } else if (plan.action === 'start') {
-    state = await start(item, ctx, { restarts: state?.restarts ?? 0, backoffCount: 0, ...(state?.exit ? { previousExit: state.exit } : {}) });
+    state = await start(await prepare(item, ctx), ctx, { restarts: state?.restarts ?? 0, backoffCount: 0, ...(state?.exit ? { previousExit: state.exit } : {}) });
   }
   running = isRunning(state);
   return toObservation(planInstance({ spec, specHash: hash, state, running, now: ctx.now() }), state, running, dir);

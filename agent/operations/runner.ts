@@ -104,7 +104,7 @@ function abortMessage(signal: AbortSignal): string {
 /** Runs driver verbs in supervised worker processes. */
 export class OperationRunner {
   private readonly live = new Map<string, Live>();
-  private readonly counters: RunnerStats = { started: 0, succeeded: 0, failed: {}, live: 0 };
+  private readonly counters: Omit<RunnerStats, 'live'> = { started: 0, succeeded: 0, failed: {} };
   private readonly logger: RunnerLogger;
   private readonly killGraceMs: number;
   private closed = false;

@@ -66,9 +66,9 @@ export class SupervisedChild {
     this.child.stdin.end(input);
   }
 
-  /** SIGTERM to the worker's group now, SIGKILL after `graceMs`; the first termination's reason wins. */
+  /** SIGTERM to the worker's group now, SIGKILL after `graceMs`; the first termination's reason wins, and a worker that already exited is left alone. */
   terminate(termination: Termination, graceMs: number): void {
-    if (this.terminated) return;
+    if (this.terminated || this.child.exitCode !== null || this.child.signalCode !== null) return;
     this.terminated = termination;
     killGroup(this.pid, 'SIGTERM');
     this.killTimer = setTimeout(() => killGroup(this.pid, 'SIGKILL'), graceMs);
