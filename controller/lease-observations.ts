@@ -11,7 +11,7 @@ import type { LeaseView } from './node-health.js';
 
 /** Observation times of leases, keyed namespace/name. */
 export class LeaseObservations {
-  private readonly seen = new Map<string, { record: string; at: number }>();
+  private readonly seen = new Map<string, { record: string; at: number; renewed: boolean }>();
 
   /** The lease as observed at now (records the time when its record changed). */
   view(lease: LeaseObject | undefined, now: number): LeaseView | undefined {
@@ -20,8 +20,9 @@ export class LeaseObservations {
     const s = lease.spec ?? {};
     const record = JSON.stringify([s.holderIdentity, s.renewTime, s.leaseDurationSeconds, s.acquireTime]);
     let entry = this.seen.get(key);
-    if (!entry || entry.record !== record) this.seen.set(key, (entry = { record, at: now }));
-    return { holder: s.holderIdentity ?? undefined, durationSeconds: s.leaseDurationSeconds ?? 0, observedAtMs: entry.at };
+    // A record seen for the first time proves nothing about its holder being alive now; a change of it does.
+    if (!entry || entry.record !== record) this.seen.set(key, (entry = { record, at: now, renewed: entry !== undefined }));
+    return { holder: s.holderIdentity ?? undefined, durationSeconds: s.leaseDurationSeconds ?? 0, observedAtMs: entry.at, renewalObserved: entry.renewed };
   }
 
   /** Forgets a deleted lease. */

@@ -20,6 +20,8 @@ export interface LeaseView {
   durationSeconds: number;
   /** Controller-clock time the lease record last changed. */
   observedAtMs: number;
+  /** false while this controller has only seen the record once (it just started), never a renewal; unset counts as observed. */
+  renewalObserved?: boolean;
 }
 
 /** Whether a lease is held by identity and not yet expired at now; with the ms left. */

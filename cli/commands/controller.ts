@@ -48,6 +48,13 @@ async function runController(flags: ControllerFlags): Promise<void> {
   const timings = { leaseDurationMs: flags.leaseDuration, renewDeadlineMs: flags.renewDeadline, retryPeriodMs: flags.retryPeriod };
   validateLeaderTimings(timings);
   const log = createLogger('controller', flags.logLevel);
+  // Supervised by `cairn server` over IPC (process.send exists): when the server dies, so does its
+  // controller. 'disconnect' fires only once and not for listeners added later, so a server that died
+  // while this process was still starting is seen as !process.connected, and the listener goes in first.
+  const supervised = typeof process.send === 'function';
+  if (supervised && !process.connected) process.exit(0);
+  let onParentGone: () => void = () => process.exit(0);
+  if (supervised) process.once('disconnect', () => onParentGone());
   const manager = await startControllerManager({
     connection: connectionOptions(flags),
     identity: flags.identity,
@@ -62,8 +69,7 @@ async function runController(flags: ControllerFlags): Promise<void> {
   const shutdown = () => void manager.stop().then(() => process.exit(0));
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
-  // Supervised by `cairn server` over IPC: when the server dies, so does its controller.
-  if (process.connected) process.once('disconnect', shutdown);
+  onParentGone = shutdown;
   const outcome = await manager.done;
   if (outcome === 'lost') {
     log.error('lost leadership; exiting so the supervisor restarts this controller as a follower', { identity: manager.identity });

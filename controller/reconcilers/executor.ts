@@ -36,13 +36,22 @@ export async function execute<O extends Owner>(deps: ExecutorDeps, kind: O['kind
   // The finalizer goes first (alone, it changes the owner's resourceVersion); WorkItem writes are independent of each other.
   const finalizer = actions.find((a) => a.type === 'addFinalizer' || a.type === 'removeFinalizer');
   const others = actions.filter((a) => a !== finalizer);
-  const workItemWrites = Promise.all(others.map((a) => applyWorkItemAction(deps, kind, owner, ns, a)));
+  const workItemWrites = Promise.allSettled(others.map((a) => applyWorkItemAction(deps, kind, owner, ns, a)));
+  let finalizerError: { err: unknown } | undefined;
   if (finalizer) {
     const before = latest.metadata.resourceVersion;
-    latest = (await deps.client.patch(kind, ns, owner.metadata.name!, finalizerPatch(latest, finalizer.type === 'addFinalizer'))) as O;
-    deps.stale.replaced(key, before);
+    try {
+      latest = (await deps.client.patch(kind, ns, owner.metadata.name!, finalizerPatch(latest, finalizer.type === 'addFinalizer'))) as O;
+      deps.stale.replaced(key, before);
+    } catch (err) {
+      finalizerError = { err };
+    }
   }
-  await workItemWrites;
+  // Every write of this attempt settles before it ends, success or not: a failed finalizer patch must not leave
+  // WorkItem writes running into the next attempt (or their rejections unhandled, which ends the process).
+  const failed = (await workItemWrites).find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (finalizerError) throw finalizerError.err;
+  if (failed) throw failed.reason;
   if (removedFinalizer(actions) || status === undefined) return latest;
   if (stableJson(latest.status ?? {}) === stableJson(status ?? {})) return latest;
   const written = (await deps.client.replaceStatus(kind as 'Instance', { ...latest, status } as Instance)) as unknown as O;

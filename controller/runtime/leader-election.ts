@@ -73,8 +73,10 @@ export class LeaderElector {
     this.opts.onStartedLeading();
     const outcome = await this.renewLoop(signal);
     this.leading = false;
-    if (outcome === 'stopped') await this.opts.lock.release().catch(() => undefined);
+    // Stop acting before giving the lease up (a successor may take it at once), and wait for the
+    // release no longer than the renew deadline: a hung apiserver must not keep a stopping process alive.
     this.opts.onStoppedLeading(outcome === 'lost' ? `failed to renew the lease within ${this.opts.timings.renewDeadlineMs} ms` : 'shutting down');
+    if (outcome === 'stopped') await withTimeout(this.clock, this.opts.lock.release().catch(() => undefined), this.opts.timings.renewDeadlineMs, undefined);
     return outcome;
   }
 

@@ -79,7 +79,9 @@ function releaseIfLost(o: InstanceObserved, w: WorkItem, actions: Action[]): num
   return 0;
 }
 
+/** Automatic failover applies; a pinned instance (spec.placement.nodeName) never fails over, as the Instance CRD says: it may run nowhere else. */
 function failoverAllowed(o: InstanceObserved): boolean {
+  if (o.instance.spec.placement?.nodeName) return false;
   return (o.instance.spec.failoverPolicy ?? 'Automatic') === 'Automatic' && o.cluster?.spec?.failover?.enabled !== false;
 }
 

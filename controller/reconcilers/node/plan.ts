@@ -37,17 +37,21 @@ export function planNode(o: NodeObserved): NodePlan {
   const { fresh, remainingMs } = leaseFreshness(o.lease, name, o.now);
   const events: NodePlan['events'] = [];
   const ready = getCondition(prev.conditions, 'Ready');
+  // A controller that just started sees every lease as fresh for one duration; for a node already found
+  // Unreachable that is no sign of life: it stays Unreachable until this controller sees a renewal.
+  const unconfirmed = fresh && o.lease?.renewalObserved === false && ready?.status !== 'True' && ready?.reason === LEASE_EXPIRED_REASON;
+  const alive = fresh && !unconfirmed;
   let conditions = prev.conditions;
   const leaseRef = `${o.node.metadata.namespace}/${nodeLeaseName(name)}`;
   if (!fresh && o.lease) {
     const message = `the agent has not renewed its heartbeat lease ${leaseRef} for ${o.lease.durationSeconds}s: it is down or cannot reach the apiserver. Check the agent on the machine and its logs; instances fail over after the cluster's grace period`;
     conditions = setCondition(conditions, { type: 'Ready', status: 'Unknown', reason: LEASE_EXPIRED_REASON, message }, new Date(o.now));
     if (ready?.reason !== LEASE_EXPIRED_REASON) events.push({ eventType: 'Warning', reason: 'NodeUnreachable', message });
-  } else if (fresh && ready?.status !== 'True') {
+  } else if (alive && ready?.status !== 'True') {
     conditions = setCondition(conditions, { type: 'Ready', status: 'True', reason: 'NodeLeaseRenewed', message: `the agent renews its heartbeat lease ${leaseRef}` }, new Date(o.now));
     if (ready?.reason === LEASE_EXPIRED_REASON) events.push({ eventType: 'Normal', reason: 'NodeReachable', message: `heartbeats from node ${name} resumed` });
   }
-  const phase = phaseOf(o, fresh, !!o.lease);
+  const phase = phaseOf(o, alive, !!o.lease);
   return {
     status: { ...prev, phase, conditions, allocated: o.allocated, drain: drainStatus(o, phase), observedGeneration: o.node.metadata.generation },
     events,
