@@ -49,8 +49,38 @@ export async function startEtcd(opts: EtcdProcessOptions): Promise<EtcdProcess> 
   throw lastError;
 }
 
+/** Where the pid of the etcd serving a data dir is recorded. */
+const pidFileOf = (dataDir: string) => `${dataDir}.pid`;
+
+/**
+ * Kills an etcd left running on this data dir by a server that was killed
+ * with SIGKILL (etcd is its child and survives it). Only called by the
+ * holder of the data-dir lock, so such an etcd has no owner; it is
+ * recognised by its command line naming this data dir, never by pid alone.
+ */
+async function killOrphanedEtcd(dataDir: string): Promise<void> {
+  let pid: number;
+  try {
+    pid = Number(fs.readFileSync(pidFileOf(dataDir), 'utf8').trim());
+  } catch {
+    return;
+  }
+  const cmdline = () => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      return [];
+    }
+  };
+  const args = cmdline();
+  if (!Number.isInteger(pid) || pid <= 1 || !args.some((a) => a.endsWith('etcd')) || args[args.indexOf('--data-dir') + 1] !== dataDir) return;
+  process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 100 && cmdline().length > 0 && !fs.readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z'); i++) await new Promise((r) => setTimeout(r, 50));
+}
+
 async function startOnce(opts: EtcdProcessOptions): Promise<EtcdProcess> {
   fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+  await killOrphanedEtcd(opts.dataDir);
   const clientPort = opts.clientPort ?? (await freePort());
   const peerPort = opts.peerPort ?? (await freePort());
   const endpoint = `http://127.0.0.1:${clientPort}`;
@@ -67,6 +97,7 @@ async function startOnce(opts: EtcdProcessOptions): Promise<EtcdProcess> {
     '--auto-compaction-retention', '0',
   ], { stdio: ['ignore', log, log] });
   fs.closeSync(log);
+  if (child.pid) fs.writeFileSync(pidFileOf(opts.dataDir), `${child.pid}\n`);
   const proc: EtcdProcess = { endpoint, clientPort, peerPort, child, stop: (graceMs) => stopChild(child, graceMs) };
   try {
     await waitHealthy(endpoint, child, opts.startTimeoutMs ?? 20_000, logFile);
