@@ -14,7 +14,6 @@ import { writeJsonAtomicSync } from './drivers/process-state.js';
 
 interface StoreFile {
   workItems: WorkItem[];
-  fencingRenewals: Record<string, number>;
 }
 
 /** The agent's persisted copy of its WorkItems. */
@@ -22,16 +21,19 @@ export class LocalStore {
   private readonly items = new Map<string, WorkItem>();
   private renewals: Record<string, number> = {};
   private dirty = false;
+  private renewalsDirty = false;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly file: string,
+    /** Renewal times live in their own small file: they change every few seconds, the WorkItems rarely. */
+    private readonly renewalsFile = `${file}.fencing`,
     private readonly flushMs = 1000,
   ) {}
 
-  /** The store file under a data dir. */
+  /** The store files under a data dir. */
   static at(dataDir: string): LocalStore {
-    return new LocalStore(path.join(dataDir, 'workitems.json'));
+    return new LocalStore(path.join(dataDir, 'workitems.json'), path.join(dataDir, 'fencing.json'));
   }
 
   /** Loads the file if it exists (a corrupt file is set aside, not fatal). */
@@ -44,7 +46,12 @@ export class LocalStore {
       return;
     }
     for (const w of parsed.workItems ?? []) this.items.set(keyOf(w), w);
-    this.renewals = parsed.fencingRenewals ?? {};
+    try {
+      this.renewals = JSON.parse(fs.readFileSync(this.renewalsFile, 'utf8')) as Record<string, number>;
+    } catch {
+      // none yet, or torn: deadlines then count from now minus nothing, which only fences earlier
+      this.renewals = {};
+    }
   }
 
   /** Every remembered WorkItem. */
@@ -73,23 +80,34 @@ export class LocalStore {
     return { ...this.renewals };
   }
 
-  /** Records fencing renewal times (persisted with the next flush). */
+  /** Records fencing renewal times (persisted with the next flush, and only when they changed). */
   setFencingRenewals(renewals: Record<string, number>): void {
+    if (JSON.stringify(renewals) === JSON.stringify(this.renewals)) return;
     this.renewals = renewals;
-    this.markDirty();
+    this.renewalsDirty = true;
+    this.scheduleFlush();
   }
 
-  /** Writes now if anything changed. */
+  /** Writes now what changed. */
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (!this.dirty) return;
-    this.dirty = false;
-    writeJsonAtomicSync(this.file, { workItems: this.list(), fencingRenewals: this.renewals } satisfies StoreFile);
+    if (this.dirty) {
+      this.dirty = false;
+      writeJsonAtomicSync(this.file, { workItems: this.list() } satisfies StoreFile);
+    }
+    if (this.renewalsDirty) {
+      this.renewalsDirty = false;
+      writeJsonAtomicSync(this.renewalsFile, this.renewals);
+    }
   }
 
   private markDirty(): void {
     this.dirty = true;
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
     this.timer ??= setTimeout(() => this.flush(), this.flushMs).unref();
   }
 }

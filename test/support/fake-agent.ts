@@ -11,8 +11,10 @@
  *
  * Tests switch behaviours off to simulate failures: stopHeartbeat() (node
  * lease expires), stopFencing() (instance leases expire), freeze() (the
- * machine is dead: nothing is renewed or written any more), and
- * finalize = false (the node has not finished cleaning up yet).
+ * machine is dead: nothing is renewed or written any more),
+ * finalize = false (the node has not finished cleaning up yet), and
+ * failures (WorkItems the node reports Failed with a reason and hint).
+ * `records` keeps what it did with wall-clock times, for ordering checks.
  *
  * Concurrency model: one renew loop (heartbeat + fencing leases) and one
  * work loop; the work loop runs one pass over every cached WorkItem at a

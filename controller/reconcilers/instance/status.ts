@@ -53,8 +53,21 @@ export function instanceStatus(o: StatusInput, placement: Placement): InstanceSt
     logPath: agent?.logPath,
     qemu: agent?.qemu,
     lastTermination: agent?.lastExitCode !== undefined || agent?.lastSignal ? { exitCode: agent.lastExitCode, signal: agent.lastSignal } : prev.lastTermination,
+    migration: migrationStatus(o, prev, placement, r.phase),
     conditions,
   };
+}
+
+/**
+ * spec.migrateTo is carried out once (Instance CRD): when the instance runs on that node, status.migration
+ * records it Completed, and pinnedNode() ignores the field from then on (it is not a pin). The controller
+ * moves stop-then-start, so the mode is Cold.
+ */
+function migrationStatus(o: StatusInput, prev: InstanceStatus, placement: Placement, phase: InstancePhase): InstanceStatus['migration'] {
+  const target = o.instance.spec.migrateTo;
+  const done = prev.migration?.targetNode === target && (prev.migration?.phase === 'Completed' || prev.migration?.phase === 'Failed');
+  if (!target || done || placement.kind !== 'placed' || placement.workItem.spec.nodeName !== target || phase !== 'Running') return prev.migration;
+  return { mode: 'Cold', targetNode: target, phase: 'Completed', finishedAt: timestamp(o.now) };
 }
 
 function scheduledCondition(placement: Placement, nodeName: string | undefined, generation: number | undefined) {

@@ -1,0 +1,80 @@
+/**
+ * The reconcilers' executor against a real apiserver when writes fail:
+ * the owner's finalizer patch and the WorkItem writes run concurrently, so
+ * when the patch fails (409 on a stale owner, or any error while etcd is
+ * unavailable) the WorkItem writes of the same attempt must still be
+ * awaited — never left running past the attempt (the work queue would
+ * start the next one on top of them, after the reconciler forgot its
+ * assumed placements) and never left with an unhandled rejection, which
+ * terminates a Node.js process.
+ */
+import { expect } from 'chai';
+import { CairnClient } from '../../../api/client/cairn-client.js';
+import { ApiStatusError } from '../../../api/client/errors.js';
+import { loadKubeConfig, type PooledKubeConfig } from '../../../api/client/kubeconfig.js';
+import { createLogger } from '../../../api/log.js';
+import type { Instance } from '../../../api/instance.js';
+import type { WorkItem } from '../../../api/workitem.js';
+import { execute } from '../../../controller/reconcilers/executor.js';
+import { desiredInstanceWorkItem } from '../../../controller/reconcilers/instance/workitem-spec.js';
+import { StaleGuard } from '../../../controller/reconcilers/stale-guard.js';
+import { EventRecorder } from '../../../controller/runtime/events.js';
+import { startTestEnv, type TestEnv } from '../../support/in-process.js';
+
+const NS = 'exec';
+
+describe('controller executor: failed writes (real etcd + apiserver)', function () {
+  this.timeout(30_000);
+  let env: TestEnv;
+  let kc: PooledKubeConfig;
+  let client: CairnClient;
+  let deps: Parameters<typeof execute>[0];
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+
+  before(async () => {
+    env = await startTestEnv();
+    kc = loadKubeConfig({ kubeconfig: env.server.kubeconfigPath });
+    client = new CairnClient(kc, 'test');
+    const log = createLogger('executor-test', 'error');
+    deps = { client, recorder: new EventRecorder(kc, 'test', 'test', log), log, stale: new StaleGuard() };
+    await client.create('Cluster', { metadata: { name: NS }, spec: {} });
+    process.prependListener('unhandledRejection', onUnhandled);
+  });
+  after(async () => {
+    process.removeListener('unhandledRejection', onUnhandled);
+    kc?.destroyAgent();
+    await env?.stop();
+  });
+
+  /** An Instance whose copy we hold is already stale (someone wrote it after we read it). */
+  async function staleInstance(name: string): Promise<Instance> {
+    const created = await client.create('Instance', { metadata: { name, namespace: NS }, spec: { cpus: 1, memory: '64Mi', process: { command: ['/bin/true'] } } });
+    await client.patch('Instance', NS, name, { metadata: { labels: { touched: 'yes' } } });
+    return created;
+  }
+
+  it('rejects with the finalizer conflict only after the WorkItem writes settled, leaving no unhandled rejection', async () => {
+    const inst = await staleInstance('a');
+    const bad: WorkItem = desiredInstanceWorkItem(inst, undefined, new Map(), 'n1');
+    bad.spec.instance!.cpus = 0; // refused by the WorkItem schema (minimum 1): this write fails too
+    const err = await execute(deps, 'Instance', inst, [{ type: 'addFinalizer' }, { type: 'createWorkItem', workItem: bad }], inst.status).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(ApiStatusError);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(unhandled.map(String), 'unhandled rejections').to.deep.equal([]);
+  });
+
+  it('does not return before a WorkItem create of the same attempt has landed', async () => {
+    const inst = await staleInstance('b');
+    const wi = desiredInstanceWorkItem(inst, undefined, new Map(), 'n1');
+    const err = await execute(deps, 'Instance', inst, [{ type: 'addFinalizer' }, { type: 'createWorkItem', workItem: wi }], inst.status).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as ApiStatusError | undefined)?.code).to.equal(409);
+    expect(await client.get('WorkItem', NS, wi.metadata.name!), 'the create had settled when execute rejected').to.not.equal(undefined);
+  });
+});

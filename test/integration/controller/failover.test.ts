@@ -1,0 +1,225 @@
+/**
+ * Controller acceptance, node failure, against a real etcd + apiserver with
+ * fake agents. A node whose agent stops renewing its heartbeat lease turns
+ * Unreachable (Ready=Unknown, NodeLeaseExpired, a Warning Event). Its
+ * instance is failed over only once the failover grace period has passed
+ * AND the instance's fencing lease, still held by the dead node, has
+ * expired: every read that completed before that moment must show no copy
+ * anywhere else. Its volume replica is recreated on a live node.
+ *
+ * Timings (Cluster spec.failureDetection): node lease 2 s, grace 1 s,
+ * fencing lease 3 s.
+ */
+import { expect } from 'chai';
+import { getCondition } from '../../../api/conditions.js';
+import type { Instance } from '../../../api/instance.js';
+import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../../api/names.js';
+import type { WorkItem } from '../../../api/workitem.js';
+import { dumpLogs, startControllerEnv, until, type ControllerEnv } from '../../support/controller-env.js';
+import type { FakeAgent } from '../../support/fake-agent.js';
+
+const NS = 'fo';
+
+function instanceSpec(name: string, extra: Partial<Instance['spec']> = {}): Instance {
+  return { metadata: { name, namespace: NS }, spec: { cpus: 1, memory: '256Mi', process: { command: ['/bin/sleep', '3600'] }, ...extra } };
+}
+const NODE_LEASE_MS = 2000;
+const FENCING_MS = 3000;
+
+/** One poll: when the request started and ended, and what it saw. */
+interface Sample<T> {
+  startedAt: number;
+  endedAt: number;
+  value: T;
+}
+
+/** Polls `probe` every `everyMs` until stop(), keeping every sample. */
+function sampler<T>(probe: () => Promise<T>, everyMs = 40) {
+  const samples: Array<Sample<T>> = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const startedAt = Date.now();
+      const value = await probe();
+      samples.push({ startedAt, endedAt: Date.now(), value });
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  return {
+    samples,
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+describe('controller: node expiry, Unreachable and fenced failover (real etcd + apiserver, fake agents)', function () {
+  this.timeout(60_000);
+  let c: ControllerEnv;
+  let dead: FakeAgent;
+  let live: FakeAgent;
+
+  const getInstance = (name: string) => c.client.get('Instance', NS, name);
+  const workItemsOf = async (kind: 'Instance' | 'Volume', name: string): Promise<WorkItem[]> =>
+    (await c.client.list('WorkItem', { namespace: NS, labelSelector: `${OWNER_KIND_LABEL}=${kind},${OWNER_NAME_LABEL}=${name}` })).items;
+
+  before(async () => {
+    c = await startControllerEnv();
+    await c.createCluster(NS);
+    // Only n1 exists when the workloads are created, so they all land there.
+    dead = await c.startAgent(NS, 'n1');
+    await c.client.create('Instance', instanceSpec('db'));
+    await c.client.create('Instance', instanceSpec('pinned', { placement: { nodeName: 'n1' } }));
+    await c.client.create('Instance', instanceSpec('manual', { failoverPolicy: 'Manual' }));
+    await c.client.create('Instance', instanceSpec('doomed'));
+    await c.client.create('Volume', { metadata: { name: 'vol', namespace: NS }, spec: { size: '1Gi', replicas: 1 } });
+    await until('instances Running on n1 and vol Ready', async () => {
+      const is = (await c.client.list('Instance', { namespace: NS })).items;
+      const v = await c.client.get('Volume', NS, 'vol');
+      return is.length === 4 && is.every((i) => i.status?.phase === 'Running' && i.status.nodeName === 'n1') && v?.status?.phase === 'Ready' ? true : undefined;
+    });
+    expect(dead.heldFencingLeases.sort()).to.deep.equal(['instance-db', 'instance-doomed', 'instance-manual', 'instance-pinned']);
+    live = await c.startAgent(NS, 'n2');
+    await until('n2 Ready', async () => ((await c.client.get('Node', NS, 'n2'))?.status?.phase === 'Ready' ? true : undefined));
+  });
+  afterEach(function () {
+    if (this.currentTest?.state === 'failed') dumpLogs(c);
+  });
+  after(async () => c?.stop());
+
+  it('marks the silent node Unreachable, then fails its instance over only after the fencing lease expired, and recreates its replica', async () => {
+    // n1's agent goes silent: no heartbeats, no status, no finalizers. Its fencing lease stays renewed for now
+    // (the controller must not rely on the heartbeat alone).
+    dead.heartbeat = false;
+    dead.working = false;
+    const lastHeartbeat = dead.lastHeartbeatAt;
+    // Deleting an instance of the dead node must wait for its fencing lease too (nobody can confirm it stopped).
+    await c.client.delete('Instance', NS, 'doomed');
+    const watch = sampler(async () => ({
+      node: await c.client.get('Node', NS, 'n1'),
+      instance: await getInstance('db'),
+      onLive: (await workItemsOf('Instance', 'db')).some((w) => w.spec.nodeName === 'n2'),
+      doomed: (await getInstance('doomed')) !== undefined,
+    }));
+    try {
+      // Node: Unreachable, Ready=Unknown reason NodeLeaseExpired, never before the lease could have expired.
+      const node = await until('n1 Unreachable', async () => {
+        const n = await c.client.get('Node', NS, 'n1');
+        return n?.status?.phase === 'Unreachable' ? n : undefined;
+      });
+      const ready = getCondition(node.status!.conditions, 'Ready')!;
+      expect(ready).to.include({ status: 'Unknown', reason: 'NodeLeaseExpired' });
+      expect(ready.message).to.contain(`${NS}/node-n1`);
+      const early = watch.samples.filter((s) => s.endedAt < lastHeartbeat + NODE_LEASE_MS);
+      for (const s of early) expect(s.value.node?.status?.phase, 'Ready until its lease expired').to.equal('Ready');
+      const event = await until('NodeUnreachable event', async () =>
+        (await c.events(NS)).find((e) => e.involvedObject.kind === 'Node' && e.involvedObject.name === 'n1' && e.reason === 'NodeUnreachable'),
+      );
+      expect(event.type).to.equal('Warning');
+      const cluster = await until('nodesUnreachable 1', async () => {
+        const cl = await c.client.get('Cluster', undefined, NS);
+        return cl?.status?.counts?.nodesUnreachable === 1 ? cl : undefined;
+      });
+      expect(cluster.status!.phase).to.equal('Degraded');
+
+      // Grace period over, node lost, but the fencing lease is fresh: the controller waits for it.
+      const waiting = await until('db AwaitingFencing', async () => {
+        const i = await getInstance('db');
+        return i?.status?.reason === 'AwaitingFencing' ? i : undefined;
+      }, 10_000);
+      expect(waiting.status!.phase).to.equal('Unknown');
+      expect(waiting.status!.nodeName).to.equal('n1');
+      expect(waiting.status!.message).to.match(/^node n1 is lost; waiting \d+s for the fencing lease to expire/);
+      const during = await workItemsOf('Instance', 'db');
+      expect(during.map((w) => w.spec.nodeName)).to.deep.equal(['n1']);
+
+      // Keep the fencing lease fresh a little longer, then let it go: the lease expires FENCING_MS after its last renewal.
+      await new Promise((r) => setTimeout(r, 1000));
+      dead.fencing = false;
+      await new Promise((r) => setTimeout(r, 400)); // a renewal may be in flight
+      const lastFence = dead.lastFencingRenewAt.get('instance-db')!;
+      const fencedUntil = lastFence + FENCING_MS;
+      const doomedFencedUntil = dead.lastFencingRenewAt.get('instance-doomed')! + FENCING_MS;
+
+      const moved = await until('db Running on n2', async () => {
+        const i = await getInstance('db');
+        return i?.status?.phase === 'Running' && i.status.nodeName === 'n2' ? i : undefined;
+      }, 20_000);
+      await watch.stop();
+
+      // Ordering, from the samples: no copy on n2 in any read that completed before the fencing lease expired,
+      // and the instance was Unknown (not Running elsewhere) throughout.
+      const beforeExpiry = watch.samples.filter((s) => s.endedAt < fencedUntil);
+      const firstOnLive = watch.samples.find((s) => s.value.onLive)!;
+      expect(beforeExpiry.length).to.be.greaterThan(10);
+      for (const s of beforeExpiry) expect(s.value.onLive, `no WorkItem on n2 at ${s.endedAt - fencedUntil} ms before fencing expiry`).to.equal(false);
+      expect(firstOnLive.endedAt, 'first seen on n2 after the fencing lease expired').to.be.greaterThan(fencedUntil);
+      const lostAt = lastHeartbeat + NODE_LEASE_MS;
+      expect(firstOnLive.endedAt, 'and after node lease + grace').to.be.greaterThan(lostAt + 1000);
+
+      // The new node could only take the fencing lease once it had expired too.
+      const acquired = live.records.find((r) => r.what === 'fencing-acquired' && r.workItem === 'db.n2')!;
+      expect(acquired.at).to.be.greaterThan(fencedUntil);
+      expect(moved.status!.lastFailover?.fromNode).to.equal('n1');
+      expect(getCondition(moved.status!.conditions, 'Ready')).to.include({ status: 'True' });
+      const after = await workItemsOf('Instance', 'db');
+      expect(after.map((w) => w.spec.nodeName), 'the dead node\'s WorkItem was released').to.deep.equal(['n2']);
+      const events = await c.events(NS);
+      expect(events.some((e) => e.involvedObject.name === 'db' && e.reason === 'FailingOver' && e.type === 'Warning')).to.equal(true);
+
+      // The deleted instance went away only once its fencing lease had expired.
+      await until('doomed gone', async () => ((await getInstance('doomed')) ? undefined : true));
+      for (const s of watch.samples.filter((x) => x.endedAt < doomedFencedUntil)) expect(s.value.doomed, 'doomed kept while fenced').to.equal(true);
+      expect(await workItemsOf('Instance', 'doomed')).to.have.length(0);
+    } finally {
+      await watch.stop();
+    }
+
+    // Manual failover policy and a pinned node: they stay where they are, Unknown, their WorkItem untouched.
+    for (const name of ['manual', 'pinned']) {
+      const i = (await getInstance(name))!;
+      expect(i.status, name).to.include({ phase: 'Unknown', nodeName: 'n1' });
+      expect(getCondition(i.status!.conditions, 'Ready'), name).to.include({ status: 'Unknown', reason: 'NodeUnreachable' });
+      const items = await workItemsOf('Instance', name);
+      expect(items.map((w) => [w.spec.nodeName, w.metadata.deletionTimestamp]), name).to.deep.equal([['n1', undefined]]);
+      expect((await c.events(NS)).filter((e) => e.involvedObject.name === name && e.reason === 'FailingOver'), name).to.deep.equal([]);
+    }
+
+    // The volume's replica on the lost node is recreated on n2 (replicas have no fencing lease).
+    const vol = await until('vol Ready on n2', async () => {
+      const v = await c.client.get('Volume', NS, 'vol');
+      return v?.status?.phase === 'Ready' && v.status.replicas?.[0]?.nodeName === 'n2' ? v : undefined;
+    });
+    expect(vol.status!.replicas).to.have.length(1);
+    expect((await workItemsOf('Volume', 'vol')).map((w) => w.metadata.name)).to.deep.equal(['vol.r0.n2']);
+    expect((await c.events(NS)).some((e) => e.involvedObject.name === 'vol' && e.reason === 'ReplicaLost')).to.equal(true);
+  });
+
+  it('marks the node Ready again when heartbeats resume, with a NodeReachable event; what stayed runs again', async () => {
+    dead.heartbeat = true;
+    dead.fencing = true;
+    dead.working = true;
+    const node = await until('n1 Ready again', async () => {
+      const n = await c.client.get('Node', NS, 'n1');
+      return n?.status?.phase === 'Ready' ? n : undefined;
+    });
+    expect(getCondition(node.status!.conditions, 'Ready')).to.include({ status: 'True', reason: 'NodeLeaseRenewed' });
+    await until('NodeReachable event', async () => (await c.events(NS)).find((e) => e.involvedObject.name === 'n1' && e.reason === 'NodeReachable'));
+    const cl = await until('nodesUnreachable 0', async () => {
+      const x = await c.client.get('Cluster', undefined, NS);
+      return x?.status?.counts?.nodesUnreachable === 0 && x.status.counts.nodesReady === 2 ? x : undefined;
+    });
+    expect(cl.status!.phase).to.equal('Ready');
+    for (const name of ['manual', 'pinned']) {
+      await until(`${name} Running on n1 again`, async () => {
+        const i = await getInstance(name);
+        return i?.status?.phase === 'Running' && i.status.nodeName === 'n1' ? true : undefined;
+      });
+    }
+    // Nothing of the failed-over workloads comes back to n1.
+    const onN1 = (await c.client.list('WorkItem', { namespace: NS, fieldSelector: 'spec.nodeName=n1' })).items.map((w) => w.metadata.name).sort();
+    expect(onN1).to.deep.equal(['manual.n1', 'pinned.n1']);
+    expect((await getInstance('db'))!.status!.nodeName).to.equal('n2');
+  });
+});
