@@ -5,87 +5,158 @@
  * kube-scheduler's cache does). Without the overlay two workers reading a
  * stale cache could fill one node twice over.
  *
+ * It also keeps a running tally of what the WorkItems place on each node
+ * (cpus and memory of instances, storage of replicas), updated on every
+ * WorkItem event and assumption, so a scheduling decision costs O(nodes),
+ * not O(instances), and Node.status.allocated is read, not recomputed.
+ *
  * Concurrency model: scheduling decisions are computed synchronously and
  * assumed before the first await, so no other worker can decide on a
- * snapshot that lacks them. An assumption is dropped once the cache holds
+ * tally that lacks them. An assumption is dropped once the cache holds
  * the WorkItem it stands for, or when its write failed.
  */
 import type { Instance } from '../api/instance.js';
+import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../api/names.js';
+import { parseQuantity } from '../api/quantity.js';
 import type { Volume, VolumeReplicaStatus } from '../api/volume.js';
 import type { WorkItem } from '../api/workitem.js';
 import type { ControllerCache } from './cache.js';
-import type { ClusterSnapshot } from './scheduler/index.js';
+import { emptyUsage, type ClusterSnapshot, type NodeUsage } from './scheduler/index.js';
 
-/** A WorkItem written but perhaps not yet in the cache. */
-interface Assumed {
+const keyOf = (w: WorkItem) => `${w.metadata.namespace}/${w.metadata.name}`;
+
+/** What one WorkItem places on its node. */
+interface Contribution {
   namespace: string;
-  workItem: WorkItem;
+  nodeName: string;
+  usage: NodeUsage;
+}
+
+/** A WorkItem occupies its node until it is gone (a deleting one still runs there until its agent lets go). */
+function contribution(w: WorkItem): Contribution {
+  const usage = emptyUsage();
+  if (w.spec.type === 'InstanceRuntime' && w.spec.instance) {
+    usage.cpus = w.spec.instance.cpus;
+    usage.memoryBytes = parseQuantity(w.spec.instance.memory);
+    usage.instances = 1;
+  } else if (w.spec.volumeReplica) {
+    usage.storageBytes = Math.max(parseQuantity(w.spec.volumeReplica.size), w.status?.volumeReplica?.sizeBytes ?? 0);
+    usage.volumeReplicas = 1;
+  }
+  return { namespace: w.metadata.namespace!, nodeName: w.spec.nodeName, usage };
+}
+
+function addUsage(into: NodeUsage, u: NodeUsage, sign: 1 | -1): void {
+  into.cpus += sign * u.cpus;
+  into.memoryBytes += sign * u.memoryBytes;
+  into.storageBytes += sign * u.storageBytes;
+  into.instances += sign * u.instances;
+  into.volumeReplicas += sign * u.volumeReplicas;
 }
 
 /** Assumed placements plus the cache: the scheduler's view of a cluster. */
 export class Placements {
-  private readonly assumed = new Map<string, Assumed>();
+  private readonly assumed = new Map<string, WorkItem>();
+  private readonly counted = new Map<string, Contribution>();
+  private readonly tally = new Map<string, Map<string, NodeUsage>>();
 
-  constructor(private readonly cache: ControllerCache) {}
+  constructor(private readonly cache: ControllerCache) {
+    cache.workItems.addHandlers({
+      add: (w) => this.observed(w),
+      update: (_old, w) => this.observed(w),
+      delete: (w) => {
+        this.assumed.delete(keyOf(w));
+        this.uncount(keyOf(w));
+      },
+    });
+  }
 
   /** Records a WorkItem about to be created. */
   assume(workItem: WorkItem): void {
-    this.assumed.set(`${workItem.metadata.namespace}/${workItem.metadata.name}`, { namespace: workItem.metadata.namespace!, workItem });
+    this.assumed.set(keyOf(workItem), workItem);
+    this.count(workItem);
   }
 
-  /** Drops an assumption (its create failed, or the cache now has it). */
+  /** Drops an assumption whose create failed. */
   forget(workItem: WorkItem): void {
-    this.assumed.delete(`${workItem.metadata.namespace}/${workItem.metadata.name}`);
+    const key = keyOf(workItem);
+    if (!this.assumed.delete(key)) return;
+    const cached = this.cache.workItems.get(key);
+    if (cached) this.count(cached);
+    else this.uncount(key);
   }
 
-  /** WorkItems of a namespace: cached ones plus assumed ones not yet cached. */
-  workItems(namespace: string): WorkItem[] {
-    const cached = this.cache.inNamespace(this.cache.workItems, namespace);
-    const out = [...cached];
-    for (const [key, a] of this.assumed) {
-      if (a.namespace !== namespace) continue;
-      if (this.cache.workItems.get(key)) this.assumed.delete(key);
-      else out.push(a.workItem);
+  /** WorkItems of one owner: cached ones plus assumed ones not yet cached. */
+  workItemsOf(kind: 'Instance' | 'Volume', namespace: string, name: string): WorkItem[] {
+    const out = this.cache.workItemsOf(kind, namespace, name);
+    for (const [key, w] of this.assumed) {
+      if (w.metadata.namespace !== namespace || w.metadata.labels?.[OWNER_KIND_LABEL] !== kind || w.metadata.labels?.[OWNER_NAME_LABEL] !== name) continue;
+      if (!out.some((c) => keyOf(c) === key)) out.push(w);
     }
     return out;
   }
 
-  /** The cluster as the scheduler must see it, with status placements taken from WorkItems. */
+  /** What is placed on each node of a namespace. */
+  usage(namespace: string): ReadonlyMap<string, NodeUsage> {
+    return this.tally.get(namespace) ?? new Map();
+  }
+
+  /** The cluster as the scheduler must see it: nodes, the running tally, and the few objects it still reads. */
   snapshot(namespace: string): ClusterSnapshot {
-    const byOwner = groupByOwner(this.workItems(namespace).filter((w) => !w.metadata.deletionTimestamp || w.metadata.finalizers?.length));
+    const usage = this.usage(namespace);
+    let placedInstances = 0;
+    for (const u of usage.values()) placedInstances += u.instances;
+    const grouped = this.cache.inNamespace(this.cache.instances, namespace).filter((i) => i.spec.placement?.antiAffinityGroup);
     return {
       cluster: this.cache.cluster(namespace),
       nodes: this.cache.inNamespace(this.cache.nodes, namespace),
-      instances: this.cache.inNamespace(this.cache.instances, namespace).map((i) => withInstancePlacement(i, byOwner.get(`Instance/${i.metadata.name}`))),
-      volumes: this.cache.inNamespace(this.cache.volumes, namespace).map((v) => withReplicaPlacements(v, byOwner.get(`Volume/${v.metadata.name}`))),
+      instances: grouped.map((i) => this.withInstancePlacement(i)),
+      volumes: this.cache.inNamespace(this.cache.volumes, namespace).map((v) => this.withReplicaPlacements(v)),
+      usage,
+      placedInstances,
     };
   }
-}
 
-function groupByOwner(items: WorkItem[]): Map<string, WorkItem[]> {
-  const map = new Map<string, WorkItem[]>();
-  for (const w of items) {
-    const key = `${w.spec.owner.kind}/${w.spec.owner.name}`;
-    const list = map.get(key);
-    if (list) list.push(w);
-    else map.set(key, [w]);
+  private observed(w: WorkItem): void {
+    this.assumed.delete(keyOf(w));
+    this.count(w);
   }
-  return map;
-}
 
-function withInstancePlacement(instance: Instance, items: WorkItem[] | undefined): Instance {
-  const nodeName = items?.[0]?.spec.nodeName;
-  if (nodeName === instance.status?.nodeName) return instance;
-  return { ...instance, status: { ...instance.status, nodeName } };
-}
+  private count(w: WorkItem): void {
+    const key = keyOf(w);
+    this.uncount(key);
+    const c = contribution(w);
+    this.counted.set(key, c);
+    let nodes = this.tally.get(c.namespace);
+    if (!nodes) this.tally.set(c.namespace, (nodes = new Map()));
+    let u = nodes.get(c.nodeName);
+    if (!u) nodes.set(c.nodeName, (u = emptyUsage()));
+    addUsage(u, c.usage, 1);
+  }
 
-function withReplicaPlacements(volume: Volume, items: WorkItem[] | undefined): Volume {
-  const replicas: VolumeReplicaStatus[] = (items ?? []).map((w) => ({
-    index: w.spec.volumeReplica?.index ?? 0,
-    nodeName: w.spec.nodeName,
-    size: w.spec.volumeReplica?.size,
-    state: w.metadata.deletionTimestamp ? 'Deleting' : w.status?.phase === 'Done' ? 'Ready' : 'Creating',
-    path: w.status?.volumeReplica?.path,
-  }));
-  return { ...volume, status: { ...volume.status, replicas } };
+  private uncount(key: string): void {
+    const c = this.counted.get(key);
+    if (!c) return;
+    this.counted.delete(key);
+    const u = this.tally.get(c.namespace)?.get(c.nodeName);
+    if (u) addUsage(u, c.usage, -1);
+  }
+
+  private withInstancePlacement(instance: Instance): Instance {
+    const nodeName = this.workItemsOf('Instance', instance.metadata.namespace!, instance.metadata.name!)[0]?.spec.nodeName;
+    if (nodeName === instance.status?.nodeName) return instance;
+    return { ...instance, status: { ...instance.status, nodeName } };
+  }
+
+  private withReplicaPlacements(volume: Volume): Volume {
+    const items = this.workItemsOf('Volume', volume.metadata.namespace!, volume.metadata.name!);
+    const replicas: VolumeReplicaStatus[] = items.map((w) => ({
+      index: w.spec.volumeReplica?.index ?? 0,
+      nodeName: w.spec.nodeName,
+      size: w.spec.volumeReplica?.size,
+      state: w.metadata.deletionTimestamp ? 'Deleting' : w.status?.phase === 'Done' ? 'Ready' : 'Creating',
+      path: w.status?.volumeReplica?.path,
+    }));
+    return { ...volume, status: { ...volume.status, replicas } };
+  }
 }

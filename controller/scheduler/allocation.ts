@@ -20,7 +20,8 @@ export interface NodeUsage {
   volumeReplicas: number;
 }
 
-function emptyUsage(): NodeUsage {
+/** Nothing placed. */
+export function emptyUsage(): NodeUsage {
   return { cpus: 0, memoryBytes: 0, storageBytes: 0, instances: 0, volumeReplicas: 0 };
 }
 

@@ -4,7 +4,7 @@
  * publishes in Node.status.allocated. No I/O and no state, so reconcilers
  * may call them from any worker at any time.
  */
-export { nodeAllocation, toNodeAllocated, type NodeUsage } from './allocation.js';
+export { emptyUsage, nodeAllocation, toNodeAllocated, type NodeUsage } from './allocation.js';
 export { nodeCapacity, type NodeCapacity } from './capacity.js';
 export { isSchedulable, matchesNodeSelector, nodeEligibility, type NodeEligibility } from './eligibility.js';
 export { scheduleInstance, type InstancePlacement } from './instance-placement.js';

@@ -44,7 +44,7 @@ export function scheduleInstance(instance: Instance, snapshot: ClusterSnapshot, 
 /** policy.maxInstances counts the placed Instances other than this one; every node is then out for that reason. */
 function clusterLimitReached(others: ClusterSnapshot, cluster: string): Unschedulable | undefined {
   const { maxInstances } = instanceLimits(others.cluster);
-  const placed = others.instances.filter((i) => instanceNodes(i).length > 0).length;
+  const placed = others.placedInstances ?? others.instances.filter((i) => instanceNodes(i).length > 0).length;
   if (maxInstances === 0 || placed < maxInstances) return undefined;
   const reasons = { [REASON.maxInstancesInCluster]: others.nodes.length };
   const hint = `Cluster ${cluster} already has ${placed} placed instances and its spec.policy.maxInstances is ${maxInstances}; raise the limit or delete an instance.`;

@@ -4,7 +4,7 @@
  * scoring read the same numbers.
  */
 import type { Node } from '../../api/node.js';
-import { nodeAllocation, type NodeUsage } from './allocation.js';
+import { emptyUsage, nodeAllocation, type NodeUsage } from './allocation.js';
 import { nodeCapacity, type NodeCapacity } from './capacity.js';
 import type { ClusterSnapshot } from './snapshot.js';
 
@@ -18,10 +18,10 @@ export interface NodeView {
 
 /** The snapshot's nodes with their usage and capacity, in input order. */
 export function nodeViews(snapshot: ClusterSnapshot): NodeView[] {
-  const usage = nodeAllocation(snapshot);
+  const usage = snapshot.usage ?? nodeAllocation(snapshot);
   return snapshot.nodes.map((node) => {
     const name = node.metadata.name ?? '';
-    return { name, node, usage: usage.get(name)!, capacity: nodeCapacity(node, snapshot.cluster) };
+    return { name, node, usage: { ...(usage.get(name) ?? emptyUsage()) }, capacity: nodeCapacity(node, snapshot.cluster) };
   });
 }
 

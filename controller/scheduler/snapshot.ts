@@ -9,6 +9,7 @@ import type { Cluster, Overcommit } from '../../api/cluster.js';
 import type { Instance } from '../../api/instance.js';
 import type { Node } from '../../api/node.js';
 import type { ObjectMeta } from '../../api/types.js';
+import type { NodeUsage } from './allocation.js';
 import type { Volume } from '../../api/volume.js';
 
 /** One cluster's objects, the whole input of a scheduling decision. */
@@ -20,6 +21,16 @@ export interface ClusterSnapshot {
   instances: readonly Instance[];
   /** Every Volume of the cluster; their replicas consume storage on their nodes. */
   volumes: readonly Volume[];
+  /**
+   * What is placed on each node, when the caller keeps it as a running
+   * tally (the controller does, from WorkItems, so a decision costs O(nodes)
+   * rather than O(instances)). When set, `instances` need only hold the
+   * instances that matter beyond their resources (anti-affinity groups),
+   * and must not include the one being scheduled.
+   */
+  usage?: ReadonlyMap<string, NodeUsage>;
+  /** With `usage`: how many instances are placed in the cluster (for policy.maxInstances). */
+  placedInstances?: number;
 }
 
 /** Options shared by the scheduling functions. */

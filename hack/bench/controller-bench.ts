@@ -133,7 +133,7 @@ async function main(): Promise<boolean> {
   await expectStatus(api, [201], 'POST', `${GROUP_PATH}/clusters`, { apiVersion: 'cairn.dev/v1alpha1', kind: 'Cluster', metadata: { name: CLUSTER } });
   const hollowReady = new Promise<void>((resolve) => (hollow = spawnNode([path.join(path.dirname(new URL(import.meta.url).pathname), 'hollow-nodes.js'), kubeconfig, CLUSTER, String(NODES), '100'], (l) => l.includes('hollow nodes ready') && resolve())));
   await hollowReady;
-  controller = spawnNode([CAIRN_BIN, 'controller', '--kubeconfig', kubeconfig, '--metrics-port', '0', '--workers', String(WORKERS), '--log-level', 'info']);
+  controller = spawnNode([...(process.env.CONTROLLER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CONTROLLER_CPU_PROF}`] : []), CAIRN_BIN, 'controller', '--kubeconfig', kubeconfig, '--metrics-port', '0', '--workers', String(WORKERS), '--log-level', 'info']);
   await waitForNodesReady(api);
   await waitForControllerCounts(api);
   console.log(`${NODES} hollow nodes Ready; controller pid ${controller.pid}, RSS ${fmt(procStatusMiB(controller.pid!), 1)} MiB`);

@@ -31,7 +31,7 @@ export async function reconcileInstance(deps: InstanceReconcilerDeps, key: strin
   const [namespace, name] = key.split('/') as [string, string];
   const instance = deps.cache.instances.get(key);
   if (instance && deps.stale.isStale(key, instance.metadata.resourceVersion)) return;
-  const workItems = deps.placements.workItems(namespace).filter((w) => w.spec.owner.kind === 'Instance' && w.spec.owner.name === name);
+  const workItems = deps.placements.workItemsOf('Instance', namespace, name);
   if (!instance) {
     for (const w of workItems.filter((w) => !w.metadata.deletionTimestamp)) await deps.client.delete('WorkItem', namespace, w.metadata.name!, { uid: w.metadata.uid });
     return;

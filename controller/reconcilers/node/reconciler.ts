@@ -7,7 +7,7 @@ import type { Placements } from '../../placements.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Result } from '../../runtime/controller.js';
 import type { EventRecorder } from '../../runtime/events.js';
-import { nodeAllocation, toNodeAllocated } from '../../scheduler/index.js';
+import { toNodeAllocated } from '../../scheduler/index.js';
 import { stableJson } from '../stable-json.js';
 import type { StaleGuard } from '../stale-guard.js';
 import { planNode } from './plan.js';
@@ -30,12 +30,11 @@ export async function reconcileNode(deps: NodeReconcilerDeps, key: string): Prom
   const namespace = node.metadata.namespace!;
   const name = node.metadata.name!;
   const now = deps.clock.now();
-  const workItems = deps.placements.workItems(namespace).filter((w) => w.spec.nodeName === name && w.spec.type === 'InstanceRuntime');
-  const usage = nodeAllocation(deps.placements.snapshot(namespace)).get(name);
+  const usage = deps.placements.usage(namespace).get(name);
   const plan = planNode({
     node,
     lease: deps.leases.view(deps.cache.lease(namespace, nodeLeaseName(name)), now),
-    instancesOnNode: new Set(workItems.map((w) => w.spec.owner.name)).size,
+    instancesOnNode: usage?.instances ?? 0,
     allocated: usage ? toNodeAllocated(usage) : {},
     now,
   });

@@ -25,7 +25,7 @@ export async function reconcileVolume(deps: VolumeReconcilerDeps, key: string): 
   const [namespace, name] = key.split('/') as [string, string];
   const volume = deps.cache.volumes.get(key);
   if (volume && deps.stale.isStale(key, volume.metadata.resourceVersion)) return;
-  const workItems = deps.placements.workItems(namespace).filter((w) => w.spec.owner.kind === 'Volume' && w.spec.owner.name === name);
+  const workItems = deps.placements.workItemsOf('Volume', namespace, name);
   if (!volume) {
     for (const w of workItems.filter((w) => !w.metadata.deletionTimestamp)) await deps.client.delete('WorkItem', namespace, w.metadata.name!, { uid: w.metadata.uid });
     return;

@@ -1,79 +1,97 @@
-/** Placements: assumed WorkItems overlaid on the cache, and the snapshot the scheduler sees. */
+/** Placements: assumed WorkItems overlaid on the cache, the running usage tally, and the snapshot the scheduler sees. */
 import { expect } from 'chai';
-import type { Cluster } from '../../../api/cluster.js';
 import type { Instance } from '../../../api/instance.js';
-import type { Node } from '../../../api/node.js';
+import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../../api/names.js';
 import type { Volume } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import type { ControllerCache } from '../../../controller/cache.js';
+import type { InformerHandlers } from '../../../controller/runtime/informer.js';
 import { Placements } from '../../../controller/placements.js';
 import { NS, instance, instanceWorkItem, replicaDone, replicaWorkItem, volume } from './reconcilers/builders.js';
 
-/** A stand-in for the informer-backed cache: plain maps keyed namespace/name. */
-function fakeCache(objs: { workItems?: WorkItem[]; instances?: Instance[]; volumes?: Volume[]; nodes?: Node[]; cluster?: Cluster }) {
-  const store = <T extends { metadata: { namespace?: string; name?: string } }>(list: T[] = []) => {
-    const map = new Map(list.map((o) => [`${o.metadata.namespace}/${o.metadata.name}`, o]));
-    return { map, get: (key: string) => map.get(key), list: () => [...map.values()] };
-  };
-  const c = { workItems: store(objs.workItems), instances: store(objs.instances), volumes: store(objs.volumes), nodes: store(objs.nodes) };
+const key = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace}/${o.metadata.name}`;
+
+/** A stand-in for the informer-backed cache whose WorkItem events the test delivers by hand. */
+function fakeCache(objs: { instances?: Instance[]; volumes?: Volume[] } = {}) {
+  const workItems = new Map<string, WorkItem>();
+  const handlers: InformerHandlers<WorkItem>[] = [];
+  const list = <T extends { metadata: { namespace?: string } }>(l: T[] = []) => ({ list: () => l });
   const cache = {
-    ...c,
-    cluster: (ns: string) => (objs.cluster?.metadata.name === ns ? objs.cluster : undefined),
+    workItems: { get: (k: string) => workItems.get(k), addHandlers: (h: InformerHandlers<WorkItem>) => handlers.push(h) },
+    instances: list(objs.instances),
+    volumes: list(objs.volumes),
+    nodes: list([]),
+    cluster: () => undefined,
     inNamespace: (informer: { list(): Array<{ metadata: { namespace?: string } }> }, ns: string) => informer.list().filter((o) => o.metadata.namespace === ns),
+    workItemsOf: (kind: string, ns: string, name: string) =>
+      [...workItems.values()].filter((w) => w.metadata.namespace === ns && w.metadata.labels?.[OWNER_KIND_LABEL] === kind && w.metadata.labels?.[OWNER_NAME_LABEL] === name),
   };
-  return { cache: cache as unknown as ControllerCache, stores: c };
+  const events = {
+    add(w: WorkItem) {
+      workItems.set(key(w), w);
+      for (const h of handlers) h.add?.(w);
+    },
+    delete(w: WorkItem) {
+      workItems.delete(key(w));
+      for (const h of handlers) h.delete?.(w);
+    },
+  };
+  return { cache: cache as unknown as ControllerCache, events };
 }
 
 describe('Placements', () => {
-  it('adds assumed WorkItems the cache does not have yet, and drops them once it does', () => {
-    const inst = instance('web');
-    const cached = instanceWorkItem(instance('db'), 'n1');
-    const { cache, stores } = fakeCache({ workItems: [cached] });
+  it('adds assumed WorkItems the cache does not have yet, without a duplicate once it does', () => {
+    const { cache, events } = fakeCache();
     const p = new Placements(cache);
-    const assumed = instanceWorkItem(inst, 'n2');
+    const web = instance('web');
+    const assumed = instanceWorkItem(web, 'n2');
     p.assume(assumed);
-    expect(p.workItems(NS).map((w) => w.metadata.name)).to.deep.equal(['db.n1', 'web.n2']);
-    expect(p.workItems('other')).to.deep.equal([]);
-    const arrived = { ...assumed, metadata: { ...assumed.metadata, resourceVersion: '9' } };
-    stores.workItems.map.set(`${NS}/web.n2`, arrived);
-    expect(p.workItems(NS).map((w) => w.metadata.resourceVersion)).to.deep.equal(['5', '9']);
-    // The assumption is gone: deleting the cached one does not bring it back.
-    stores.workItems.map.delete(`${NS}/web.n2`);
-    expect(p.workItems(NS).map((w) => w.metadata.name)).to.deep.equal(['db.n1']);
+    expect(p.workItemsOf('Instance', NS, 'web').map((w) => w.metadata.name)).to.deep.equal(['web.n2']);
+    expect(p.workItemsOf('Instance', NS, 'db')).to.deep.equal([]);
+    events.add({ ...assumed, metadata: { ...assumed.metadata, resourceVersion: '9' } });
+    expect(p.workItemsOf('Instance', NS, 'web').map((w) => w.metadata.resourceVersion)).to.deep.equal(['9']);
+    events.delete(assumed);
+    expect(p.workItemsOf('Instance', NS, 'web')).to.deep.equal([]);
   });
 
-  it('forgets an assumption whose write failed', () => {
-    const { cache } = fakeCache({});
+  it('tallies what WorkItems place on each node, counting an assumed one once when it arrives, and forgetting failed ones', () => {
+    const { cache, events } = fakeCache();
     const p = new Placements(cache);
-    const w = instanceWorkItem(instance('web'), 'n1');
-    p.assume(w);
-    p.forget(w);
-    expect(p.workItems(NS)).to.deep.equal([]);
+    const a = instanceWorkItem(instance('a', { cpus: 2, memory: '1Gi' }), 'n1');
+    const b = instanceWorkItem(instance('b', { cpus: 1, memory: '512Mi' }), 'n1');
+    p.assume(a);
+    events.add(a);
+    p.assume(b);
+    expect(p.usage(NS).get('n1')).to.include({ cpus: 3, memoryBytes: 1.5 * 2 ** 30, instances: 2 });
+    p.forget(b);
+    expect(p.usage(NS).get('n1')).to.include({ cpus: 2, instances: 1 });
+    events.delete(a);
+    expect(p.usage(NS).get('n1')).to.include({ cpus: 0, memoryBytes: 0, instances: 0 });
+    const r = replicaWorkItem(volume('data', { size: '10Gi' }), 0, 'n2');
+    events.add(r);
+    expect(p.usage(NS).get('n2')).to.include({ storageBytes: 10 * 2 ** 30, volumeReplicas: 1 });
+    expect(p.snapshot(NS).placedInstances).to.equal(0);
   });
 
-  it('gives the scheduler instances placed where their WorkItems are, including assumed ones', () => {
-    const a = instance('a');
-    const b = instance('b', {}, { nodeName: 'stale' });
-    const c = instance('c');
-    const { cache } = fakeCache({ instances: [a, b, c], workItems: [instanceWorkItem(a, 'n1')] });
+  it('gives the scheduler the tally, and only the instances it still reads (anti-affinity groups) placed where their WorkItems are', () => {
+    const grouped = instance('g', { placement: { antiAffinityGroup: 'db' } });
+    const plain = instance('p');
+    const { cache, events } = fakeCache({ instances: [grouped, plain] });
     const p = new Placements(cache);
-    p.assume(instanceWorkItem(c, 'n3'));
+    events.add(instanceWorkItem(plain, 'n1'));
+    p.assume(instanceWorkItem(grouped, 'n3'));
     const snap = p.snapshot(NS);
-    expect(snap.instances.map((i) => [i.metadata.name, i.status?.nodeName])).to.deep.equal([
-      ['a', 'n1'],
-      ['b', undefined],
-      ['c', 'n3'],
-    ]);
-    expect(a.status).to.equal(undefined);
+    expect(snap.instances.map((i) => [i.metadata.name, i.status?.nodeName])).to.deep.equal([['g', 'n3']]);
+    expect(snap.placedInstances).to.equal(2);
+    expect(snap.usage?.get('n1')?.instances).to.equal(1);
+    expect(grouped.status).to.equal(undefined);
   });
 
-  it('derives replica placements and states from the volume’s WorkItems, ignoring fully deleted ones', () => {
+  it('derives replica placements and states from the volume’s WorkItems', () => {
     const v = volume('data', { replicas: 3 });
-    const gone = { ...replicaWorkItem(v, 2, 'n3', { deleting: true }), metadata: { ...replicaWorkItem(v, 2, 'n3', { deleting: true }).metadata, finalizers: [] } };
-    const { cache } = fakeCache({
-      volumes: [v],
-      workItems: [replicaWorkItem(v, 0, 'n1', { status: replicaDone('10Gi', '/p0') }), replicaWorkItem(v, 1, 'n2', { deleting: true }), gone],
-    });
+    const { cache, events } = fakeCache({ volumes: [v] });
+    events.add(replicaWorkItem(v, 0, 'n1', { status: replicaDone('10Gi', '/p0') }));
+    events.add(replicaWorkItem(v, 1, 'n2', { deleting: true }));
     const snap = new Placements(cache).snapshot(NS);
     expect(snap.volumes[0]!.status!.replicas).to.deep.equal([
       { index: 0, nodeName: 'n1', size: '10Gi', state: 'Ready', path: '/p0' },
