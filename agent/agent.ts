@@ -115,9 +115,11 @@ function wireInformer(informer: Informer<WorkItem>, controller: Controller, stor
   };
   informer.addHandlers({
     add: (w) => controller.queue.add(keyOf(w)),
-    update: (_old, w) => {
+    update: (old, w) => {
       cancelIfChanged(w);
-      controller.queue.add(keyOf(w));
+      // The agent's own status writes come back as updates; reconciling on them would retry a failing
+      // WorkItem at once after every attempt, defeating the queue's backoff (a hot loop of workers).
+      if (!statusOnlyChange(old, w)) controller.queue.add(keyOf(w));
     },
     delete: (w) => {
       operations.get(keyOf(w))?.abort.abort('the WorkItem was deleted');
@@ -128,6 +130,12 @@ function wireInformer(informer: Informer<WorkItem>, controller: Controller, stor
   void informer.waitForSync().then(() => {
     for (const w of store.list()) if (!informer.get(keyOf(w))) controller.queue.add(keyOf(w));
   });
+}
+
+/** Whether only status (and resourceVersion) differ between two versions of a WorkItem. */
+function statusOnlyChange(a: WorkItem, b: WorkItem): boolean {
+  const [m, n] = [a.metadata, b.metadata];
+  return m.generation !== undefined && m.generation === n.generation && m.uid === n.uid && m.deletionTimestamp === n.deletionTimestamp && JSON.stringify(m.finalizers ?? []) === JSON.stringify(n.finalizers ?? []);
 }
 
 /** Registers the Node, retrying until the apiserver answers. */

@@ -72,7 +72,12 @@ export class Fencing {
       const lock = new LeaseLock(this.kubeConfig, { namespace: this.opts.cluster, name: spec.leaseName, identity: this.opts.nodeName, leaseDurationSeconds: spec.durationSeconds, clock: this.opts.clock });
       h = { ...spec, lock, lastRenew: this.restored[key] ?? 0 };
     }
-    if (!(await h.lock.tryAcquireOrRenew())) return { ok: false, holder: h.lock.observedHolder };
+    // Bounded: under a partition a request may hang rather than fail, and the caller must still be
+    // able to stop the instance before the lease expires.
+    const budget = Math.min((spec.durationSeconds * 1000) / 4, Math.max(500, this.msUntilUnsafe(key, spec)));
+    const ok = await withTimeout<boolean | undefined>(this.opts.clock, h.lock.tryAcquireOrRenew(), budget, undefined);
+    if (ok === undefined) throw new Error(`lease ${spec.leaseName}: no answer from the apiserver within ${budget} ms`);
+    if (!ok) return { ok: false, holder: h.lock.observedHolder };
     h.lastRenew = this.opts.clock.now();
     Object.assign(h, spec);
     this.held.set(key, h);

@@ -7,7 +7,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'winston';
 import { nodeLeaseName } from '../api/names.js';
-import type { Clock, TimerHandle } from '../controller/runtime/clock.js';
+import { withTimeout, type Clock, type TimerHandle } from '../controller/runtime/clock.js';
 import { LeaseLock } from '../controller/runtime/lease-lock.js';
 
 /** Settings of a Heartbeat. */
@@ -55,7 +55,10 @@ export class Heartbeat {
   /** One renewal attempt. */
   async renew(): Promise<boolean> {
     try {
-      const ok = await this.lock.tryAcquireOrRenew();
+      // Bounded: a request on a connection that a partition left dead never answers, and one hung
+      // renewal must not stop every later one (each tick tries again, on a fresh connection).
+      const ok = await withTimeout<boolean | undefined>(this.opts.clock, this.lock.tryAcquireOrRenew(), this.opts.intervalMs, undefined);
+      if (ok === undefined) throw new Error(`no answer from the apiserver within ${this.opts.intervalMs} ms`);
       if (ok) this.lastOk = this.opts.clock.now();
       else this.opts.log.error('heartbeat lease is held by another identity; is a second agent running with this node name?', { holder: this.lock.observedHolder });
       this.opts.onResult?.(ok);

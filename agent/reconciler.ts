@@ -15,7 +15,7 @@ import type { Logger } from 'winston';
 import type { CairnClient } from '../api/client/cairn-client.js';
 import { AGENT_FINALIZER, instanceLeaseName } from '../api/names.js';
 import type { WorkItem, WorkItemError } from '../api/workitem.js';
-import type { Clock } from '../controller/runtime/clock.js';
+import { withTimeout, type Clock } from '../controller/runtime/clock.js';
 import type { Result } from '../controller/runtime/controller.js';
 import type { DriverSettings } from './drivers/driver.js';
 import { graceMs } from './drivers/process.js';
@@ -23,13 +23,17 @@ import { driverFor } from './drivers/registry.js';
 import { classify } from './operations/errors.js';
 import type { OperationResult, OperationRunner } from './operations/runner.js';
 import type { Fencing, FenceSpec } from './fencing.js';
-import type { LocalStore } from './local-store.js';
+import { keyOf, type LocalStore } from './local-store.js';
 import type { AgentMetrics } from './metrics.js';
 import { workItemStatus, type StatusUpdate } from './status.js';
 
 /** How often a converged instance is checked for liveness. */
 export const LIVENESS_INTERVAL_MS = 10_000;
 const LEASE_RETRY_MS = 2_000;
+/** Retry delay of a status write that failed after the local work was done. */
+const STATUS_RETRY_MS = 2_000;
+/** Longest wait for one API call of a reconcile. */
+const API_TIMEOUT_MS = 5_000;
 
 /** What the reconciler reads and writes through. */
 export interface AgentReconcilerDeps {
@@ -52,9 +56,23 @@ export interface AgentReconcilerDeps {
 /** A failed attempt; its status is written, the queue retries with backoff. */
 export class RetryLater extends Error {}
 
+/**
+ * The newer of the informer's copy and the copy this agent last wrote: its own status writes reach
+ * the cache only through the watch, which lags (and stalls for good when a partition leaves its
+ * connection dead); writing from the older copy would fail with a conflict every time.
+ */
+function latestOf(cached: WorkItem | undefined, stored: WorkItem | undefined): WorkItem | undefined {
+  if (!cached || !stored || stored.metadata.uid !== cached.metadata.uid) return cached;
+  const c = Number(cached.metadata.resourceVersion);
+  const s = Number(stored.metadata.resourceVersion);
+  return Number.isSafeInteger(c) && Number.isSafeInteger(s) && s > c ? stored : cached;
+}
+
 /** Reconciles the WorkItem with key namespace/name. */
 export async function reconcileWorkItem(d: AgentReconcilerDeps, key: string): Promise<Result | void> {
-  const item = d.synced() ? d.cached(key) : (d.cached(key) ?? d.store.get(key));
+  const stored = d.store.get(key);
+  const cached = latestOf(d.cached(key), stored);
+  const item = d.synced() ? cached : (cached ?? stored);
   if (!item) return forgetGone(d, key);
   d.store.put(item);
   if (item.metadata.deletionTimestamp) return finalize(d, key, item);
@@ -87,7 +105,8 @@ async function holdFence(d: AgentReconcilerDeps, key: string, item: WorkItem): P
   try {
     const r = await d.fencing.acquire(key, spec);
     if (r.ok) return;
-    heldBy = r.holder;
+    // A write conflict with this node's own renewal reports this node as holder: not another node.
+    if (r.holder !== d.settings.nodeName) heldBy = r.holder;
   } catch (err) {
     d.log.warn('cannot renew fencing lease', { workItem: key, lease: spec.leaseName, error: String(err) });
   }
@@ -102,7 +121,7 @@ async function holdFence(d: AgentReconcilerDeps, key: string, item: WorkItem): P
     await bestEffortStatus(d, item, { phase: 'Failed', message: error.message, error });
     return { requeueAfterMs: LEASE_RETRY_MS };
   }
-  if (d.fencing.isSafe(key)) return;
+  if (d.fencing.isSafe(key, spec)) return;
   return fence(d, key, item, spec);
 }
 
@@ -137,9 +156,12 @@ async function converge(d: AgentReconcilerDeps, key: string, item: WorkItem): Pr
   const obs = await driverFor(item).observe(item, env(d)).catch((err: unknown) => {
     throw new RetryLater(classify(err, { doing: 'observing', node: item.spec.nodeName }).message);
   });
+  // Status writes after the node is right are best effort, retried on a short fixed delay: a thrown
+  // error would retry with the queue's exponential backoff, which outgrows the fencing deadline while
+  // the apiserver is away (an instance would then run past the expiry of its lease).
   if (obs.converged) {
-    await writeStatus(d, item, { phase: 'Done', message: obs.message, observation: obs });
-    return { requeueAfterMs: nextLook(d, key, item, obs.requeueAfterMs) };
+    const written = await bestEffortStatus(d, item, { phase: 'Done', message: obs.message, observation: obs });
+    return { requeueAfterMs: nextLook(d, key, item, obs.requeueAfterMs, !written) };
   }
   const inProgress = await bestEffortStatus(d, item, { phase: 'InProgress', message: obs.message, observation: obs, attempt: true });
   const res = await run(d, key, item, 'ensure', obs.action);
@@ -148,15 +170,15 @@ async function converge(d: AgentReconcilerDeps, key: string, item: WorkItem): Pr
     await writeStatus(d, latest, { phase: 'Failed', message: res.error!.message, result: res, error: res.error });
     throw new RetryLater(res.error!.message);
   }
-  await writeStatus(d, latest, { phase: 'Done', message: res.observation?.message ?? 'done', result: res });
-  return { requeueAfterMs: nextLook(d, key, item, res.observation?.requeueAfterMs) };
+  const written = await bestEffortStatus(d, latest, { phase: 'Done', message: res.observation?.message ?? 'done', result: res });
+  return { requeueAfterMs: nextLook(d, key, item, res.observation?.requeueAfterMs, !written) };
 }
 
-/** When to look at a converged item again: liveness checks for instances, the fencing deadline, the driver's wish. */
-function nextLook(d: AgentReconcilerDeps, key: string, item: WorkItem, driverMs: number | undefined): number {
+/** When to look at a converged item again: liveness checks for instances, the fencing deadline, the driver's wish, a status write to retry. */
+function nextLook(d: AgentReconcilerDeps, key: string, item: WorkItem, driverMs: number | undefined, statusPending = false): number {
   const liveness = item.spec.type === 'InstanceRuntime' ? LIVENESS_INTERVAL_MS : 10 * LIVENESS_INTERVAL_MS;
-  const fence = item.spec.type === 'InstanceRuntime' && item.spec.instance?.runState !== 'Stopped' ? d.fencing.msUntilUnsafe(key) + 10 : Infinity;
-  return Math.min(liveness, fence, driverMs ?? Infinity);
+  const fence = item.spec.type === 'InstanceRuntime' && item.spec.instance?.runState !== 'Stopped' ? d.fencing.msUntilUnsafe(key, fenceSpec(item)) + 10 : Infinity;
+  return Math.min(liveness, fence, driverMs ?? Infinity, statusPending ? STATUS_RETRY_MS : Infinity);
 }
 
 async function finalize(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<void> {
@@ -166,14 +188,18 @@ async function finalize(d: AgentReconcilerDeps, key: string, item: WorkItem): Pr
       await bestEffortStatus(d, item, { phase: 'Failed', message: res.error!.message, result: res, error: res.error });
       throw new RetryLater(res.error!.message);
     }
-    if (item.spec.type === 'InstanceRuntime') await d.fencing.release(key).catch((err: unknown) => d.log.warn('could not release fencing lease', { workItem: key, error: String(err) }));
+    if (item.spec.type === 'InstanceRuntime') await bounded(d, d.fencing.release(key), API_TIMEOUT_MS, 'releasing the fencing lease').catch((err: unknown) => d.log.warn('could not release fencing lease', { workItem: key, error: String(err) }));
     const finalizers = item.metadata.finalizers.filter((f) => f !== AGENT_FINALIZER);
-    await d.client.patch('WorkItem', item.metadata.namespace, item.metadata.name!, { metadata: { finalizers, resourceVersion: item.metadata.resourceVersion } });
+    await bounded(d, d.client.patch('WorkItem', item.metadata.namespace, item.metadata.name!, { metadata: { finalizers, resourceVersion: item.metadata.resourceVersion } }), API_TIMEOUT_MS, 'removing the finalizer');
   }
   d.store.delete(key);
 }
 
 async function run(d: AgentReconcilerDeps, key: string, item: WorkItem, verb: 'ensure' | 'remove', action?: Parameters<OperationRunner['run']>[0]['action']): Promise<OperationResult> {
+  // Before the node changes, make the WorkItem and its lease renewal durable: an agent killed right
+  // after starting an instance must find it in workitems.json to re-adopt and fence it while offline.
+  d.store.setFencingRenewals(d.fencing.renewals());
+  d.store.flush();
   const abort = new AbortController();
   d.operations.set(key, { generation: item.metadata.generation, abort });
   try {
@@ -187,10 +213,29 @@ async function run(d: AgentReconcilerDeps, key: string, item: WorkItem, verb: 'e
   }
 }
 
+/**
+ * Awaits an API call for at most `ms`. A request on a connection that a partition left dead never
+ * answers; waiting for it would wedge every later reconcile of the WorkItem (the queue never hands
+ * out a key still being processed), including the one that must fence its instance.
+ */
+async function bounded<T>(d: AgentReconcilerDeps, call: Promise<T>, ms: number, what: string): Promise<T> {
+  const timedOut = Symbol('timedOut');
+  const answer = await withTimeout<T | typeof timedOut>(d.clock, call, ms, timedOut);
+  if (answer === timedOut) throw new Error(`${what}: no answer from the apiserver within ${ms} ms`);
+  return answer as T;
+}
+
+/** How long an API call for `item` may take: for a running instance, not much past its fencing deadline. */
+function apiBudgetMs(d: AgentReconcilerDeps, item: WorkItem): number {
+  if (item.spec.type !== 'InstanceRuntime' || item.spec.instance?.runState === 'Stopped') return API_TIMEOUT_MS;
+  const left = d.fencing.msUntilUnsafe(keyOf(item), fenceSpec(item));
+  return left > 0 ? Math.min(API_TIMEOUT_MS, Math.max(500, left)) : API_TIMEOUT_MS;
+}
+
 async function writeStatus(d: AgentReconcilerDeps, item: WorkItem, u: StatusUpdate): Promise<WorkItem> {
   const status = workItemStatus(item, u, d.clock.now());
   if (JSON.stringify(withoutTimes(item.status)) === JSON.stringify(withoutTimes(status))) return item;
-  const written = await d.client.replaceStatus('WorkItem', { ...item, status });
+  const written = await bounded(d, d.client.replaceStatus('WorkItem', { ...item, status }), apiBudgetMs(d, item), 'writing WorkItem status');
   d.store.put(written);
   return written;
 }

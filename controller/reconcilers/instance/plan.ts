@@ -106,7 +106,23 @@ function planPlaced(o: InstanceObserved, current: WorkItem, actions: Action[]): 
   }
   // Once lost (failover not allowed), only a change of the Node can change anything, and that wakes us: no requeue, which would spin at 0 ms.
   const requeueAfterMs = node.unreachable && !node.lost ? node.lostInMs + 100 : undefined;
-  return { actions, status: instanceStatus(o, { kind: 'placed', workItem: current }), requeueAfterMs };
+  const status = instanceStatus(o, { kind: 'placed', workItem: current });
+  const quietMs = awaitingFirstReport(o, current);
+  if (quietMs > 0 && actions.length === 0) return { actions, status, requeueAfterMs: quietMs, deferStatus: true };
+  return { actions, status, requeueAfterMs };
+}
+
+/** How long a placement may go without writing "Scheduled" after its WorkItem was created. */
+export const FIRST_REPORT_GRACE_MS = 2000;
+
+/**
+ * ms left in which a new WorkItem's agent has not reported yet and the
+ * "Scheduled" status need not be written: usually the agent reports within
+ * that time and one write says Running instead of two. 0 when it is due.
+ */
+function awaitingFirstReport(o: InstanceObserved, w: WorkItem): number {
+  if (w.status?.phase || o.instance.status?.phase === 'Scheduled' || !w.metadata.creationTimestamp) return 0;
+  return Math.max(0, Date.parse(w.metadata.creationTimestamp) + FIRST_REPORT_GRACE_MS - o.now);
 }
 
 function planFailover(o: InstanceObserved, current: WorkItem, node: NodeView, actions: Action[]): Plan<InstanceStatus> {

@@ -1,0 +1,167 @@
+/**
+ * The agent benchmark (issue 4, "Benchmark"): one `cairn agent` process,
+ * 500 WorkItems for `process` instances running a tiny real program
+ * (`sleep`), created at once through a real `cairn apiserver` over a fresh
+ * throwaway etcd. Measures seconds until all are Done, operations/s, agent
+ * RSS and CPU while starting them, the agent's idle CPU with all 500
+ * running, and seconds to stop them all again (delete → finalizers gone).
+ *
+ * Usage: `npm run bench:agent [-- --instances 500 --idle-seconds 30]`.
+ * Exit status: 0 targets met, 3 a target missed, 1 the run failed. Every
+ * process it starts — including the 500 detached instances — is stopped on
+ * exit, failure, SIGINT/SIGTERM and watchdog.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { stopChild } from '../../apiserver/etcd/process.js';
+import { CAIRN_BIN, spawnCairn, type CairnProcess } from '../cairn-process.js';
+import { startThrowawayEtcd, type ThrowawayEtcd } from '../etcd.js';
+import { expectStatus, fmt, procCpuSeconds, request, runConcurrent, targetFromKubeconfig, type ApiTarget } from './lib.js';
+
+const arg = (name: string, dflt: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const N = arg('instances', 500);
+const IDLE_SECONDS = arg('idle-seconds', 30);
+const CLUSTER = 'bench';
+const NODE = 'bench-node';
+const GROUP_PATH = '/apis/cairn.dev/v1alpha1';
+const WI_PATH = `${GROUP_PATH}/namespaces/${CLUSTER}/workitems`;
+const WATCHDOG_MS = 300_000;
+
+let etcd: ThrowawayEtcd | undefined;
+let server: CairnProcess | undefined;
+let agent: ChildProcess | undefined;
+let dir: string | undefined;
+let api: ApiTarget | undefined;
+let aborted = false;
+
+/** Resident memory of one process (not its descendants: operation workers come and go), in MiB. */
+function rssMiB(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+/** Kills every instance process group the agent left under its data dir. */
+function killInstances(dataDir: string): number {
+  const root = path.join(dataDir, 'instances', CLUSTER);
+  if (!fs.existsSync(root)) return 0;
+  let killed = 0;
+  for (const name of fs.readdirSync(root)) {
+    try {
+      const { pid } = JSON.parse(fs.readFileSync(path.join(root, name, 'state.json'), 'utf8')) as { pid: number };
+      process.kill(-pid, 'SIGKILL');
+      killed++;
+    } catch {
+      // already gone
+    }
+  }
+  return killed;
+}
+
+async function cleanup(): Promise<void> {
+  api?.agent.destroy();
+  if (agent) await stopChild(agent, 5000).catch(() => undefined);
+  if (dir) killInstances(path.join(dir, 'agent'));
+  await server?.stop().catch(() => undefined);
+  await etcd?.cleanup().catch(() => undefined);
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+function abort(why: string, code: number): void {
+  if (aborted) return;
+  aborted = true;
+  console.error(why);
+  void cleanup().finally(() => process.exit(code));
+}
+const watchdog = setTimeout(() => abort(`benchmark exceeded ${WATCHDOG_MS / 1000} s; aborting`, 1), WATCHDOG_MS);
+process.once('SIGINT', () => abort('interrupted', 130));
+process.once('SIGTERM', () => abort('terminated', 143));
+
+function workItem(i: number) {
+  return {
+    apiVersion: 'cairn.dev/v1alpha1',
+    kind: 'WorkItem',
+    metadata: { name: `sleep-${i}.${NODE}`, namespace: CLUSTER, finalizers: ['cairn.dev/agent'] },
+    spec: {
+      nodeName: NODE,
+      type: 'InstanceRuntime',
+      owner: { kind: 'Instance', name: `sleep-${i}` },
+      instance: { driver: 'process', runState: 'Running', cpus: 1, memory: '16Mi', process: { command: ['sleep', '100000'] }, fencing: { leaseDurationSeconds: 30 } },
+    },
+  };
+}
+
+async function countPhases(t: ApiTarget): Promise<{ done: number; total: number; failed: number }> {
+  const r = await request(t, 'GET', WI_PATH);
+  const items = (JSON.parse(r.body.toString()) as { items: Array<{ status?: { phase?: string } }> }).items;
+  return { done: items.filter((w) => w.status?.phase === 'Done').length, failed: items.filter((w) => w.status?.phase === 'Failed').length, total: items.length };
+}
+
+async function until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<number> {
+  const t0 = performance.now();
+  while (performance.now() - t0 < timeoutMs) {
+    if (await check()) return (performance.now() - t0) / 1000;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${what} did not happen within ${timeoutMs / 1000} s`);
+}
+
+async function main(): Promise<boolean> {
+  etcd = await startThrowawayEtcd();
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-agent-bench-'));
+  server = spawnCairn(['apiserver', '--etcd-endpoints', etcd.endpoint, '--data-dir', dir, '--port', '0', '--log-level', 'warn']);
+  await server.ready;
+  const kubeconfig = path.join(dir, 'admin.kubeconfig');
+  const t = (api = targetFromKubeconfig(kubeconfig, 64));
+  await expectStatus(t, [201], 'POST', `${GROUP_PATH}/clusters`, { apiVersion: 'cairn.dev/v1alpha1', kind: 'Cluster', metadata: { name: CLUSTER } });
+  agent = spawn(process.execPath, [CAIRN_BIN, 'agent', '--kubeconfig', kubeconfig, '--cluster', CLUSTER, '--node-name', NODE, '--data-dir', path.join(dir, 'agent'), '--monitor-port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  await until('node registration', 30_000, async () => (await request(t, 'GET', `${GROUP_PATH}/namespaces/${CLUSTER}/nodes/${NODE}`)).status === 200);
+  const pid = agent.pid!;
+  const cpu0 = procCpuSeconds(pid);
+  const t0 = performance.now();
+  const created = await runConcurrent(N, 32, async (i) => (await request(t, 'POST', WI_PATH, workItem(i))).status === 201);
+  if (created.errors) throw new Error(`creating WorkItems: ${created.firstError}`);
+  let peakRss = 0;
+  await until(`${N} WorkItems Done`, 120_000, async () => {
+    peakRss = Math.max(peakRss, rssMiB(pid));
+    const p = await countPhases(t);
+    if (p.failed) throw new Error(`${p.failed} WorkItems failed`);
+    return p.done === N;
+  });
+  const startSeconds = (performance.now() - t0) / 1000;
+  const startCpu = procCpuSeconds(pid) - cpu0;
+  const idle0 = procCpuSeconds(pid);
+  await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+  const idleCpuPercent = (100 * (procCpuSeconds(pid) - idle0)) / IDLE_SECONDS;
+  const idleRss = rssMiB(pid);
+  const d0 = performance.now();
+  await runConcurrent(N, 32, async (i) => (await request(t, 'DELETE', `${WI_PATH}/sleep-${i}.${NODE}`)).status < 300);
+  await until(`${N} WorkItems stopped and gone`, 120_000, async () => (await countPhases(t)).total === 0);
+  const stopSeconds = (performance.now() - d0) / 1000;
+  const rows: Array<[string, string, string, boolean | undefined]> = [
+    [`seconds until all ${N} Done (running)`, fmt(startSeconds, 1), '≤ 30', startSeconds <= 30],
+    ['operations/s (start)', fmt(N / startSeconds, 1), '', undefined],
+    ['agent CPU while starting (s, % of one core)', `${fmt(startCpu, 1)} (${fmt((100 * startCpu) / startSeconds)} %)`, '', undefined],
+    ['agent RSS peak while starting (MiB)', fmt(peakRss), '', undefined],
+    [`agent idle CPU with ${N} running (${IDLE_SECONDS} s)`, `${fmt(idleCpuPercent, 2)} %`, '≤ 2 %', idleCpuPercent <= 2],
+    ['agent RSS idle (MiB)', fmt(idleRss), '', undefined],
+    [`seconds to stop and remove all ${N}`, fmt(stopSeconds, 1), '', undefined],
+  ];
+  console.log(`\none agent, ${N} process instances (sleep)`);
+  for (const [figure, value, target, ok] of rows) console.log(`  ${figure.padEnd(46)} ${value.padStart(12)}  ${target.padEnd(6)} ${ok === undefined ? '' : ok ? 'PASS' : 'FAIL'}`);
+  return rows.every(([, , , ok]) => ok !== false);
+}
+
+main().then(
+  async (ok) => {
+    clearTimeout(watchdog);
+    await cleanup();
+    process.exit(ok ? 0 : 3);
+  },
+  (err: unknown) => abort(`benchmark failed: ${String((err as Error)?.stack ?? err)}`, 1),
+);

@@ -1,0 +1,191 @@
+/**
+ * `cairn agent` as a real child process for end-to-end tests: started with
+ * short heartbeat and lease timings, its monitor on a free port, and
+ * handles to SIGTERM, SIGKILL, SIGSTOP and SIGCONT it. Also /proc helpers
+ * to find, count and kill the (detached) instance processes an agent
+ * starts, so after() hooks leave nothing running.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { CAIRN_BIN } from '../../hack/cairn-process.js';
+import { isLive, readProcStat, type ProcStat } from '../../agent/drivers/proc.js';
+
+/** How to start an agent. */
+export interface AgentProcessOptions {
+  kubeconfig: string;
+  /** Overrides the kubeconfig's server URL (e.g. a proxy in front of the apiserver). */
+  server?: string;
+  cluster: string;
+  nodeName: string;
+  dataDir: string;
+  heartbeatInterval?: string;
+  leaseDuration?: string;
+  shutdownGrace?: string;
+  extraArgs?: string[];
+}
+
+/** A running agent process. */
+export interface AgentProcess {
+  child: ChildProcess;
+  pid: number;
+  /** http://127.0.0.1:<port> of /status, /metrics, /healthz, /readyz. */
+  monitorUrl: string;
+  /** Everything written to stderr (JSON log lines). */
+  logs(): string;
+  /** Resolves once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGTERM and wait for the exit (SIGKILL after `killAfterMs`). */
+  stop(killAfterMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** SIGKILL and wait. */
+  kill9(): Promise<void>;
+}
+
+/** Starts `cairn agent` and resolves once it printed its monitor URL. */
+export async function startAgentProcess(o: AgentProcessOptions): Promise<AgentProcess> {
+  const args = [
+    CAIRN_BIN, 'agent',
+    '--kubeconfig', o.kubeconfig,
+    ...(o.server ? ['--server', o.server] : []),
+    '--cluster', o.cluster,
+    '--node-name', o.nodeName,
+    '--data-dir', o.dataDir,
+    '--monitor-port', '0',
+    '--heartbeat-interval', o.heartbeatInterval ?? '1s',
+    '--lease-duration', o.leaseDuration ?? '3s',
+    '--shutdown-grace', o.shutdownGrace ?? '2s',
+    ...(o.extraArgs ?? []),
+  ];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const monitorUrl = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`cairn agent did not start in 30 s:\n${stdout}\n${stderr}`)), 30_000);
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+      const m = /status at (http:\/\/\S+)\/status/.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`cairn agent exited (${code ?? signal}) before it started:\n${stderr}`));
+    });
+  }).catch(async (err: unknown) => {
+    child.kill('SIGKILL');
+    await exited;
+    throw err;
+  });
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  return {
+    child,
+    pid: child.pid!,
+    monitorUrl,
+    logs: () => stderr,
+    exited,
+    async stop(killAfterMs = 10_000) {
+      if (!gone()) {
+        const killer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+        child.kill('SIGTERM');
+        const r = await exited;
+        clearTimeout(killer);
+        return r;
+      }
+      return exited;
+    },
+    async kill9() {
+      if (!gone()) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** GET a JSON document of the agent's monitor. */
+export async function monitorJson<T = any>(agent: Pick<AgentProcess, 'monitorUrl'>, path: string): Promise<T> {
+  const res = await fetch(`${agent.monitorUrl}${path}`);
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+/** GET a text document of the agent's monitor. */
+export async function monitorText(agent: Pick<AgentProcess, 'monitorUrl'>, path: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${agent.monitorUrl}${path}`);
+  return { status: res.status, text: await res.text() };
+}
+
+/** Whether `pid` is a live (non-zombie) process. */
+export function alive(pid: number | undefined): boolean {
+  return pid !== undefined && isLive(readProcStat(pid));
+}
+
+function cmdline(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+/** Live processes whose command line contains `marker`. */
+export function processesWith(marker: string): ProcStat[] {
+  const found: ProcStat[] = [];
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    const pid = Number(e);
+    if (pid === process.pid || !cmdline(pid).includes(marker)) continue;
+    let stat: ProcStat | undefined;
+    try {
+      stat = readProcStat(pid);
+    } catch {
+      stat = undefined;
+    }
+    if (isLive(stat)) found.push(stat);
+  }
+  return found;
+}
+
+/** Distinct sessions of the live processes carrying `marker`: one per running copy of an instance. */
+export function copiesOf(marker: string): number[] {
+  return [...new Set(processesWith(marker).map((s) => s.session))];
+}
+
+/** Live members of process group `pgid`. */
+export function groupMembers(pgid: number): number[] {
+  const members: number[] = [];
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    let stat: ProcStat | undefined;
+    try {
+      stat = readProcStat(Number(e));
+    } catch {
+      stat = undefined;
+    }
+    if (isLive(stat) && stat.pgrp === pgid) members.push(stat.pid);
+  }
+  return members;
+}
+
+/** SIGKILLs a process group, ignoring one that is gone. */
+export function killGroup(pgid: number | undefined): void {
+  if (!pgid || pgid <= 1) return;
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** SIGKILLs every process group that has a live process carrying `marker` (the instances of one test file). */
+export function killMarked(marker: string): void {
+  for (const s of processesWith(marker)) {
+    killGroup(s.pgrp);
+    try {
+      process.kill(s.pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
