@@ -49,6 +49,8 @@ export interface AgentOptions {
   /** 0 = a free port; -1 = none. */
   monitorPort: number;
   shutdownGraceMs: number;
+  /** Restart a WorkItem watch silent for this long (default 60 s). */
+  watchIdleTimeoutMs?: number;
   agentVersion: string;
   log: Logger;
   clock?: Clock;
@@ -70,7 +72,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const store = LocalStore.at(opts.dataDir);
   store.load();
   const source = { group: GROUP, version: VERSION, plural: PLURALS.WorkItem, namespace: opts.cluster, fieldSelector: `spec.nodeName=${opts.nodeName}` };
-  const informer = new Informer<WorkItem>(kubeConfig, source, { log, clock });
+  const informer = new Informer<WorkItem>(kubeConfig, source, { log, clock, idleTimeoutMs: opts.watchIdleTimeoutMs });
   const metrics = new AgentMetrics(() => (informer.hasSynced ? informer.list() : store.list()));
   const settings = { dataDir: opts.dataDir, nodeName: opts.nodeName };
   const runner = new OperationRunner({ ...settings, logger: log, killGraceMs: opts.shutdownGraceMs });

@@ -28,6 +28,7 @@ interface AgentFlags extends ConnectionFlags {
   monitorBind: string;
   monitorPort: number;
   shutdownGrace: number;
+  watchIdleTimeout: number;
   logLevel: string;
 }
 
@@ -63,6 +64,7 @@ export function agentCommand(): Command {
     .option('--monitor-bind <address>', 'address of /healthz, /metrics and /status', '127.0.0.1')
     .option('--monitor-port <port>', 'port of /healthz, /metrics and /status (0 picks a free one)', parsePort, 8443)
     .option('--shutdown-grace <duration>', 'on shutdown, time between SIGTERM and SIGKILL of running operations', parseDuration, 5_000)
+    .option('--watch-idle-timeout <duration>', 'restart the WorkItem watch when it delivers nothing, not even a bookmark, for this long (a partition can leave a connection silently dead)', parseDuration, 60_000)
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
     .addHelpText('after', `
 Examples:
@@ -88,6 +90,7 @@ async function runAgent(flags: AgentFlags): Promise<void> {
     monitorHost: flags.monitorBind,
     monitorPort: flags.monitorPort,
     shutdownGraceMs: flags.shutdownGrace,
+    watchIdleTimeoutMs: flags.watchIdleTimeout,
     agentVersion: cairnVersion(),
     log,
   });

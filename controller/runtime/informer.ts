@@ -43,6 +43,13 @@ export interface InformerOptions {
   log?: Logger;
   /** Server-side watch timeout; each watch gets ±10 % jitter. Default 300 s. */
   watchTimeoutSeconds?: number;
+  /**
+   * A watch that delivers nothing (not even a bookmark) for this long is
+   * presumed dead — a partition can leave a connection open but silent —
+   * and is restarted from the last version. Cairn's apiserver sends a
+   * bookmark every 15 s; default 60 s.
+   */
+  idleTimeoutMs?: number;
   /** Applied to every object before it is cached (client-go's TransformFunc), e.g. dropping managedFields to save memory. */
   transform?: <T>(obj: T) => T;
 }
@@ -228,7 +235,14 @@ export class Informer<T extends ListedObject> {
     const timeoutSeconds = Math.round(base * (0.9 + Math.random() * 0.2));
     return new Promise((resolve, reject) => {
       let gone = false;
+      const idleMs = this.opts.idleTimeoutMs ?? 60_000;
+      let idle = this.clock.setTimer(() => this.abortWatch?.abort(), idleMs);
       const onEvent = (type: string, obj: T & { code?: number }) => {
+        idle.cancel();
+        idle = this.clock.setTimer(() => {
+          this.opts.log?.warn('watch silent for too long; restarting it', { resource: this.source.plural, idleMs });
+          this.abortWatch?.abort();
+        }, idleMs);
         if (type === 'ERROR') {
           gone = obj.code === 410;
           this.abortWatch?.abort();
@@ -238,7 +252,11 @@ export class Informer<T extends ListedObject> {
         if (type === 'ADDED' || type === 'MODIFIED') this.upsert(objectKey(obj), obj);
         else if (type === 'DELETED') this.remove(obj);
       };
-      const onDone = (err: unknown) => (err && !gone && !this.stopped ? reject(err) : resolve(gone ? 'gone' : 'ended'));
+      const onDone = (err: unknown) => {
+        idle.cancel();
+        if (err && !gone && !this.stopped && (err as Error).name !== 'AbortError') reject(err);
+        else resolve(gone ? 'gone' : 'ended');
+      };
       const query = { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds, labelSelector, fieldSelector };
       this.watcher.watch(path, query, onEvent, onDone).then(
         (ac) => {
