@@ -26,6 +26,7 @@ import { ExponentialBackoffLimiter } from '../controller/runtime/rate-limiter.js
 import { rotateInstanceLogs } from './drivers/log-rotation.js';
 import { Fencing } from './fencing.js';
 import { Heartbeat } from './heartbeat.js';
+import { startLivenessSweep } from './liveness.js';
 import { LocalStore, keyOf } from './local-store.js';
 import { detectCapacity, type CapacityOverrides } from './machine.js';
 import { AgentMetrics } from './metrics.js';
@@ -33,6 +34,9 @@ import { registerNode } from './node-registration.js';
 import { OperationRunner } from './operations/runner.js';
 import { reconcileWorkItem, type AgentReconcilerDeps } from './reconciler.js';
 import { nodeReport } from './report.js';
+
+/** How often running instances' processes are checked (cheaply, through /proc). */
+const LIVENESS_SWEEP_MS = 2_000;
 
 /** Settings of the agent (flags of `cairn agent`). */
 export interface AgentOptions {
@@ -88,7 +92,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   for (const w of store.list()) controller.queue.add(keyOf(w));
   informer.start();
   const workers = controller.run();
-  const timers = startHousekeeping(opts, store, fencing, log);
+  const timers = [...startHousekeeping(opts, store, fencing, log), startLivenessSweep(() => (informer.hasSynced ? informer.list() : store.list()), (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS)];
   const monitor = opts.monitorPort >= 0 ? await startMonitor(opts, metrics, informer, runner, store, registration) : undefined;
   log.info('agent started', { node: opts.nodeName, cluster: opts.cluster, dataDir: opts.dataDir, monitor: monitor?.url });
   return {

@@ -8,7 +8,8 @@
  * agent knows its deadlines even while the apiserver is unreachable.
  *
  * Concurrency model: one renew timer renews every held lease every
- * duration/4 (so two failed rounds are tolerated before the deadline);
+ * duration/3, and every 2 s after a round with a failure (so several
+ * failed attempts fit in the safe window);
  * acquire/release are called by reconciles, one per key at a time.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -16,10 +17,13 @@ import type { Logger } from 'winston';
 import { withTimeout, type Clock, type TimerHandle } from '../controller/runtime/clock.js';
 import { LeaseLock } from '../controller/runtime/lease-lock.js';
 
-/** How often a held lease is renewed: a quarter of its duration. */
+/** How often a held lease is renewed: a third of its duration (failed renewals are retried sooner, see RETRY_MS). */
 function renewPeriodMs(spec: FenceSpec): number {
-  return (spec.durationSeconds * 1000) / 4;
+  return (spec.durationSeconds * 1000) / 3;
 }
+
+/** After a round with a failed renewal, the next round comes this soon, so one failure does not eat the safe window. */
+const RETRY_MS = 2000;
 
 /** Settings of a Fencing manager. */
 export interface FencingOptions {
@@ -49,6 +53,7 @@ interface Held extends FenceSpec {
 export class Fencing {
   private readonly held = new Map<string, Held>();
   private timer: TimerHandle | undefined;
+  private lastRoundFailed = false;
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -74,7 +79,9 @@ export class Fencing {
     }
     // Bounded: under a partition a request may hang rather than fail, and the caller must still be
     // able to stop the instance before the lease expires.
-    const budget = Math.min((spec.durationSeconds * 1000) / 4, Math.max(500, this.msUntilUnsafe(key, spec)));
+    // Nothing runs under a lease never held: then the whole renew period is the budget.
+    const everHeld = this.held.has(key) || this.restored[key] !== undefined;
+    const budget = Math.min(renewPeriodMs(spec), everHeld ? Math.max(500, this.msUntilUnsafe(key, spec)) : Infinity);
     const ok = await withTimeout<boolean | undefined>(this.opts.clock, h.lock.tryAcquireOrRenew(), budget, undefined);
     if (ok === undefined) throw new Error(`lease ${spec.leaseName}: no answer from the apiserver within ${budget} ms`);
     if (!ok) return { ok: false, holder: h.lock.observedHolder };
@@ -131,7 +138,7 @@ export class Fencing {
 
   private ensureTimer(): void {
     if (this.timer || this.held.size === 0) return;
-    const every = Math.min(...[...this.held.values()].map(renewPeriodMs));
+    const every = this.lastRoundFailed ? RETRY_MS : Math.min(...[...this.held.values()].map(renewPeriodMs));
     this.timer = this.opts.clock.setTimer(() => {
       this.timer = undefined;
       void this.renewAll().finally(() => this.ensureTimer());
@@ -139,10 +146,11 @@ export class Fencing {
   }
 
   private async renewAll(): Promise<void> {
-    await Promise.all([...this.held].map(([key, h]) => this.renewOne(key, h)));
+    const results = await Promise.all([...this.held].map(([key, h]) => this.renewOne(key, h)));
+    this.lastRoundFailed = results.includes(false);
   }
 
-  private async renewOne(key: string, h: Held): Promise<void> {
+  private async renewOne(key: string, h: Held): Promise<boolean> {
     let ok = false;
     try {
       ok = await withTimeout(this.opts.clock, h.lock.tryAcquireOrRenew(), (h.durationSeconds * 1000) / 4, false);
@@ -152,5 +160,6 @@ export class Fencing {
     this.opts.onRenewResult?.(ok);
     if (ok && this.held.get(key) === h) h.lastRenew = this.opts.clock.now();
     if (!ok && !this.isSafe(key)) this.opts.onUnsafe(key);
+    return ok;
   }
 }

@@ -66,7 +66,11 @@ export class LocalStore {
 
   /** Remembers the latest version of a WorkItem. */
   put(w: WorkItem): void {
-    this.items.set(keyOf(w), w);
+    const key = keyOf(w);
+    const known = this.items.get(key);
+    // Liveness checks put the same version every few seconds: only a new version is worth a write.
+    if (known && known.metadata.resourceVersion === w.metadata.resourceVersion && known.metadata.uid === w.metadata.uid) return;
+    this.items.set(key, w);
     this.markDirty();
   }
 

@@ -27,8 +27,8 @@ import { keyOf, type LocalStore } from './local-store.js';
 import type { AgentMetrics } from './metrics.js';
 import { workItemStatus, type StatusUpdate } from './status.js';
 
-/** How often a converged instance is checked for liveness. */
-export const LIVENESS_INTERVAL_MS = 10_000;
+/** How often a converged instance is fully reconciled anyway (a dead process is noticed sooner by the liveness sweep). */
+export const LIVENESS_INTERVAL_MS = 60_000;
 const LEASE_RETRY_MS = 2_000;
 /** Retry delay of a status write that failed after the local work was done. */
 const STATUS_RETRY_MS = 2_000;

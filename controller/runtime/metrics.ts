@@ -41,7 +41,8 @@ export class RuntimeMetrics {
   });
 
   constructor(opts: { processMetrics?: boolean } = {}) {
-    if (opts.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'cairn_' });
+    // Event-loop lag sampled every 100 ms, not prom-client's 10 ms default: an idle agent should stay idle.
+    if (opts.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'cairn_', eventLoopMonitoringPrecision: 100 });
   }
 
   /** QueueMetrics of the queue with this name. */

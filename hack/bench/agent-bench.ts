@@ -96,10 +96,14 @@ function workItem(i: number) {
   };
 }
 
-async function countPhases(t: ApiTarget): Promise<{ done: number; total: number; failed: number }> {
+const failureReasons = new Map<string, string>();
+
+/** Phases of the WorkItems; remembers every failure seen (the agent retries them, so they are transient unless the run times out). */
+async function countPhases(t: ApiTarget): Promise<{ done: number; total: number }> {
   const r = await request(t, 'GET', WI_PATH);
-  const items = (JSON.parse(r.body.toString()) as { items: Array<{ status?: { phase?: string } }> }).items;
-  return { done: items.filter((w) => w.status?.phase === 'Done').length, failed: items.filter((w) => w.status?.phase === 'Failed').length, total: items.length };
+  const items = (JSON.parse(r.body.toString()) as { items: Array<{ metadata: { name: string }; status?: { phase?: string; lastError?: { reason: string; message: string } } }> }).items;
+  for (const w of items) if (w.status?.phase === 'Failed') failureReasons.set(w.metadata.name, `${w.status.lastError?.reason}: ${w.status.lastError?.message}`);
+  return { done: items.filter((w) => w.status?.phase === 'Done').length, total: items.length };
 }
 
 async function until(what: string, timeoutMs: number, check: () => Promise<boolean>): Promise<number> {
@@ -119,7 +123,7 @@ async function main(): Promise<boolean> {
   const kubeconfig = path.join(dir, 'admin.kubeconfig');
   const t = (api = targetFromKubeconfig(kubeconfig, 64));
   await expectStatus(t, [201], 'POST', `${GROUP_PATH}/clusters`, { apiVersion: 'cairn.dev/v1alpha1', kind: 'Cluster', metadata: { name: CLUSTER } });
-  agent = spawn(process.execPath, [CAIRN_BIN, 'agent', '--kubeconfig', kubeconfig, '--cluster', CLUSTER, '--node-name', NODE, '--data-dir', path.join(dir, 'agent'), '--monitor-port', '0', '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  agent = spawn(process.execPath, [...(process.env.AGENT_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.AGENT_CPU_PROF}`] : []), CAIRN_BIN, 'agent', '--kubeconfig', kubeconfig, '--cluster', CLUSTER, '--node-name', NODE, '--data-dir', path.join(dir, 'agent'), '--monitor-port', '0', '--log-level', process.env.AGENT_LOG_LEVEL ?? 'warn'], { stdio: ['ignore', 'ignore', 'inherit'] });
   await until('node registration', 30_000, async () => (await request(t, 'GET', `${GROUP_PATH}/namespaces/${CLUSTER}/nodes/${NODE}`)).status === 200);
   const pid = agent.pid!;
   const cpu0 = procCpuSeconds(pid);
@@ -130,7 +134,6 @@ async function main(): Promise<boolean> {
   await until(`${N} WorkItems Done`, 120_000, async () => {
     peakRss = Math.max(peakRss, rssMiB(pid));
     const p = await countPhases(t);
-    if (p.failed) throw new Error(`${p.failed} WorkItems failed`);
     return p.done === N;
   });
   const startSeconds = (performance.now() - t0) / 1000;
@@ -153,6 +156,7 @@ async function main(): Promise<boolean> {
     [`seconds to stop and remove all ${N}`, fmt(stopSeconds, 1), '', undefined],
   ];
   console.log(`\none agent, ${N} process instances (sleep)`);
+  if (failureReasons.size) console.log(`  ${failureReasons.size} WorkItems failed at least once and were retried; e.g. ${[...failureReasons.values()][0]}`);
   for (const [figure, value, target, ok] of rows) console.log(`  ${figure.padEnd(46)} ${value.padStart(12)}  ${target.padEnd(6)} ${ok === undefined ? '' : ok ? 'PASS' : 'FAIL'}`);
   return rows.every(([, , , ok]) => ok !== false);
 }
