@@ -2,8 +2,11 @@
 // The published entry point: the compiled CLI lives in dist/ (npm run build).
 import v8 from 'node:v8';
 // The API server allocates many short-lived objects per request: a larger young generation pays off.
-// The controller and the agent hold long-lived caches: a small young generation keeps their resident memory low.
+// The controller holds large, long-lived caches: V8's size-optimised mode collects garbage sooner, which
+// keeps its resident memory near its live data (hack/bench/controller-bench.ts: peak RSS 380 → 180 MiB
+// with 5,000 instances, for about 30 % more CPU). The agent keeps a small young generation.
 const command = process.argv[2] ?? '';
 if (['server', 'apiserver'].includes(command)) v8.setFlagsFromString('--max-semi-space-size=32');
-else if (['controller', 'agent'].includes(command)) v8.setFlagsFromString('--max-semi-space-size=4');
+else if (command === 'controller') v8.setFlagsFromString('--max-semi-space-size=4 --optimize-for-size');
+else if (command === 'agent') v8.setFlagsFromString('--max-semi-space-size=4');
 await import('../dist/cli/main.js');

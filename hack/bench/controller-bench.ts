@@ -70,7 +70,7 @@ let controllerHealth: string | undefined;
 async function printControllerMetrics(): Promise<void> {
   if (!controllerHealth) return;
   const text = await (await fetch(`${controllerHealth}/metrics`)).text();
-  const keep = /^cairn_(reconcile_total|reconcile_duration_seconds_(sum|count)|workqueue_(adds_total|retries_total|queue_duration_seconds_(sum|count)))\{/;
+  const keep = /^cairn_(reconcile_total|reconcile_duration_seconds_(sum|count)|workqueue_(adds_total|retries_total|queue_duration_seconds_(sum|count))|nodejs_heap_size_(used|total)_bytes|nodejs_external_memory_bytes)[{ ]/;
   console.log(text.split('\n').filter((l) => keep.test(l)).map((l) => `    ${l}`).join('\n'));
 }
 
