@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { stopChild } from '../../apiserver/etcd/process.js';
 import { CAIRN_BIN, spawnCairn, type CairnProcess } from '../cairn-process.js';
 import { startThrowawayEtcd, type ThrowawayEtcd } from '../etcd.js';
-import { expectStatus, fmt, procCpuSeconds, request, runConcurrent, targetFromKubeconfig, type ApiTarget } from './lib.js';
+import { expectStatus, fmt, procCpuSeconds, request, runBenchmark, runConcurrent, targetFromKubeconfig, type ApiTarget } from './lib.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -38,7 +38,6 @@ let server: CairnProcess | undefined;
 let agent: ChildProcess | undefined;
 let dir: string | undefined;
 let api: ApiTarget | undefined;
-let aborted = false;
 
 /** Resident memory of one process (not its descendants: operation workers come and go), in MiB. */
 function rssMiB(pid: number): number {
@@ -72,15 +71,6 @@ async function cleanup(): Promise<void> {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 }
 
-function abort(why: string, code: number): void {
-  if (aborted) return;
-  aborted = true;
-  console.error(why);
-  void cleanup().finally(() => process.exit(code));
-}
-const watchdog = setTimeout(() => abort(`benchmark exceeded ${WATCHDOG_MS / 1000} s; aborting`, 1), WATCHDOG_MS);
-process.once('SIGINT', () => abort('interrupted', 130));
-process.once('SIGTERM', () => abort('terminated', 143));
 
 function workItem(i: number) {
   return {
@@ -161,11 +151,4 @@ async function main(): Promise<boolean> {
   return rows.every(([, , , ok]) => ok !== false);
 }
 
-main().then(
-  async (ok) => {
-    clearTimeout(watchdog);
-    await cleanup();
-    process.exit(ok ? 0 : 3);
-  },
-  (err: unknown) => abort(`benchmark failed: ${String((err as Error)?.stack ?? err)}`, 1),
-);
+runBenchmark(main, cleanup, WATCHDOG_MS);

@@ -24,7 +24,7 @@ import { loadKubeConfig } from '../../api/client/kubeconfig.js';
 import { stopChild } from '../../apiserver/etcd/process.js';
 import { CAIRN_BIN, spawnCairn, type CairnProcess } from '../cairn-process.js';
 import { startThrowawayEtcd, type ThrowawayEtcd } from '../etcd.js';
-import { CpuMeter, expectStatus, fmt, percentile, procCpuSeconds, procStatusMiB, request, runConcurrent, targetFromKubeconfig, type ApiTarget } from './lib.js';
+import { CpuMeter, expectStatus, fmt, percentile, procCpuSeconds, procStatusMiB, request, runBenchmark, runConcurrent, targetFromKubeconfig, type ApiTarget } from './lib.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -44,7 +44,6 @@ let controller: ChildProcess | undefined;
 let hollow: ChildProcess | undefined;
 let dir: string | undefined;
 let api: ApiTarget | undefined;
-let aborted = false;
 
 async function cleanup(): Promise<void> {
   api?.agent.destroy();
@@ -54,15 +53,6 @@ async function cleanup(): Promise<void> {
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 }
 
-function abort(why: string, code: number): void {
-  if (aborted) return;
-  aborted = true;
-  console.error(why);
-  void cleanup().finally(() => process.exit(code));
-}
-const watchdog = setTimeout(() => abort(`benchmark exceeded ${WATCHDOG_MS / 1000} s; aborting`, 1), WATCHDOG_MS);
-process.once('SIGINT', () => abort('interrupted', 130));
-process.once('SIGTERM', () => abort('terminated', 143));
 
 let controllerHealth: string | undefined;
 
@@ -197,11 +187,4 @@ async function waitForNodesReady(t: ApiTarget): Promise<void> {
   throw new Error('hollow nodes did not become Ready');
 }
 
-main().then(
-  async (ok) => {
-    clearTimeout(watchdog);
-    await cleanup();
-    process.exit(ok ? 0 : 3);
-  },
-  (err: unknown) => abort(`benchmark failed: ${String((err as Error)?.stack ?? err)}`, 1),
-);
+runBenchmark(main, cleanup, WATCHDOG_MS);

@@ -204,3 +204,26 @@ export class CpuMeter {
     return `cpu: ${use.join(', ')}  [server t+${fmt((this.t0 - this.origin) / 1000, 1)}–${fmt((now - this.origin) / 1000, 1)} s]`;
   }
 }
+
+/**
+ * Runs a benchmark's main(): exit 0 when it reports every target met, 3
+ * when one was missed, 1 when it failed. cleanup() runs on every path,
+ * including SIGINT/SIGTERM and the watchdog, exactly once.
+ */
+export function runBenchmark(main: () => Promise<boolean>, cleanup: () => Promise<void>, watchdogMs: number): void {
+  let done = false;
+  const finish = (code: number, why?: string) => {
+    if (done) return;
+    done = true;
+    clearTimeout(watchdog);
+    if (why) console.error(why);
+    void cleanup().finally(() => process.exit(code));
+  };
+  const watchdog = setTimeout(() => finish(1, `benchmark exceeded ${watchdogMs / 1000} s; aborting`), watchdogMs);
+  process.once('SIGINT', () => finish(130, 'interrupted'));
+  process.once('SIGTERM', () => finish(143, 'terminated'));
+  main().then(
+    (ok) => finish(ok ? 0 : 3),
+    (err: unknown) => finish(1, `benchmark failed: ${String((err as Error)?.stack ?? err)}`),
+  );
+}

@@ -11,42 +11,22 @@ import type { Volume } from '../../../api/volume.js';
 import type { ControllerCache } from '../../cache.js';
 import type { LeaseObservations } from '../../lease-observations.js';
 import { leaseFreshness, nodeView } from '../../node-health.js';
-import type { Placements } from '../../placements.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Result } from '../../runtime/controller.js';
 import { scheduleInstance } from '../../scheduler/index.js';
-import { execute, type ExecutorDeps } from '../executor.js';
+import { reconcileOwner, type OwnerReconcileDeps } from '../owner-reconcile.js';
 import { planInstance, type InstanceObserved } from './plan.js';
 
 /** What the Instance reconciler reads and writes through. */
-export interface InstanceReconcilerDeps extends ExecutorDeps {
+export interface InstanceReconcilerDeps extends OwnerReconcileDeps {
   cache: ControllerCache;
-  placements: Placements;
   leases: LeaseObservations;
   clock: Clock;
 }
 
 /** Reconciles the Instance with key namespace/name. */
-export async function reconcileInstance(deps: InstanceReconcilerDeps, key: string): Promise<Result | void> {
-  const [namespace, name] = key.split('/') as [string, string];
-  const instance = deps.cache.instances.get(key);
-  if (instance && deps.stale.isStale(key, instance.metadata.resourceVersion)) return;
-  const workItems = deps.placements.workItemsOf('Instance', namespace, name);
-  if (!instance) {
-    for (const w of workItems.filter((w) => !w.metadata.deletionTimestamp)) await deps.client.delete('WorkItem', namespace, w.metadata.name!, { uid: w.metadata.uid });
-    return;
-  }
-  const observed = observe(deps, instance, workItems);
-  const plan = planInstance(observed);
-  const created = plan.actions.flatMap((a) => (a.type === 'createWorkItem' ? [a.workItem] : []));
-  for (const w of created) deps.placements.assume(w);
-  try {
-    await execute(deps, 'Instance', instance, plan.actions, plan.deferStatus ? undefined : plan.status);
-  } catch (err) {
-    for (const w of created) deps.placements.forget(w);
-    throw err;
-  }
-  return plan.requeueAfterMs !== undefined ? { requeueAfterMs: plan.requeueAfterMs } : undefined;
+export function reconcileInstance(deps: InstanceReconcilerDeps, key: string): Promise<Result | void> {
+  return reconcileOwner(deps, 'Instance', key, deps.cache.instances.get(key), (instance, workItems) => planInstance(observe(deps, instance, workItems)));
 }
 
 function observe(deps: InstanceReconcilerDeps, instance: Instance, workItems: InstanceObserved['workItems']): InstanceObserved {
