@@ -14,6 +14,12 @@ export type Action =
   | { type: 'deleteWorkItem'; name: string; uid?: string }
   /** Removes the agent's finalizer from a WorkItem whose node is lost (its agent cannot), then deletes it. */
   | { type: 'releaseWorkItem'; name: string; uid?: string }
+  /**
+   * Deletes a fencing Lease this controller has watched go unrenewed for its
+   * whole duration (precondition: the version observed), so the new node
+   * can take it at once instead of first watching it for another duration.
+   */
+  | { type: 'deleteExpiredLease'; name: string; resourceVersion: string }
   | { type: 'event'; eventType: EventType; reason: string; message: string };
 
 /** What a plan returns: writes, the desired status, and when to look again. */

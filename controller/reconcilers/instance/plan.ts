@@ -31,8 +31,8 @@ export interface InstanceObserved {
   workItems: WorkItem[];
   volumes: ReadonlyMap<string, Volume>;
   node(name: string): NodeView;
-  /** The fencing lease is held (by anyone) and not expired; with ms until it expires. */
-  fencing: { held: boolean; remainingMs: number };
+  /** The fencing lease is held (by anyone) and not expired; with ms until it expires, and the Lease as cached when it exists. */
+  fencing: { held: boolean; remainingMs: number; leaseName?: string; resourceVersion?: string };
   /** Places the instance now (called only when it has no WorkItem). */
   schedule(): ScheduleDecision;
   now: number;
@@ -135,6 +135,7 @@ function planFailover(o: InstanceObserved, current: WorkItem, node: NodeView, ac
     return { actions, status: instanceStatus(o, { kind: 'moving', workItem: current, reason: 'AwaitingFencing', message }), requeueAfterMs: o.fencing.remainingMs + 100 };
   }
   actions.push({ type: 'releaseWorkItem', name: current.metadata.name!, uid: current.metadata.uid });
+  if (o.fencing.leaseName && o.fencing.resourceVersion) actions.push({ type: 'deleteExpiredLease', name: o.fencing.leaseName, resourceVersion: o.fencing.resourceVersion });
   actions.push({
     type: 'event',
     eventType: 'Warning',

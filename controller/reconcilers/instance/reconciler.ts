@@ -33,7 +33,9 @@ function observe(deps: InstanceReconcilerDeps, instance: Instance, workItems: In
   const namespace = instance.metadata.namespace!;
   const now = deps.clock.now();
   const cluster = deps.cache.cluster(namespace);
-  const lease = deps.leases.view(deps.cache.lease(namespace, instanceLeaseName(instance.metadata.name!)), now);
+  const leaseName = instanceLeaseName(instance.metadata.name!);
+  const leaseObject = deps.cache.lease(namespace, leaseName);
+  const lease = deps.leases.view(leaseObject, now);
   const fencing = leaseFreshness(lease, undefined, now);
   const volumes = new Map<string, Volume>();
   for (const a of instance.spec.volumes ?? []) {
@@ -46,7 +48,7 @@ function observe(deps: InstanceReconcilerDeps, instance: Instance, workItems: In
     workItems,
     volumes,
     node: (n) => nodeView(deps.cache.nodes.get(`${namespace}/${n}`), cluster, now),
-    fencing: { held: fencing.fresh, remainingMs: fencing.remainingMs },
+    fencing: { held: fencing.fresh, remainingMs: fencing.remainingMs, leaseName, resourceVersion: leaseObject?.metadata.resourceVersion },
     schedule: () => {
       const result = scheduleInstance(instance, deps.placements.snapshot(namespace));
       return 'nodeName' in result ? { nodeName: result.nodeName } : { unschedulable: true, message: result.message };

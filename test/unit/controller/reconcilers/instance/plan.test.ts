@@ -305,6 +305,16 @@ describe('planInstance', () => {
       expect(plan.status.reason).to.equal('FailingOver');
     });
 
+    it('deletes the expired fencing lease (at the version it watched expire) when it releases, so the new node need not wait another duration', () => {
+      const expired = { held: false, remainingMs: 0, leaseName: 'instance-web', resourceVersion: '42' };
+      const plan = planInstance(instanceObserved(inst, { workItems: [wi], nodes: { n1: LOST }, fencing: expired }));
+      expect(ofType(plan.actions, 'deleteExpiredLease')).to.deep.equal([{ type: 'deleteExpiredLease', name: 'instance-web', resourceVersion: '42' }]);
+      const held = planInstance(instanceObserved(inst, { workItems: [wi], nodes: { n1: LOST }, fencing: { ...expired, held: true, remainingMs: 5000 } }));
+      expect(ofType(held.actions, 'deleteExpiredLease')).to.deep.equal([]);
+      const none = planInstance(instanceObserved(inst, { workItems: [wi], nodes: { n1: LOST } }));
+      expect(ofType(none.actions, 'deleteExpiredLease')).to.deep.equal([]);
+    });
+
     it('treats a Node object that vanished as lost', () => {
       const plan = planInstance(instanceObserved(inst, { workItems: [wi], nodes: { n1: GONE } }));
       expect(ofType(plan.actions, 'releaseWorkItem')).to.have.length(1);
