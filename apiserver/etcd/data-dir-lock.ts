@@ -18,6 +18,8 @@ export function lockDataDir(dir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(fs.readFileSync(file, 'utf8').trim());
+      // A launcher may have recorded our own pid there (nohup … & echo $! > server.pid): that is us.
+      if (holder === process.pid) return () => fs.rmSync(file, { force: true });
       if (alive(holder)) {
         throw new Error(`another cairn server (pid ${holder}) is using ${dir}; stop it first, or pass a different --data-dir`);
       }
