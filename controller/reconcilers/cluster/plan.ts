@@ -4,7 +4,8 @@
  * condition. Deletion (finalizer cairn.dev/cluster-cleanup): every
  * Instance and Volume of the cluster's namespace is deleted first (their
  * own finalizers take their WorkItems down), then Nodes; the finalizer is
- * dropped when nothing but Leases and Events is left.
+ * dropped when nothing is left but Events (which expire), after deleting
+ * the namespace's Leases.
  */
 import type { Cluster, ClusterCounts, ClusterPhase, ClusterStatus } from '../../../api/cluster.js';
 import { setCondition } from '../../../api/conditions.js';
@@ -23,6 +24,8 @@ export interface ClusterObserved {
   instances: Instance[];
   volumes: Volume[];
   workItems: WorkItem[];
+  /** Names of the Leases (heartbeat, fencing) in the cluster's namespace. */
+  leases?: string[];
   now: number;
 }
 
@@ -30,7 +33,7 @@ export interface ClusterObserved {
 export type ClusterAction =
   | { type: 'addFinalizer' }
   | { type: 'removeFinalizer' }
-  | { type: 'delete'; kind: 'Instance' | 'Volume' | 'Node'; name: string };
+  | { type: 'delete'; kind: 'Instance' | 'Volume' | 'Node' | 'Lease'; name: string };
 
 /** Actions and the status to write. */
 export interface ClusterPlan {
@@ -57,7 +60,10 @@ function deletionActions(o: ClusterObserved, hasFinalizer: boolean): ClusterActi
   ];
   if (workloads.length > 0 || o.workItems.length > 0) return actions;
   actions.push(...live(o.nodes).map((n) => ({ type: 'delete' as const, kind: 'Node' as const, name: n.metadata.name! })));
-  if (o.nodes.length === 0 && hasFinalizer) actions.push({ type: 'removeFinalizer' });
+  if (o.nodes.length > 0 || !hasFinalizer) return actions;
+  // Last, the leases of its nodes and instances (an agent still running may recreate its heartbeat until the Cluster is gone).
+  actions.push(...(o.leases ?? []).map((name) => ({ type: 'delete' as const, kind: 'Lease' as const, name })));
+  actions.push({ type: 'removeFinalizer' });
   return actions;
 }
 

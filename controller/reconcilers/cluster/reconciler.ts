@@ -1,5 +1,7 @@
 /** The Cluster reconciler's I/O: counts from the cache; finalizer, deletions and status through the API. */
+import { CoordinationV1Api } from '@kubernetes/client-node';
 import type { CairnClient } from '../../../api/client/cairn-client.js';
+import { isNotFound, toApiError } from '../../../api/client/errors.js';
 import { CLUSTER_FINALIZER } from '../../../api/names.js';
 import type { ControllerCache } from '../../cache.js';
 import type { Clock } from '../../runtime/clock.js';
@@ -28,6 +30,7 @@ export async function reconcileCluster(deps: ClusterReconcilerDeps, name: string
     instances: cache.inNamespace(cache.instances, name),
     volumes: cache.inNamespace(cache.volumes, name),
     workItems: cache.inNamespace(cache.workItems, name),
+    leases: cluster.metadata.deletionTimestamp ? cache.inNamespace(cache.leases, name).map((l) => l.metadata.name!) : [],
     now: deps.clock.now(),
   });
   let latest = cluster;
@@ -47,10 +50,20 @@ export async function reconcileCluster(deps: ClusterReconcilerDeps, name: string
 async function apply(client: CairnClient, cluster: Cluster, a: ClusterAction): Promise<Cluster> {
   const name = cluster.metadata.name!;
   if (a.type === 'delete') {
-    await client.delete(a.kind, name, a.name);
+    const kind = a.kind;
+    if (kind === 'Lease') await deleteLease(client, name, a.name);
+    else await client.delete(kind, name, a.name);
     return cluster;
   }
   const current = cluster.metadata.finalizers ?? [];
   const finalizers = a.type === 'addFinalizer' ? [...current, CLUSTER_FINALIZER] : current.filter((f) => f !== CLUSTER_FINALIZER);
   return client.patch('Cluster', undefined, name, { metadata: { finalizers, resourceVersion: cluster.metadata.resourceVersion } });
+}
+
+async function deleteLease(client: CairnClient, namespace: string, name: string): Promise<void> {
+  try {
+    await client.kubeConfig.makeApiClient(CoordinationV1Api).deleteNamespacedLease({ namespace, name });
+  } catch (err) {
+    if (!isNotFound(err)) throw toApiError(err);
+  }
 }

@@ -144,6 +144,15 @@ describe('planCluster', () => {
       expect(plan.actions).to.deep.equal([{ type: 'delete', kind: 'Node', name: 'a' }]);
     });
 
+    it('deletes the namespace’s Leases once no Node is left, just before the finalizer', () => {
+      expect(planCluster(observed({ cluster: deleting, leases: ['node-a', 'instance-web'] })).actions).to.deep.equal([
+        { type: 'delete', kind: 'Lease', name: 'node-a' },
+        { type: 'delete', kind: 'Lease', name: 'instance-web' },
+        { type: 'removeFinalizer' },
+      ]);
+      expect(planCluster(observed({ cluster: deleting, nodes: [node('a')], leases: ['node-a'] })).actions).to.deep.equal([{ type: 'delete', kind: 'Node', name: 'a' }]);
+    });
+
     it('removes the finalizer last, when no Node is left', () => {
       expect(planCluster(observed({ cluster: deleting })).actions).to.deep.equal([{ type: 'removeFinalizer' }]);
       expect(planCluster(observed({ cluster: theCluster({ deleting: true, finalizers: [] }) })).actions).to.deep.equal([]);
