@@ -7,6 +7,7 @@
  * the scheduler has placed on the node (status.allocated).
  */
 import { getCondition, setCondition } from '../../../api/conditions.js';
+import type { Condition } from '../../../api/types.js';
 import type { Node, NodeAllocated, NodePhase, NodeStatus } from '../../../api/node.js';
 import { nodeLeaseName } from '../../../api/names.js';
 import { LEASE_EXPIRED_REASON, leaseFreshness, type LeaseView } from '../../node-health.js';
@@ -20,6 +21,8 @@ export interface NodeObserved {
   /** Instances whose WorkItem is on this node (for drain progress). */
   instancesOnNode: number;
   allocated: NodeAllocated;
+  /** The Cluster's nodeLeaseDurationSeconds: how long a Ready node may go without any heartbeat lease. */
+  leaseDurationSeconds: number;
   now: number;
 }
 
@@ -43,24 +46,39 @@ export function planNode(o: NodeObserved): NodePlan {
   const alive = fresh && !unconfirmed;
   let conditions = prev.conditions;
   const leaseRef = `${o.node.metadata.namespace}/${nodeLeaseName(name)}`;
-  if (!fresh && o.lease) {
-    const message = `the agent has not renewed its heartbeat lease ${leaseRef} for ${o.lease.durationSeconds}s: it is down or cannot reach the apiserver. Check the agent on the machine and its logs; instances fail over after the cluster's grace period`;
+  const missingMs = leaseMissingMs(o, ready);
+  const expired = (!fresh && !!o.lease) || unconfirmed || missingMs === 0 || (!o.lease && ready?.reason === LEASE_EXPIRED_REASON);
+  if (expired) {
+    const what = o.lease ? `has not renewed its heartbeat lease ${leaseRef} for ${o.lease.durationSeconds}s` : `has no heartbeat lease ${leaseRef} (deleted?) for ${o.leaseDurationSeconds}s`;
+    const message = `the agent ${what}: it is down or cannot reach the apiserver. Check the agent on the machine and its logs; instances fail over after the cluster's grace period`;
     conditions = setCondition(conditions, { type: 'Ready', status: 'Unknown', reason: LEASE_EXPIRED_REASON, message }, new Date(o.now));
     if (ready?.reason !== LEASE_EXPIRED_REASON) events.push({ eventType: 'Warning', reason: 'NodeUnreachable', message });
   } else if (alive && ready?.status !== 'True') {
     conditions = setCondition(conditions, { type: 'Ready', status: 'True', reason: 'NodeLeaseRenewed', message: `the agent renews its heartbeat lease ${leaseRef}` }, new Date(o.now));
     if (ready?.reason === LEASE_EXPIRED_REASON) events.push({ eventType: 'Normal', reason: 'NodeReachable', message: `heartbeats from node ${name} resumed` });
   }
-  const phase = phaseOf(o, alive, !!o.lease);
+  const phase = phaseOf(o, alive, expired);
   return {
     status: { ...prev, phase, conditions, allocated: o.allocated, drain: drainStatus(o, phase), observedGeneration: o.node.metadata.generation },
     events,
-    requeueAfterMs: fresh ? remainingMs + 100 : undefined,
+    requeueAfterMs: fresh ? remainingMs + 100 : missingMs ? missingMs + 100 : undefined,
   };
 }
 
-function phaseOf(o: NodeObserved, fresh: boolean, hasLease: boolean): NodePhase {
-  if (!fresh) return hasLease ? 'Unreachable' : 'NotReady';
+/**
+ * For a node its agent reported Ready that has no heartbeat lease at all
+ * (never created, or deleted): ms until that has lasted a lease duration
+ * since it became Ready — then it counts as expired (0). Undefined when
+ * the rule does not apply.
+ */
+function leaseMissingMs(o: NodeObserved, ready: Condition | undefined): number | undefined {
+  if (o.lease || ready?.status !== 'True') return undefined;
+  return Math.max(0, Date.parse(ready.lastTransitionTime) + o.leaseDurationSeconds * 1000 - o.now);
+}
+
+function phaseOf(o: NodeObserved, fresh: boolean, expired: boolean): NodePhase {
+  if (expired) return 'Unreachable';
+  if (!fresh) return 'NotReady';
   if (o.node.spec?.drain) return o.instancesOnNode > 0 ? 'Draining' : 'Drained';
   return 'Ready';
 }

@@ -3,6 +3,7 @@ import { nodeLeaseName } from '../../../api/names.js';
 import type { CairnClient } from '../../../api/client/cairn-client.js';
 import type { ControllerCache } from '../../cache.js';
 import type { LeaseObservations } from '../../lease-observations.js';
+import { FAILURE_DEFAULTS } from '../../node-health.js';
 import type { Placements } from '../../placements.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Result } from '../../runtime/controller.js';
@@ -36,6 +37,7 @@ export async function reconcileNode(deps: NodeReconcilerDeps, key: string): Prom
     lease: deps.leases.view(deps.cache.lease(namespace, nodeLeaseName(name)), now),
     instancesOnNode: usage?.instances ?? 0,
     allocated: usage ? toNodeAllocated(usage) : {},
+    leaseDurationSeconds: deps.cache.cluster(namespace)?.spec?.failureDetection?.nodeLeaseDurationSeconds ?? FAILURE_DEFAULTS.nodeLeaseDurationSeconds,
     now,
   });
   for (const e of plan.events) void deps.recorder.record({ ...node, kind: 'Node', apiVersion: 'cairn.dev/v1alpha1' }, e.eventType, e.reason, e.message);

@@ -12,7 +12,7 @@ function node(status?: NodeStatus, spec: Node['spec'] = {}): Node {
 /** A lease held by n1, last seen changing ageMs ago, 40 s long. */
 const lease = (ageMs: number, holder = 'n1'): LeaseView => ({ holder, durationSeconds: 40, observedAtMs: NOW - ageMs });
 
-const observed = (n: Node, l: LeaseView | undefined, p: Partial<NodeObserved> = {}): NodeObserved => ({ node: n, lease: l, instancesOnNode: 0, allocated: {}, now: NOW, ...p });
+const observed = (n: Node, l: LeaseView | undefined, p: Partial<NodeObserved> = {}): NodeObserved => ({ node: n, lease: l, instancesOnNode: 0, allocated: {}, leaseDurationSeconds: 40, now: NOW, ...p });
 
 const ready = (status?: NodeStatus) => status?.conditions?.find((c) => c.type === 'Ready');
 
@@ -67,6 +67,20 @@ describe('planNode', () => {
     expect(plan.status.phase).to.equal('NotReady');
     expect(plan.events).to.deep.equal([]);
     expect(plan.requeueAfterMs).to.equal(undefined);
+  });
+
+  it('treats a node its agent reported Ready, with no lease for a whole lease duration since, as Unreachable (a deleted lease)', () => {
+    const readySince = (ms: number) => node({ phase: 'Ready', conditions: [{ type: 'Ready', status: 'True', reason: 'AgentReady', message: '', lastTransitionTime: new Date(NOW - ms).toISOString() }] });
+    const young = planNode(observed(readySince(10_000), undefined));
+    expect(young.status.phase).to.equal('NotReady');
+    expect(young.requeueAfterMs).to.equal(30_100);
+    const old = planNode(observed(readySince(41_000), undefined));
+    expect(old.status.phase).to.equal('Unreachable');
+    expect(ready(old.status)).to.include({ status: 'Unknown', reason: 'NodeLeaseExpired' });
+    expect(ready(old.status)!.message).to.contain('no heartbeat lease');
+    expect(old.events.map((e) => e.reason)).to.deep.equal(['NodeUnreachable']);
+    // Once marked, it stays Unreachable while the lease is still missing.
+    expect(planNode(observed(node(old.status), undefined)).status.phase).to.equal('Unreachable');
   });
 
   it('counts a lease held by someone else as expired', () => {
