@@ -12,13 +12,14 @@
  */
 import type { Cluster } from '../../../api/cluster.js';
 import type { Instance, InstanceStatus } from '../../../api/instance.js';
+import { getCondition, setCondition } from '../../../api/conditions.js';
 import { CONTROLLER_FINALIZER } from '../../../api/names.js';
 import type { Volume } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 import { pinnedNode } from '../../scheduler/index.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
-import { SPEC_HASH_ANNOTATION, desiredInstanceWorkItem } from './workitem-spec.js';
+import { SPEC_HASH_ANNOTATION, desiredInstanceWorkItem, specHash } from './workitem-spec.js';
 import { instanceStatus, timestamp, type Placement } from './status.js';
 
 /** A scheduling decision (from controller/scheduler). */
@@ -35,6 +36,8 @@ export interface InstanceObserved {
   fencing: { held: boolean; remainingMs: number; leaseName?: string; resourceVersion?: string };
   /** Places the instance now (called only when it has no WorkItem). */
   schedule(): ScheduleDecision;
+  /** Why nodeName cannot hold the instance resized from `from` to `to` (a message with a hint), or undefined when it can. */
+  resizeRefusal?(nodeName: string, from: { cpus: number; memory: string }, to: { cpus: number; memory: string }): string | undefined;
   now: number;
 }
 
@@ -100,16 +103,43 @@ function planPlaced(o: InstanceObserved, current: WorkItem, actions: Action[]): 
     actions.push({ type: 'event', eventType: 'Normal', reason: 'Evicting', message: `node ${nodeName} is draining: stopping the instance there to start it on another node` });
     return { actions, status: instanceStatus(o, { kind: 'moving', workItem: current, reason: 'Draining', message: `node ${nodeName} is draining` }) };
   }
-  const desired = desiredInstanceWorkItem(o.instance, o.cluster, o.volumes, nodeName);
+  const { workItem: desired, refused } = resizedWithinCapacity(o, current, desiredInstanceWorkItem(o.instance, o.cluster, o.volumes, nodeName));
   if (current.metadata.annotations?.[SPEC_HASH_ANNOTATION] !== desired.metadata.annotations?.[SPEC_HASH_ANNOTATION]) {
     actions.push({ type: 'updateWorkItem', workItem: mergeWorkItem(current, desired) });
   }
   // Once lost (failover not allowed), only a change of the Node can change anything, and that wakes us: no requeue, which would spin at 0 ms.
   const requeueAfterMs = node.unreachable && !node.lost ? node.lostInMs + 100 : undefined;
-  const status = instanceStatus(o, { kind: 'placed', workItem: current });
+  const status = withResizeCondition(o, instanceStatus(o, { kind: 'placed', workItem: current }), refused, actions);
   const quietMs = awaitingFirstReport(o, current);
   if (quietMs > 0 && actions.length === 0) return { actions, status, requeueAfterMs: quietMs, deferStatus: true };
   return { actions, status, requeueAfterMs };
+}
+
+/**
+ * A change of cpus or memory is carried out in place only when the node
+ * has room for the difference; otherwise the WorkItem keeps its current
+ * size and the refusal is reported (the instance keeps running as it is).
+ */
+function resizedWithinCapacity(o: InstanceObserved, current: WorkItem, desired: WorkItem): { workItem: WorkItem; refused?: string } {
+  const want = desired.spec.instance!;
+  const have = current.spec.instance;
+  if (!have || (want.cpus === have.cpus && want.memory === have.memory)) return { workItem: desired };
+  const refused = o.resizeRefusal?.(current.spec.nodeName, have, want);
+  if (!refused) return { workItem: desired };
+  const spec = { ...desired.spec, instance: { ...want, cpus: have.cpus, memory: have.memory } };
+  return { workItem: { ...desired, metadata: { ...desired.metadata, annotations: { ...desired.metadata.annotations, [SPEC_HASH_ANNOTATION]: specHash(spec) } }, spec }, refused };
+}
+
+/** SpecAccepted=False (reason InsufficientCapacity, plus a Warning Event once) while a resize is refused; True again after. */
+function withResizeCondition(o: InstanceObserved, status: InstanceStatus, refused: string | undefined, actions: Action[]): InstanceStatus {
+  const prev = getCondition(o.instance.status?.conditions, 'SpecAccepted');
+  if (!refused && !prev) return status;
+  const generation = o.instance.metadata.generation;
+  const cond = refused
+    ? { type: 'SpecAccepted', status: 'False' as const, reason: 'InsufficientCapacity', message: refused, observedGeneration: generation }
+    : { type: 'SpecAccepted', status: 'True' as const, reason: 'Accepted', message: 'spec is carried out', observedGeneration: generation };
+  if (refused && prev?.message !== refused) actions.push({ type: 'event', eventType: 'Warning', reason: 'InsufficientCapacity', message: refused });
+  return { ...status, conditions: setCondition(status.conditions, cond, new Date(o.now)) };
 }
 
 /** How long a placement may go without writing "Scheduled" after its WorkItem was created. */

@@ -13,7 +13,8 @@ import type { LeaseObservations } from '../../lease-observations.js';
 import { leaseFreshness, nodeView } from '../../node-health.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Result } from '../../runtime/controller.js';
-import { scheduleInstance } from '../../scheduler/index.js';
+import { nodeCapacity, scheduleInstance } from '../../scheduler/index.js';
+import { formatQuantity, parseQuantity } from '../../../api/quantity.js';
 import { reconcileOwner, type OwnerReconcileDeps } from '../owner-reconcile.js';
 import { planInstance, type InstanceObserved } from './plan.js';
 
@@ -49,6 +50,7 @@ function observe(deps: InstanceReconcilerDeps, instance: Instance, workItems: In
     volumes,
     node: (n) => nodeView(deps.cache.nodes.get(`${namespace}/${n}`), cluster, now),
     fencing: { held: fencing.fresh, remainingMs: fencing.remainingMs, leaseName, resourceVersion: leaseObject?.metadata.resourceVersion },
+    resizeRefusal: (nodeName, from, to) => resizeRefusal(deps, namespace, nodeName, from, to),
     schedule: () => {
       const result = scheduleInstance(instance, deps.placements.snapshot(namespace));
       return 'nodeName' in result ? { nodeName: result.nodeName } : { unschedulable: true, message: result.message };
@@ -56,3 +58,18 @@ function observe(deps: InstanceReconcilerDeps, instance: Instance, workItems: In
     now,
   };
 }
+
+/** Why a node cannot hold an instance grown from `from` to `to`, judged against the running usage tally. */
+function resizeRefusal(deps: InstanceReconcilerDeps, namespace: string, nodeName: string, from: Resize, to: Resize): string | undefined {
+  const node = deps.cache.nodes.get(`${namespace}/${nodeName}`);
+  if (!node) return undefined;
+  const capacity = nodeCapacity(node, deps.cache.cluster(namespace));
+  const used = deps.placements.usage(namespace).get(nodeName);
+  const cpus = (used?.cpus ?? 0) - from.cpus + to.cpus;
+  const memory = (used?.memoryBytes ?? 0) - parseQuantity(from.memory) + parseQuantity(to.memory);
+  const short = [cpus > capacity.cpus ? `${cpus} cpus of ${capacity.cpus}` : '', memory > capacity.memoryBytes ? `${formatQuantity(memory)} of ${formatQuantity(capacity.memoryBytes)} memory` : ''].filter(Boolean);
+  if (short.length === 0) return undefined;
+  return `resizing to ${to.cpus} cpus / ${to.memory} would need ${short.join(' and ')} on node ${nodeName}; it keeps running at ${from.cpus} cpus / ${from.memory}. To fix: lower spec.cpus or spec.memory, or move it to a roomier node (spec.placement.nodeName or drain node ${nodeName})`;
+}
+
+type Resize = { cpus: number; memory: string };

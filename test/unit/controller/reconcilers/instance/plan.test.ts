@@ -148,6 +148,25 @@ describe('planInstance', () => {
       expect(second.status).to.deep.equal(first.status);
     });
 
+    it('resizes in place only when the node has room; otherwise keeps the size, says why (SpecAccepted=False, one Warning) and still applies other changes', () => {
+      const before = instance('web', { cpus: 1, memory: '128Mi' });
+      const wi = instanceWorkItem(before, 'n1', { status: running() });
+      const grown = instance('web', { cpus: 4, memory: '128Mi', runState: 'Stopped' }, undefined, { generation: 2 });
+      const refusal = 'resizing to 4 cpus would need 5 cpus of 4 on node n1';
+      const refused = planInstance(instanceObserved(grown, { workItems: [wi], resizeRefusal: () => refusal }));
+      const kept = ofType(refused.actions, 'updateWorkItem')[0]!.workItem.spec.instance!;
+      expect(kept).to.include({ cpus: 1, memory: '128Mi', runState: 'Stopped' });
+      expect(refused.status.conditions!.find((c) => c.type === 'SpecAccepted')).to.include({ status: 'False', reason: 'InsufficientCapacity', message: refusal });
+      expect(events(refused.actions)).to.deep.equal([['Warning', 'InsufficientCapacity']]);
+      // The same refusal again: no second Event.
+      const again = planInstance(instanceObserved(instance('web', grown.spec, refused.status, { generation: 2 }), { workItems: [wi], resizeRefusal: () => refusal }));
+      expect(events(again.actions)).to.deep.equal([]);
+      // Room appears: the resize goes through and SpecAccepted turns True.
+      const accepted = planInstance(instanceObserved(instance('web', grown.spec, refused.status, { generation: 2 }), { workItems: [wi], resizeRefusal: () => undefined }));
+      expect(ofType(accepted.actions, 'updateWorkItem')[0]!.workItem.spec.instance!.cpus).to.equal(4);
+      expect(accepted.status.conditions!.find((c) => c.type === 'SpecAccepted')).to.include({ status: 'True' });
+    });
+
     it('updates the WorkItem in place (keeping resourceVersion and finalizers) when runState changes to Stopped', () => {
       const before = instance('web');
       const wi = instanceWorkItem(before, 'n1', { status: running(), resourceVersion: '77' });
