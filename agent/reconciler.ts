@@ -163,11 +163,14 @@ async function converge(d: AgentReconcilerDeps, key: string, item: WorkItem): Pr
     const written = await bestEffortStatus(d, item, { phase: 'Done', message: obs.message, observation: obs });
     return { requeueAfterMs: nextLook(d, key, item, obs.requeueAfterMs, !written) };
   }
-  const inProgress = await bestEffortStatus(d, item, { phase: 'InProgress', message: obs.message, observation: obs, attempt: true });
+  // A retry of a failed attempt keeps showing Failed (and its lastError) until it succeeds, rather than
+  // flickering through InProgress on every backoff; it still counts as an attempt.
+  const retrying = item.status?.phase === 'Failed' && item.status.observedGeneration === item.metadata.generation;
+  const inProgress = retrying ? undefined : await bestEffortStatus(d, item, { phase: 'InProgress', message: obs.message, observation: obs, attempt: true });
   const res = await run(d, key, item, 'ensure', obs.action);
   const latest = inProgress ?? item;
   if (!res.ok) {
-    await writeStatus(d, latest, { phase: 'Failed', message: res.error!.message, result: res, error: res.error });
+    await writeStatus(d, latest, { phase: 'Failed', message: res.error!.message, result: res, error: res.error, attempt: retrying });
     throw new RetryLater(res.error!.message);
   }
   const written = await bestEffortStatus(d, latest, { phase: 'Done', message: res.observation?.message ?? 'done', result: res });
