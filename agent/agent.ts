@@ -15,6 +15,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { Logger } from 'winston';
 import { CairnClient } from '../api/client/cairn-client.js';
+import { formatTime } from '../api/conditions.js';
 import { loadKubeConfig, type ConnectionOptions } from '../api/client/kubeconfig.js';
 import { GROUP, PLURALS, VERSION } from '../api/types.js';
 import type { WorkItem } from '../api/workitem.js';
@@ -153,7 +154,7 @@ async function registerUntilDone(client: CairnClient, opts: AgentOptions, log: L
     capacity: detectCapacity(opts.dataDir, opts.capacity),
     dataDir: path.resolve(opts.dataDir),
     agentVersion: opts.agentVersion,
-    agentStartTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    agentStartTime: formatTime(new Date()),
     drivers: [
       { name: 'process' as const, available: true },
       { name: 'file' as const, available: true },

@@ -7,7 +7,7 @@
  */
 import type { CairnClient } from '../api/client/cairn-client.js';
 import { isConflict } from '../api/client/errors.js';
-import { setCondition } from '../api/conditions.js';
+import { formatTime, setCondition } from '../api/conditions.js';
 import type { Node, NodeDriver, NodeStatus } from '../api/node.js';
 import type { Resources } from '../api/types.js';
 import { detectAddresses, detectNodeInfo } from './machine.js';
@@ -38,7 +38,7 @@ export function agentNodeStatus(current: NodeStatus | undefined, r: Registration
     nodeInfo: detectNodeInfo(),
     dataDir: r.dataDir,
     agentStartTime: r.agentStartTime,
-    heartbeatTime: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    heartbeatTime: formatTime(now),
     conditions: setCondition(current?.conditions, { type: 'Ready', status: 'True', reason: 'AgentReady', message: `agent ${r.agentVersion} is running and renews its heartbeat lease` }, now),
   };
 }

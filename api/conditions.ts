@@ -11,8 +11,8 @@ import type { Condition, ConditionStatus, Time } from './types.js';
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'> & { lastTransitionTime?: Time };
 
 /** RFC 3339 at second precision, the way metav1.Time serialises. */
-export function formatTime(now: Date | Time): Time {
-  const date = typeof now === 'string' ? new Date(now) : now;
+export function formatTime(now: Date | Time | number): Time {
+  const date = now instanceof Date ? now : new Date(now);
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 

@@ -5,10 +5,10 @@
  * resourceVersion the caller read (optimistic concurrency); failures come
  * back as ApiStatusError.
  */
-import { CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { CoordinationV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import type { KindMap } from '../kinds.js';
 import { GROUP, NAMESPACED, PLURALS, VERSION, type Kind, type ObjectList } from '../types.js';
-import { isNotFound, toApiError } from './errors.js';
+import { isConflict, isNotFound, toApiError } from './errors.js';
 
 /** Selectors and paging of a list call. */
 export interface ListOptions {
@@ -33,6 +33,7 @@ async function wrap<T>(call: Promise<unknown>): Promise<T> {
 /** CRUD of Cairn objects by kind. */
 export class CairnClient {
   private readonly api: CustomObjectsApi;
+  private readonly leases: CoordinationV1Api;
 
   constructor(
     readonly kubeConfig: KubeConfig,
@@ -40,6 +41,7 @@ export class CairnClient {
     readonly fieldManager = 'cairn',
   ) {
     this.api = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.leases = kubeConfig.makeApiClient(CoordinationV1Api);
   }
 
   /** One page of objects of a kind, across namespaces unless opts.namespace. */
@@ -129,6 +131,17 @@ export class CairnClient {
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Deletes a coordination.k8s.io Lease, only at that resourceVersion when given; resolves false when it was gone or had changed. */
+  async deleteLease(namespace: string, name: string, resourceVersion?: string): Promise<boolean> {
+    try {
+      await wrap(this.leases.deleteNamespacedLease({ namespace, name, body: resourceVersion ? { preconditions: { resourceVersion } } : undefined }));
+      return true;
+    } catch (err) {
+      if (isNotFound(err) || (resourceVersion && isConflict(err))) return false;
       throw err;
     }
   }

@@ -8,8 +8,7 @@
  */
 import type { Logger } from 'winston';
 import type { CairnClient } from '../../api/client/cairn-client.js';
-import { CoordinationV1Api } from '@kubernetes/client-node';
-import { isConflict, isNotFound, toApiError } from '../../api/client/errors.js';
+import { isConflict } from '../../api/client/errors.js';
 import { AGENT_FINALIZER, CONTROLLER_FINALIZER } from '../../api/names.js';
 import type { Instance } from '../../api/instance.js';
 import type { Volume } from '../../api/volume.js';
@@ -71,7 +70,8 @@ async function applyWorkItemAction(deps: ExecutorDeps, kind: 'Instance' | 'Volum
     case 'releaseWorkItem':
       return releaseWorkItem(deps.client, ns, a.name);
     case 'deleteExpiredLease':
-      return deleteExpiredLease(deps.client, ns, a.name, a.resourceVersion);
+      // At the version watched expire: a lease renewed after all (or gone) is left alone.
+      return void (await deps.client.deleteLease(ns, a.name, a.resourceVersion));
     case 'event':
       return void deps.recorder.record({ ...owner, kind, apiVersion: owner.apiVersion ?? 'cairn.dev/v1alpha1' }, a.eventType, a.reason, a.message);
   }
@@ -104,13 +104,4 @@ async function releaseWorkItem(client: CairnClient, namespace: string, name: str
     await client.patch('WorkItem', namespace, name, { metadata: { finalizers, resourceVersion: current.metadata.resourceVersion } });
   }
   if (!current.metadata.deletionTimestamp) await client.delete('WorkItem', namespace, name, { uid: current.metadata.uid });
-}
-
-/** Deletes a Lease if it is still the version observed expired; a newer version (renewed after all) or none is left alone. */
-async function deleteExpiredLease(client: CairnClient, namespace: string, name: string, resourceVersion: string): Promise<void> {
-  try {
-    await client.kubeConfig.makeApiClient(CoordinationV1Api).deleteNamespacedLease({ namespace, name, body: { preconditions: { resourceVersion } } });
-  } catch (err) {
-    if (!isNotFound(err) && !isConflict(err)) throw toApiError(err);
-  }
 }

@@ -236,13 +236,17 @@ export class Informer<T extends ListedObject> {
     return new Promise((resolve, reject) => {
       let gone = false;
       const idleMs = this.opts.idleTimeoutMs ?? 60_000;
-      let idle = this.clock.setTimer(() => this.abortWatch?.abort(), idleMs);
+      // One timer per watch, re-armed only when it fires: events (thousands a second in a burst) just stamp the time.
+      let lastEvent = this.clock.now();
+      const checkIdle = () => {
+        const quietMs = this.clock.now() - lastEvent;
+        if (quietMs < idleMs) return void (idle = this.clock.setTimer(checkIdle, idleMs - quietMs));
+        this.opts.log?.warn('watch silent for too long; restarting it', { resource: this.source.plural, idleMs });
+        this.abortWatch?.abort();
+      };
+      let idle = this.clock.setTimer(checkIdle, idleMs);
       const onEvent = (type: string, obj: T & { code?: number }) => {
-        idle.cancel();
-        idle = this.clock.setTimer(() => {
-          this.opts.log?.warn('watch silent for too long; restarting it', { resource: this.source.plural, idleMs });
-          this.abortWatch?.abort();
-        }, idleMs);
+        lastEvent = this.clock.now();
         if (type === 'ERROR') {
           gone = obj.code === 410;
           this.abortWatch?.abort();

@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import { stopChild } from '../../apiserver/etcd/process.js';
 import { CAIRN_BIN, spawnCairn, type CairnProcess } from '../cairn-process.js';
 import { startThrowawayEtcd, type ThrowawayEtcd } from '../etcd.js';
-import { expectStatus, fmt, procCpuSeconds, request, runBenchmark, runConcurrent, targetFromKubeconfig, type ApiTarget } from './lib.js';
+import { expectStatus, fmt, procCpuSeconds, procStatusMiB, request, runBenchmark, runConcurrent, targetFromKubeconfig, type ApiTarget } from './lib.js';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -38,12 +38,6 @@ let server: CairnProcess | undefined;
 let agent: ChildProcess | undefined;
 let dir: string | undefined;
 let api: ApiTarget | undefined;
-
-/** Resident memory of one process (not its descendants: operation workers come and go), in MiB. */
-function rssMiB(pid: number): number {
-  const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : 0;
-}
 
 /** Kills every instance process group the agent left under its data dir. */
 function killInstances(dataDir: string): number {
@@ -122,7 +116,7 @@ async function main(): Promise<boolean> {
   if (created.errors) throw new Error(`creating WorkItems: ${created.firstError}`);
   let peakRss = 0;
   await until(`${N} WorkItems Done`, 120_000, async () => {
-    peakRss = Math.max(peakRss, rssMiB(pid));
+    peakRss = Math.max(peakRss, procStatusMiB(pid, 'VmRSS', false));
     const p = await countPhases(t);
     return p.done === N;
   });
@@ -131,7 +125,7 @@ async function main(): Promise<boolean> {
   const idle0 = procCpuSeconds(pid);
   await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
   const idleCpuPercent = (100 * (procCpuSeconds(pid) - idle0)) / IDLE_SECONDS;
-  const idleRss = rssMiB(pid);
+  const idleRss = procStatusMiB(pid, 'VmRSS', false);
   const d0 = performance.now();
   await runConcurrent(N, 32, async (i) => (await request(t, 'DELETE', `${WI_PATH}/sleep-${i}.${NODE}`)).status < 300);
   await until(`${N} WorkItems stopped and gone`, 120_000, async () => (await countPhases(t)).total === 0);

@@ -8,7 +8,7 @@
  *
  *   node dist/hack/bench/hollow-nodes.js <kubeconfig> <cluster> <nodes> [delayMs]
  */
-import { setCondition } from '../../api/conditions.js';
+import { formatTime, setCondition } from '../../api/conditions.js';
 import { CairnClient } from '../../api/client/cairn-client.js';
 import { loadKubeConfig } from '../../api/client/kubeconfig.js';
 import { isConflict } from '../../api/client/errors.js';
@@ -48,7 +48,7 @@ async function markDone(w: WorkItem): Promise<void> {
       phase: 'Done' as const,
       message: 'hollow',
       attempts: 0,
-      instance: current.spec.type === 'InstanceRuntime' ? { state: 'Running' as const, ready: true, pid: 1, startedAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') } : undefined,
+      instance: current.spec.type === 'InstanceRuntime' ? { state: 'Running' as const, ready: true, pid: 1, startedAt: formatTime(new Date()) } : undefined,
       volumeReplica: current.spec.type === 'VolumeReplica' ? { size: current.spec.volumeReplica!.size, path: '/hollow' } : undefined,
     };
     try {

@@ -128,9 +128,9 @@ export function median(values: number[]): number {
   return percentile(values, 50);
 }
 
-/** VmRSS (or another /proc/<pid>/status field measured in kB) in MiB, summed over the process and its descendants (apiserver workers). */
-export function procStatusMiB(pid: number, field = 'VmRSS'): number {
-  return processTree(pid).reduce((sum, p) => {
+/** VmRSS (or another /proc/<pid>/status field measured in kB) in MiB, summed over the process and its descendants (apiserver workers), or of the process alone with tree=false (an agent whose operation workers come and go). */
+export function procStatusMiB(pid: number, field = 'VmRSS', tree = true): number {
+  return (tree ? processTree(pid) : [pid]).reduce((sum, p) => {
     const status = fs.readFileSync(`/proc/${p}/status`, 'utf8');
     const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
     if (!m) throw new Error(`/proc/${p}/status has no ${field}`);

@@ -1,7 +1,5 @@
 /** The Cluster reconciler's I/O: counts from the cache; finalizer, deletions and status through the API. */
-import { CoordinationV1Api } from '@kubernetes/client-node';
 import type { CairnClient } from '../../../api/client/cairn-client.js';
-import { isNotFound, toApiError } from '../../../api/client/errors.js';
 import { CLUSTER_FINALIZER } from '../../../api/names.js';
 import type { ControllerCache } from '../../cache.js';
 import type { Clock } from '../../runtime/clock.js';
@@ -51,19 +49,11 @@ async function apply(client: CairnClient, cluster: Cluster, a: ClusterAction): P
   const name = cluster.metadata.name!;
   if (a.type === 'delete') {
     const kind = a.kind;
-    if (kind === 'Lease') await deleteLease(client, name, a.name);
+    if (kind === 'Lease') await client.deleteLease(name, a.name);
     else await client.delete(kind, name, a.name);
     return cluster;
   }
   const current = cluster.metadata.finalizers ?? [];
   const finalizers = a.type === 'addFinalizer' ? [...current, CLUSTER_FINALIZER] : current.filter((f) => f !== CLUSTER_FINALIZER);
   return client.patch('Cluster', undefined, name, { metadata: { finalizers, resourceVersion: cluster.metadata.resourceVersion } });
-}
-
-async function deleteLease(client: CairnClient, namespace: string, name: string): Promise<void> {
-  try {
-    await client.kubeConfig.makeApiClient(CoordinationV1Api).deleteNamespacedLease({ namespace, name });
-  } catch (err) {
-    if (!isNotFound(err)) throw toApiError(err);
-  }
 }

@@ -12,7 +12,7 @@
  */
 import type { Cluster } from '../../../api/cluster.js';
 import type { Instance, InstanceStatus } from '../../../api/instance.js';
-import { getCondition, setCondition } from '../../../api/conditions.js';
+import { formatTime, getCondition, setCondition } from '../../../api/conditions.js';
 import { CONTROLLER_FINALIZER } from '../../../api/names.js';
 import type { Volume } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
@@ -20,7 +20,7 @@ import type { NodeView } from '../../node-health.js';
 import { pinnedNode } from '../../scheduler/index.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
 import { SPEC_HASH_ANNOTATION, desiredInstanceWorkItem, specHash } from './workitem-spec.js';
-import { instanceStatus, timestamp, type Placement } from './status.js';
+import { instanceStatus, type Placement } from './status.js';
 
 /** A scheduling decision (from controller/scheduler). */
 export type ScheduleDecision = { nodeName: string } | { unschedulable: true; message: string };
@@ -173,7 +173,7 @@ function planFailover(o: InstanceObserved, current: WorkItem, node: NodeView, ac
     message: `node ${nodeName} is lost and the fencing lease has expired: starting the instance on another node`,
   });
   const status = instanceStatus(o, { kind: 'moving', workItem: current, reason: 'FailingOver', message: `failing over from lost node ${nodeName}` });
-  return { actions, status: { ...status, lastFailover: { fromNode: nodeName, time: timestamp(o.now) } } };
+  return { actions, status: { ...status, lastFailover: { fromNode: nodeName, time: formatTime(o.now) } } };
 }
 
 function planWaitingForOld(o: InstanceObserved, terminating: WorkItem[], actions: Action[]): Plan<InstanceStatus> {

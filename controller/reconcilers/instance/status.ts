@@ -67,7 +67,7 @@ function migrationStatus(o: StatusInput, prev: InstanceStatus, placement: Placem
   const target = o.instance.spec.migrateTo;
   const done = prev.migration?.targetNode === target && (prev.migration?.phase === 'Completed' || prev.migration?.phase === 'Failed');
   if (!target || done || placement.kind !== 'placed' || placement.workItem.spec.nodeName !== target || phase !== 'Running') return prev.migration;
-  return { mode: 'Cold', targetNode: target, phase: 'Completed', finishedAt: timestamp(o.now) };
+  return { mode: 'Cold', targetNode: target, phase: 'Completed', finishedAt: formatTime(o.now) };
 }
 
 function scheduledCondition(placement: Placement, nodeName: string | undefined, generation: number | undefined) {
@@ -121,6 +121,3 @@ function runtimeState(state: string, nodeName: string, message: string | undefin
   const reasons: Record<string, string> = { Running: 'Updating', BackOff: 'CrashLoopBackOff', Exited: 'Exited', Fenced: 'Fenced' };
   return { phase: table[state] ?? 'Unknown', ready: 'False', reason: reasons[state] ?? state, message: `${state.toLowerCase()} on node ${nodeName}${detail}` };
 }
-
-/** RFC 3339 now, for lastFailover and similar fields. */
-export const timestamp = (now: number): string => formatTime(new Date(now));

@@ -6,13 +6,12 @@
  * until no instance is placed on the node, then Drained. Also writes what
  * the scheduler has placed on the node (status.allocated).
  */
-import { getCondition, setCondition } from '../../../api/conditions.js';
+import { formatTime, getCondition, setCondition } from '../../../api/conditions.js';
 import type { Condition } from '../../../api/types.js';
 import type { Node, NodeAllocated, NodePhase, NodeStatus } from '../../../api/node.js';
 import { nodeLeaseName } from '../../../api/names.js';
 import { LEASE_EXPIRED_REASON, leaseFreshness, type LeaseView } from '../../node-health.js';
 import type { EventType } from '../../runtime/events.js';
-import { timestamp } from '../instance/status.js';
 
 /** Everything the plan looks at. */
 export interface NodeObserved {
@@ -86,9 +85,9 @@ function phaseOf(o: NodeObserved, fresh: boolean, expired: boolean): NodePhase {
 function drainStatus(o: NodeObserved, phase: NodePhase): NodeStatus['drain'] {
   if (!o.node.spec?.drain) return undefined;
   const prev = o.node.status?.drain;
-  const startedAt = prev?.startedAt ?? timestamp(o.now);
+  const startedAt = prev?.startedAt ?? formatTime(o.now);
   const remaining = o.instancesOnNode;
-  const finishedAt = remaining === 0 ? (prev?.finishedAt ?? timestamp(o.now)) : undefined;
+  const finishedAt = remaining === 0 ? (prev?.finishedAt ?? formatTime(o.now)) : undefined;
   const message = phase === 'Unreachable' ? 'node is unreachable; its instances fail over' : remaining === 0 ? 'no instances left on the node' : `moving ${remaining} instance(s) to other nodes`;
   return { startedAt, ...(finishedAt ? { finishedAt } : {}), instancesRemaining: remaining, message };
 }

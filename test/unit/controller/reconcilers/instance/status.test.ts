@@ -2,7 +2,8 @@
 import { expect } from 'chai';
 import type { Condition } from '../../../../../api/types.js';
 import type { WorkItemStatus } from '../../../../../api/workitem.js';
-import { fromWorkItem, instanceStatus, timestamp } from '../../../../../controller/reconcilers/instance/status.js';
+import { formatTime as timestamp } from '../../../../../api/conditions.js';
+import { fromWorkItem, instanceStatus } from '../../../../../controller/reconcilers/instance/status.js';
 import { EARLIER, LOST, NOW, NOW_TEXT, instance, instanceWorkItem, nodeTable, running, unreachable } from '../builders.js';
 
 const input = (inst = instance('web'), nodes = {}, now = NOW) => ({ instance: inst, node: nodeTable(nodes), now });
