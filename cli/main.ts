@@ -1,27 +1,45 @@
 /**
- * The `cairn` command: control-plane processes (`server`, `apiserver`) and,
- * as later issues add them, the agent and kubectl-style client verbs.
+ * The `cairn` command: the control-plane processes (`server`, `apiserver`,
+ * `controller`, `agent`) and the kubectl-style client verbs.
  */
 import { Command } from 'commander';
 import { cairnVersion } from '../apiserver/server.js';
 import { isApiServerWorker, runApiServerWorker } from '../apiserver/worker-pool.js';
 import { agentCommand } from './commands/agent.js';
+import { applyCommand } from './commands/apply.js';
 import { controllerCommand } from './commands/controller.js';
+import { deleteCommand } from './commands/delete.js';
+import { describeCommand } from './commands/describe.js';
+import { diffCommand } from './commands/diff.js';
+import { failuresCommand } from './commands/failures.js';
+import { getCommand } from './commands/get.js';
+import { cordonCommand, drainCommand, restartCommand, uncordonCommand } from './commands/node-ops.js';
 import { apiserverCommand, serverCommand } from './commands/server.js';
+import { statusCommand } from './commands/status.js';
+import { versionCommand } from './commands/version.js';
+import { waitCommand } from './commands/wait.js';
 
 const program = new Command('cairn')
   .description('Cairn: a declarative control plane for clusters of machines running instances and replicated volumes')
   .version(cairnVersion(), '--version', 'print the Cairn version')
   .showHelpAfterError('(run with --help for usage)')
+  .addCommand(applyCommand())
+  .addCommand(getCommand())
+  .addCommand(describeCommand())
+  .addCommand(deleteCommand())
+  .addCommand(diffCommand())
+  .addCommand(waitCommand())
+  .addCommand(statusCommand())
+  .addCommand(failuresCommand())
+  .addCommand(cordonCommand())
+  .addCommand(uncordonCommand())
+  .addCommand(drainCommand())
+  .addCommand(restartCommand())
+  .addCommand(versionCommand())
   .addCommand(serverCommand())
   .addCommand(apiserverCommand())
   .addCommand(controllerCommand())
-  .addCommand(agentCommand())
-  .addCommand(
-    new Command('version').description('Print the Cairn version').action(() => {
-      process.stdout.write(`cairn ${cairnVersion()} (API compatible with Kubernetes 1.32)\n`);
-    }),
-  );
+  .addCommand(agentCommand());
 
 const main = isApiServerWorker() ? runApiServerWorker() : program.parseAsync(process.argv);
 main.catch((err: unknown) => {
