@@ -6,12 +6,17 @@
  * expiry: it is "unsafe" from lastRenew + duration − (grace + 2 s), and
  * the reconciler stops it then. Renewal times are persisted so a restarted
  * agent knows its deadlines even while the apiserver is unreachable.
+ * Each renewal also pushes the instance's fence-deadline file forward
+ * (lease expiry − 1.5 s): the instance's shim kills it when that passes, the
+ * backstop for an agent that died (see drivers/process-launch.ts).
  *
  * Concurrency model: one renew timer renews every held lease every
  * duration/3, and every 2 s after a round with a failure (so several
  * failed attempts fit in the safe window);
  * acquire/release are called by reconciles, one per key at a time.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'winston';
 import { withTimeout, type Clock, type TimerHandle } from '../controller/runtime/clock.js';
@@ -24,6 +29,13 @@ function renewPeriodMs(spec: FenceSpec): number {
 
 /** After a round with a failed renewal, the next round comes this soon, so one failure does not eat the safe window. */
 const RETRY_MS = 2000;
+
+/**
+ * The shim's watchdog kills the instance this long before its lease expires:
+ * after the agent's own graceful stop would have begun (the safe window ends
+ * at least 2 s before expiry), with room for the watchdog's wake-up latency.
+ */
+const HARD_DEADLINE_MARGIN_MS = 1500;
 
 /** Settings of a Fencing manager. */
 export interface FencingOptions {
@@ -42,6 +54,8 @@ export interface FenceSpec {
   durationSeconds: number;
   /** The instance's stop grace period: the deadline leaves room for it. */
   graceMs: number;
+  /** Where the instance's shim reads its hard deadline (epoch ms). */
+  deadlineFile?: string;
 }
 
 interface Held extends FenceSpec {
@@ -88,6 +102,7 @@ export class Fencing {
     h.lastRenew = this.opts.clock.now();
     Object.assign(h, spec);
     this.held.set(key, h);
+    this.writeDeadline(key, h);
     this.ensureTimer();
     return { ok: true };
   }
@@ -136,6 +151,20 @@ export class Fencing {
     this.timer = undefined;
   }
 
+  // Atomic (rename) so the shim never reads half a number; not fsynced: a crash that loses it also stopped the instance.
+  private writeDeadline(key: string, h: Held): void {
+    if (!h.deadlineFile) return;
+    const deadlineMs = Math.floor(h.lastRenew + h.durationSeconds * 1000 - HARD_DEADLINE_MARGIN_MS);
+    const tmp = `${h.deadlineFile}.tmp`;
+    try {
+      fs.mkdirSync(path.dirname(h.deadlineFile), { recursive: true });
+      fs.writeFileSync(tmp, `${deadlineMs}\n`);
+      fs.renameSync(tmp, h.deadlineFile);
+    } catch (err) {
+      this.opts.log.warn('cannot write the fencing deadline file; the instance stops at its previous deadline', { workItem: key, file: h.deadlineFile, error: String(err) });
+    }
+  }
+
   private ensureTimer(): void {
     if (this.timer || this.held.size === 0) return;
     const every = this.lastRoundFailed ? RETRY_MS : Math.min(...[...this.held.values()].map(renewPeriodMs));
@@ -158,7 +187,10 @@ export class Fencing {
       this.opts.log.warn('fencing lease renewal failed', { workItem: key, lease: h.leaseName, error: String(err) });
     }
     this.opts.onRenewResult?.(ok);
-    if (ok && this.held.get(key) === h) h.lastRenew = this.opts.clock.now();
+    if (ok && this.held.get(key) === h) {
+      h.lastRenew = this.opts.clock.now();
+      this.writeDeadline(key, h);
+    }
     if (!ok && !this.isSafe(key)) this.opts.onUnsafe(key);
     return ok;
   }

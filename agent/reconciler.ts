@@ -18,6 +18,7 @@ import type { WorkItem, WorkItemError } from '../api/workitem.js';
 import { withTimeout, type Clock } from '../controller/runtime/clock.js';
 import type { Result } from '../controller/runtime/controller.js';
 import type { DriverSettings } from './drivers/driver.js';
+import { fenceDeadlinePath, ownerKey } from './drivers/paths.js';
 import { graceMs } from './drivers/process.js';
 import { driverFor } from './drivers/registry.js';
 import { classify } from './operations/errors.js';
@@ -93,14 +94,29 @@ async function forgetGone(d: AgentReconcilerDeps, key: string): Promise<void> {
   d.store.delete(key);
 }
 
-function fenceSpec(item: WorkItem): FenceSpec {
+function fenceSpec(item: WorkItem, dataDir: string): FenceSpec {
   const f = item.spec.instance?.fencing;
-  return { leaseName: f?.leaseName ?? instanceLeaseName(item.spec.owner.name), durationSeconds: f?.leaseDurationSeconds ?? 30, graceMs: graceMs(item) };
+  return {
+    leaseName: f?.leaseName ?? instanceLeaseName(item.spec.owner.name),
+    durationSeconds: f?.leaseDurationSeconds ?? 30,
+    graceMs: graceMs(item),
+    deadlineFile: deadlineFileOf(item, dataDir),
+  };
+}
+
+// An owner name unfit for a path has no instance dir: the driver reports the WorkItem as InvalidSpec.
+function deadlineFileOf(item: WorkItem, dataDir: string): string | undefined {
+  try {
+    const { namespace, name } = ownerKey(item);
+    return fenceDeadlinePath(dataDir, namespace, name);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Holds the fencing lease; returns a result when the instance must not run now. */
 async function holdFence(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<Result | void> {
-  const spec = fenceSpec(item);
+  const spec = fenceSpec(item, d.settings.dataDir);
   let heldBy: string | undefined;
   try {
     const r = await d.fencing.acquire(key, spec);
@@ -132,7 +148,7 @@ async function stopLocally(d: AgentReconcilerDeps, key: string, item: WorkItem) 
   if (obs.converged) return obs;
   const res = await run(d, key, stopped, 'ensure', obs.action);
   if (!res.ok) throw new RetryLater(res.error?.message);
-  d.log.warn('stopped the local copy of an instance: this node does not hold its fencing lease', { workItem: key, lease: fenceSpec(item).leaseName });
+  d.log.warn('stopped the local copy of an instance: this node does not hold its fencing lease', { workItem: key, lease: fenceSpec(item, d.settings.dataDir).leaseName });
   return res.observation ?? obs;
 }
 
@@ -180,7 +196,7 @@ async function converge(d: AgentReconcilerDeps, key: string, item: WorkItem): Pr
 /** When to look at a converged item again: liveness checks for instances, the fencing deadline, the driver's wish, a status write to retry. */
 function nextLook(d: AgentReconcilerDeps, key: string, item: WorkItem, driverMs: number | undefined, statusPending = false): number {
   const liveness = item.spec.type === 'InstanceRuntime' ? LIVENESS_INTERVAL_MS : 10 * LIVENESS_INTERVAL_MS;
-  const fence = item.spec.type === 'InstanceRuntime' && item.spec.instance?.runState !== 'Stopped' ? d.fencing.msUntilUnsafe(key, fenceSpec(item)) + 10 : Infinity;
+  const fence = item.spec.type === 'InstanceRuntime' && item.spec.instance?.runState !== 'Stopped' ? d.fencing.msUntilUnsafe(key, fenceSpec(item, d.settings.dataDir)) + 10 : Infinity;
   return Math.min(liveness, fence, driverMs ?? Infinity, statusPending ? STATUS_RETRY_MS : Infinity);
 }
 
@@ -231,7 +247,7 @@ async function bounded<T>(d: AgentReconcilerDeps, call: Promise<T>, ms: number, 
 /** How long an API call for `item` may take: for a running instance, not much past its fencing deadline. */
 function apiBudgetMs(d: AgentReconcilerDeps, item: WorkItem): number {
   if (item.spec.type !== 'InstanceRuntime' || item.spec.instance?.runState === 'Stopped') return API_TIMEOUT_MS;
-  const left = d.fencing.msUntilUnsafe(keyOf(item), fenceSpec(item));
+  const left = d.fencing.msUntilUnsafe(keyOf(item), fenceSpec(item, d.settings.dataDir));
   return left > 0 ? Math.min(API_TIMEOUT_MS, Math.max(500, left)) : API_TIMEOUT_MS;
 }
 

@@ -28,6 +28,16 @@ export function instanceDir(dataDir: string, namespace: string, name: string): s
   return path.join(dataDir, 'instances', namespace, name);
 }
 
+/**
+ * File holding the instance's fencing deadline (epoch ms): the agent
+ * pushes it forward on every lease renewal; the instance's shim kills the
+ * instance when the clock passes it, so no copy outlives its lease even
+ * when the agent is dead.
+ */
+export function fenceDeadlinePath(dataDir: string, namespace: string, name: string): string {
+  return path.join(instanceDir(dataDir, namespace, name), 'fence-deadline');
+}
+
 /** Directory holding a cluster's volume replicas on this node. */
 export function volumesDir(dataDir: string, namespace: string): string {
   return path.join(dataDir, 'volumes', namespace);

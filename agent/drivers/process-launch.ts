@@ -12,6 +12,16 @@
  * skip the command (status 143) instead of starting one that never got it.
  * One that lands before the trap kills the shim itself (no exit file).
  *
+ * The shim also starts a watchdog (a subshell in the same process group):
+ * it sleeps until the fencing deadline (epoch ms) the agent keeps pushing
+ * forward in the fence file, and when the clock passes it — the agent died or cannot
+ * renew the lease — records status 137 and SIGKILLs the whole group. The
+ * controller starts a replacement only after the lease expired, which is
+ * later than that deadline, so a dead agent never leaves a second copy
+ * running. It sleeps until the deadline (at most 5 s, should it move
+ * back), so it costs two forks per wake, not a busy loop. A missing or
+ * empty fence file means "no deadline yet".
+ *
  * Spawn, reading the shim's start time and writing state.json happen in one
  * synchronous stretch: a SIGTERM to the worker is handled only afterwards,
  * so no launched process is left unrecorded.
@@ -25,12 +35,22 @@ import { volumeEnvName } from '../../api/names.js';
 import { OperationError } from '../operations/errors.js';
 import { readProcStat } from './proc.js';
 
-/** The shim: $1 exit file, $2 cgroup.procs to join ('' for none), then the command and its arguments. */
+/** The shim: $1 exit file, $2 cgroup.procs to join ('' for none), $3 fence file ('' for none), then the command and its arguments. */
 const SHIM = [
-  'exitf=$1; procs=$2; shift 2',
+  'exitf=$1; procs=$2; fence=$3; shift 3',
   'if [ -n "$procs" ]; then echo $$ > "$procs" || exit 125; fi',
+  'if [ -n "$fence" ]; then (',
+  '  trap \'kill $nap_pid 2>/dev/null; exit 0\' TERM',
+  '  while :; do',
+  '    d=; read -r d 2>/dev/null < "$fence"; now=$(date +%s%3N)',
+  '    case "$d" in ""|*[!0-9]*) nap=1000 ;; *) nap=$((d - now)) ;; esac',
+  '    if [ "$nap" -le 0 ]; then echo "$$ 137" > "$exitf.tmp" && mv -f "$exitf.tmp" "$exitf"; kill -KILL 0; fi',
+  '    [ "$nap" -gt 5000 ] && nap=5000; sleep "$((nap / 1000)).$(printf %03d $((nap % 1000)))" & nap_pid=$!; wait $nap_pid',
+  '  done',
+  ') & fi',
   'trap stopping=1 TERM INT HUP',
   'if [ -z "$stopping" ]; then "$@"; code=$?; else code=143; fi',
+  'if [ -n "$fence" ]; then kill $! 2>/dev/null; fi',
   'echo "$$ $code" > "$exitf.tmp" && mv -f "$exitf.tmp" "$exitf"',
   'exit $code',
 ].join('\n');
@@ -48,6 +68,8 @@ export interface LaunchSpec {
   exitPath: string;
   /** cgroup.procs of the instance's cgroup, when limits are enforced. */
   cgroupProcs?: string;
+  /** The fencing deadline file the shim's watchdog follows, when the instance runs under a lease. */
+  fencePath?: string;
 }
 
 /** Hash of the parts of the spec a running process depends on; a change restarts it. */
@@ -104,7 +126,7 @@ export function launch(spec: LaunchSpec): { pid: number; startTicks: number } {
   const log = fs.openSync(spec.logPath, 'a', 0o644);
   try {
     fs.rmSync(spec.exitPath, { force: true });
-    const child = spawn('/bin/sh', ['-c', SHIM, 'cairn-shim', spec.exitPath, spec.cgroupProcs ?? '', ...spec.argv], {
+    const child = spawn('/bin/sh', ['-c', SHIM, 'cairn-shim', spec.exitPath, spec.cgroupProcs ?? '', spec.fencePath ?? '', ...spec.argv], {
       detached: true,
       stdio: ['ignore', log, log],
       env: spec.env,

@@ -20,7 +20,7 @@ import { parseQuantity } from '../../api/quantity.js';
 import { OperationError } from '../operations/errors.js';
 import { prepareCgroup, removeCgroup } from './cgroup.js';
 import type { Driver, DriverEnv, Observation, OperationContext } from './driver.js';
-import { instanceDir, ownerKey, replicaPath } from './paths.js';
+import { fenceDeadlinePath, instanceDir, ownerKey, replicaPath } from './paths.js';
 import { instanceEnv, launch, resolveCommand, specHash } from './process-launch.js';
 import { planInstance, type Plan } from './process-plan.js';
 import { EXIT_FILE, isSameProcess, LOG_FILE, readExitCode, readState, writeState, type ExitRecord, type ProcessState } from './process-state.js';
@@ -154,7 +154,7 @@ async function start(p: Prepared, ctx: OperationContext, prior: Pick<ProcessStat
   const cgroup = await prepareCgroup(ctx.cgroupRoot, `${p.namespace}_${p.name}`, { cpus: p.spec.cpus, memoryBytes: p.memoryBytes });
   ctx.signal.throwIfAborted();
   const cgroupProcs = cgroup.dir ? { cgroupProcs: path.join(cgroup.dir, 'cgroup.procs') } : {};
-  const { pid, startTicks } = launch({ argv: p.argv, env: p.env, cwd: p.cwd, logPath: path.join(p.dir, LOG_FILE), exitPath: path.join(p.dir, EXIT_FILE), ...cgroupProcs });
+  const { pid, startTicks } = launch({ argv: p.argv, env: p.env, cwd: p.cwd, logPath: path.join(p.dir, LOG_FILE), exitPath: path.join(p.dir, EXIT_FILE), fencePath: fenceDeadlinePath(ctx.dataDir, p.namespace, p.name), ...cgroupProcs });
   const state: ProcessState = {
     version: 1, pid, startTicks, bootId: bootId(), startedAt: ctx.now(), ...prior,
     ...(p.spec.restartToken !== undefined ? { restartToken: p.spec.restartToken } : {}),

@@ -121,7 +121,8 @@ export function alive(pid: number | undefined): boolean {
   return pid !== undefined && isLive(readProcStat(pid));
 }
 
-function cmdline(pid: number): string {
+/** The command line of `pid`, arguments joined by spaces ('' when it is gone). */
+export function cmdline(pid: number): string {
   try {
     return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
   } catch {

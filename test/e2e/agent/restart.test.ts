@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eventually, sleep } from '../../support/eventually.js';
-import { alive, copiesOf, killGroup, monitorJson, processesWith, type AgentProcess } from '../../support/agent-process.js';
+import { alive, cmdline, copiesOf, killGroup, monitorJson, processesWith, type AgentProcess } from '../../support/agent-process.js';
 import { tag, instanceWorkItem, readyCondition, renewMs, tickCommand, useAgentE2E } from './harness.js';
 
 describe('cairn agent end to end: restarts and re-adoption', function () {
@@ -92,9 +92,10 @@ describe('cairn agent end to end: restarts and re-adoption', function () {
   describe('restart while the apiserver is unreachable', () => {
     let cutAt: number;
 
-    /** SIGKILLs the command of an instance (not its shim, which records the exit). */
+    /** SIGKILLs the command of an instance (not its shim, which records the exit, nor the shim's watchdog, a fork with the shim's command line). */
     function crash(inst: string): void {
-      const cmd = processesWith(tag(e2e.marker, inst)).find((s) => s.pid !== pids[inst]);
+      const shim = cmdline(pids[inst]!);
+      const cmd = processesWith(tag(e2e.marker, inst)).find((s) => cmdline(s.pid) !== shim);
       expect(cmd, `command process of ${inst}`).to.not.equal(undefined);
       process.kill(cmd!.pid, 'SIGKILL');
     }

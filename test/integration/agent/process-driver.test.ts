@@ -56,7 +56,9 @@ describe('process driver (real processes)', function () {
 
     const again = await runner.run({ verb: 'ensure', item });
     expect(again.observation!.instance!.pid).to.equal(pid);
-    expect(groupMembers(pid)).to.have.length(2);
+    // The shim, its command, and the shim's fencing watchdog (a subshell, napping in a sleep).
+    expect(groupCommands(pid).filter((c) => c === 'sleep')).to.have.length.within(1, 2);
+    expect(groupMembers(pid)).to.include(pid);
     expect((await processDriver.observe(item, env())).instance).to.include({ state: 'Running', pid });
   });
 
@@ -180,6 +182,23 @@ describe('process driver (real processes)', function () {
     item.spec.instance!.process!.command = ['no-such-command-cairn'];
     await expectFailure(ensure(item), 'NotFound', /the command no-such-command-cairn does not exist on node n1/);
     expect((await processDriver.observe({ ...item, spec: { ...item.spec, instance: { ...item.spec.instance!, process: { command: ['sleep', '1000'] } } } }, env())).instance).to.include({ pid, state: 'Running' });
+  });
+
+  it("kills the instance when the clock passes its fencing deadline (the agent is gone), recording 137, and not before", async () => {
+    const item = instanceItem('fenced', { command: ['sleep', '1000'] });
+    const fence = path.join(dataDir, 'instances', 'c1', 'fenced', 'fence-deadline');
+    fs.mkdirSync(path.dirname(fence), { recursive: true });
+    const deadline = Date.now() + 3000;
+    fs.writeFileSync(fence, `${deadline}\n`);
+    const obs = await ensure(item);
+    const pid = obs.instance!.pid!;
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(alive(pid), 'alive before the deadline').to.equal(true);
+    fs.writeFileSync(fence, `${deadline + 2000}\n`); // a renewal pushes it forward
+    await eventually('the watchdog to kill the group', () => groupMembers(pid).length === 0, 8_000, 20);
+    expect(Date.now(), 'killed after the pushed deadline').to.be.at.least(deadline + 2000);
+    expect(Date.now(), 'and soon after it').to.be.below(deadline + 2500);
+    expect(fs.readFileSync(path.join(path.dirname(fence), 'exit'), 'utf8').trim()).to.equal(`${pid} 137`);
   });
 
   it('remove stops the instance and deletes its directory', async () => {
