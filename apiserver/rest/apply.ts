@@ -48,8 +48,20 @@ export function serverSideApply(live: KubeObject, config: KubeObject, manager: s
     .map((e) => ({ ...e, fieldsV1: toFieldsV1(pathsOf(e.fieldsV1).filter((p) => !lost.has(p.join('.')))) }))
     .filter((e) => Object.keys(e.fieldsV1).length > 0);
   const mine: ManagedFieldsEntry = { manager, operation: 'Apply', apiVersion: String(config.apiVersion), time: now, fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(owned) };
+  // Re-applying the same configuration changes nothing, not even the entry's time: no write, no
+  // new resourceVersion, no watch event (what a GitOps loop applying every few minutes relies on).
+  if (previous && conflicts.length === 0 && sameOwnership(previous, mine) && sameContent(out, live)) return live;
   out.metadata.managedFields = [...kept, mine] as unknown as Record<string, unknown>[];
   return out;
+}
+
+function sameOwnership(a: ManagedFieldsEntry, b: ManagedFieldsEntry): boolean {
+  return a.apiVersion === b.apiVersion && isDeepStrictEqual(a.fieldsV1, b.fieldsV1);
+}
+
+function sameContent(a: KubeObject, b: KubeObject): boolean {
+  const withoutFields = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } });
+  return isDeepStrictEqual(withoutFields(a), withoutFields(b));
 }
 
 /** The leaf paths a configuration sets (lists count as one leaf). */

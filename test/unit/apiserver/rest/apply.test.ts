@@ -95,11 +95,18 @@ describe('serverSideApply', () => {
     expect(out.status).to.deep.equal({ phase: 'Running' });
   });
 
-  it('is idempotent for the same configuration (apart from the entry\'s time)', () => {
+  it('is idempotent for the same configuration, keeping the entry\'s time (so the store writes nothing)', () => {
     const cfg = config({ cpus: 2, process: { command: ['/bin/sleep', '1'] } }, { annotations: { a: 'b' } });
     const once = serverSideApply(shell(), cfg, 'alice', false, T1);
-    const twice = serverSideApply(once, cfg, 'alice', false, T1);
+    const twice = serverSideApply(once, cfg, 'alice', false, T2);
     expect(twice).to.deep.equal(once);
+    expect(managed(twice)[0]!.time).to.equal(T1);
+  });
+
+  it('stamps a new time when the configuration changes a value or what the manager owns', () => {
+    const once = serverSideApply(shell(), config({ cpus: 2, memory: '1Gi' }), 'alice', false, T1);
+    expect(managed(serverSideApply(once, config({ cpus: 3, memory: '1Gi' }), 'alice', false, T2))[0]!.time).to.equal(T2);
+    expect(managed(serverSideApply(once, config({ cpus: 2 }), 'alice', false, T2))[0]!.time).to.equal(T2);
   });
 
   describe('with two appliers', () => {
