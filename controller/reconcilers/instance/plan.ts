@@ -60,8 +60,12 @@ function planDeletion(o: InstanceObserved): Plan<InstanceStatus> {
   let requeueAfterMs: number | undefined;
   for (const w of o.workItems) {
     const node = o.node(w.spec.nodeName);
-    if (node.lost) requeueAfterMs = earliest(requeueAfterMs, releaseIfLost(o, w, actions));
-    else if (!w.metadata.deletionTimestamp) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
+    const releaseInMs = node.lost ? releaseIfLost(o, w, actions) : undefined;
+    const released = releaseInMs === 0;
+    if (releaseInMs) requeueAfterMs = earliest(requeueAfterMs, releaseInMs);
+    // Even on a "lost" node: one whose Node object was deleted by hand may still run a live agent, which
+    // the deletion asks to stop the instance (it renews the fencing lease, so no release would ever come).
+    if (!released && !w.metadata.deletionTimestamp) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
     // Nothing wakes us when an unreachable node turns lost (that is only time passing): come back then to release.
     if (node.unreachable && !node.lost) requeueAfterMs = earliest(requeueAfterMs, node.lostInMs + 100);
   }

@@ -421,6 +421,14 @@ describe('planInstance', () => {
       expect(expired.actions).to.deep.equal([{ type: 'releaseWorkItem', name: 'web.n1', uid: 'uid-web.n1' }]);
     });
 
+    it('deletes an active WorkItem on a lost node at once (a live agent whose Node was deleted stops it), releasing it after fencing', () => {
+      const inst = deleting();
+      const wi = instanceWorkItem(inst, 'n1');
+      const held = planInstance(instanceObserved(inst, { workItems: [wi], nodes: { n1: LOST }, fencing: { held: true, remainingMs: 4000 } }));
+      expect(held.actions).to.deep.equal([{ type: 'deleteWorkItem', name: 'web.n1', uid: 'uid-web.n1' }]);
+      expect(held.requeueAfterMs).to.be.within(4000, 5000);
+    });
+
     it('releases on a lost node even with failoverPolicy Manual (the user deletes the instance)', () => {
       const inst = instance('web', { failoverPolicy: 'Manual' }, undefined, { deleting: true });
       const plan = planInstance(instanceObserved(inst, { workItems: [instanceWorkItem(inst, 'n1')], nodes: { n1: LOST } }));
