@@ -5,7 +5,7 @@
  * Accept header), server-side apply of any kind. Responses come back as
  * plain JSON; failures as ApiStatusError.
  */
-import { KubernetesObjectApi, type KubeConfig } from '@kubernetes/client-node';
+import { KubernetesObjectApi, type KubeConfig, type KubernetesObject, type ResponseContext } from '@kubernetes/client-node';
 import { toApiError } from './errors.js';
 
 /** Query, headers and body of one request. */
@@ -17,6 +17,9 @@ export interface RestRequest {
 }
 
 type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+// The response type that asks processResponse for the body untouched.
+const RAW_JSON = 'RawJson';
 
 /** One API call by method and path, e.g. rest.request('GET', '/apis/cairn.dev/v1alpha1'). */
 export class RestClient extends KubernetesObjectApi {
@@ -36,10 +39,20 @@ export class RestClient extends KubernetesObjectApi {
     }
     for (const [k, v] of Object.entries(req.headers ?? {})) ctx.setHeaderParam(k, v);
     try {
-      // 'any' makes client-node hand back the JSON untouched (no model mapping).
-      return (await this.requestPromise(ctx, 'any')) as unknown as T;
+      return (await this.requestPromise(ctx, RAW_JSON)) as unknown as T;
     } catch (err) {
       throw toApiError(err);
     }
+  }
+
+  /**
+   * A successful response as the server sent it: client-node's own mapping turns the metadata
+   * of anything shaped like an object into its model (timestamps become Dates, re-printed as
+   * `...51.000Z`); failures still go through client-node, which throws ApiException.
+   */
+  protected override async processResponse<T extends KubernetesObject>(response: ResponseContext, type?: string): Promise<T> {
+    if (type !== RAW_JSON || response.httpStatusCode < 200 || response.httpStatusCode > 299) return super.processResponse<T>(response, type);
+    const text = await response.body.text();
+    return (text ? JSON.parse(text) : undefined) as T;
   }
 }

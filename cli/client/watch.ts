@@ -5,7 +5,7 @@
  * share: level-triggered (the condition is checked on the current state
  * first), with a deadline, re-listing when the watch ends early.
  */
-import { Watch } from '@kubernetes/client-node';
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { collectionPath, qualifiedName, type ResourceInfo } from './catalog.js';
 import type { ClientContext } from './context.js';
 import { CliError } from './errors.js';
@@ -53,18 +53,22 @@ export interface WatchHandle {
   done: Promise<void>;
 }
 
-/** Watches a collection from `resourceVersion`, calling `onEvent(type, object)` for each change. */
+/**
+ * Watches a collection from `resourceVersion`, calling `onEvent(type, object)` for each change;
+ * `headers` go with the request (an Accept asking for Table events).
+ */
 export async function watchObjects(
   ctx: ClientContext,
   r: ResourceInfo,
   sel: Selection,
   resourceVersion: string | undefined,
   onEvent: (type: string, obj: ApiObject) => void,
+  headers?: Record<string, string>,
 ): Promise<WatchHandle> {
   let settle!: (err?: unknown) => void;
   const done = new Promise<void>((resolve, reject) => (settle = (err) => (err ? reject(err) : resolve())));
   const query = { labelSelector: sel.labelSelector, fieldSelector: sel.fieldSelector, resourceVersion, allowWatchBookmarks: true };
-  const abort = await new Watch(ctx.kc).watch(collectionPath(r, sel.namespace), query, (type, obj) => onEvent(type, obj as ApiObject), (err) => settle(isAbort(err) ? undefined : err));
+  const abort = await new Watch(headers ? withHeaders(ctx.kc, headers) : ctx.kc).watch(collectionPath(r, sel.namespace), query, (type, obj) => onEvent(type, obj as ApiObject), (err) => settle(isAbort(err) ? undefined : err));
   return { stop: () => abort.abort(), done };
 }
 
@@ -133,6 +137,12 @@ function watchUntil(
       () => finish({ outcome: 'ended' }),
     );
   });
+}
+
+// client-node's Watch takes its request options from the KubeConfig only, so extra headers go in there.
+function withHeaders(kc: KubeConfig, headers: Record<string, string>): KubeConfig {
+  const applyToFetchOptions: KubeConfig['applyToFetchOptions'] = (opts) => kc.applyToFetchOptions({ ...opts, headers: { ...opts.headers, ...headers } });
+  return Object.assign(Object.create(kc) as KubeConfig, { applyToFetchOptions });
 }
 
 function isAbort(err: unknown): boolean {
