@@ -1,8 +1,76 @@
-/** `cairn status` (being written). */
-import type { Command } from 'commander';
-import { clientCommand } from '../client/context.js';
+/**
+ * `cairn status`: the cluster at a glance — nodes and their allocation,
+ * instances and volumes by phase, convergence, what fails — from one list
+ * of each kind; --watch follows it (redrawn in place on a terminal, a line
+ * per change otherwise); --until-converged waits for convergence.
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { parseDuration } from '../flags.js';
+import { clientCommand, runWithClient, type ClientContext } from '../client/context.js';
+import { followStatus } from '../status/follow.js';
+import { summarize } from '../status/model.js';
+import { renderSummary } from '../status/render.js';
+import { loadObjects, type StatusScope } from '../status/snapshot.js';
+import { JsonLinesView, PlainView, statusDocument, TerminalView, type StatusView, type ViewContext } from '../status/views.js';
+
+type StatusOutput = 'text' | 'json';
+
+function parseOutput(value: string): StatusOutput {
+  if (value !== 'text' && value !== 'json') throw new InvalidArgumentError(`"${value}" is not an output format of status; use text or json`);
+  return value;
+}
+
+function scopeOf(ctx: ClientContext): StatusScope {
+  return ctx.allNamespaces ? {} : { namespace: ctx.namespace };
+}
+
+function viewContext(ctx: ClientContext): ViewContext {
+  return { server: ctx.kc.getCurrentCluster()?.server ?? '', allNamespaces: ctx.allNamespaces, namespace: ctx.allNamespaces ? undefined : ctx.namespace };
+}
+
+function viewFor(output: StatusOutput, vc: ViewContext): StatusView {
+  if (output === 'json') return new JsonLinesView(process.stdout, vc);
+  return process.stdout.isTTY ? new TerminalView(process.stdout, vc) : new PlainView(process.stdout, vc);
+}
+
+async function showOnce(ctx: ClientContext, output: StatusOutput): Promise<void> {
+  const summary = summarize(await loadObjects(ctx, scopeOf(ctx)));
+  const r = { ...viewContext(ctx), now: new Date() };
+  const text = output === 'json' ? JSON.stringify(statusDocument(summary, r), null, 2) : renderSummary(summary, r).join('\n');
+  process.stdout.write(`${text}\n`);
+}
 
 /** The `status` verb. */
 export function statusCommand(): Command {
-  return clientCommand('status');
+  return clientCommand('status', { allNamespaces: true })
+    .description('Show the cluster at a glance: nodes and their allocation, instances and volumes by phase, convergence and what fails')
+    .option('-w, --watch', 'keep watching: redraw in place on a terminal, print a line per change otherwise; Ctrl-C ends it')
+    .option('--until-converged', 'watch until every node, instance and volume has converged and nothing fails (exit 0), or --timeout passes (exit 1)')
+    .addOption(new Option('--timeout <duration>', 'how long --until-converged waits, e.g. 90s, 2m').argParser(parseDuration).default(300_000, '5m'))
+    .option('-o, --output <format>', 'text or json (with --watch, one JSON document per line)', parseOutput, 'text')
+    .addHelpText(
+      'after',
+      `
+Examples:
+  # The cluster of the current context at a glance
+  cairn status
+
+  # Every cluster, as JSON
+  cairn status -A -o json
+
+  # Follow it as it changes (Ctrl-C to stop)
+  cairn status -n demo --watch
+
+  # Wait until everything is Ready, failing after 2 minutes
+  cairn status --watch --until-converged --timeout 2m`,
+    )
+    .action(
+      runWithClient(async (ctx) => {
+        const output = ctx.flags.output as StatusOutput;
+        const untilConverged = !!ctx.flags.untilConverged;
+        if (!ctx.flags.watch && !untilConverged) return showOnce(ctx, output);
+        const view = viewFor(output, viewContext(ctx));
+        return followStatus(ctx, { scope: scopeOf(ctx), view, untilConverged, timeoutMs: ctx.flags.timeout as number });
+      }),
+    );
 }

@@ -1,0 +1,170 @@
+/**
+ * The objects `status` and `failures` look at — Clusters, Nodes, Instances,
+ * Volumes and WorkItems of one namespace (or all) — read once, or kept
+ * current by one list-then-watch loop per kind, the way an informer does:
+ * watch from the list's resourceVersion, re-list when the watch ends or the
+ * server answers 410 Gone. Every loop runs on the event loop (no locks);
+ * each applied change is reported to `onChange` with the object before and
+ * after, so a caller can both redraw and log what moved.
+ */
+import type { Cluster } from '../../api/cluster.js';
+import type { Instance } from '../../api/instance.js';
+import type { Node } from '../../api/node.js';
+import { API_VERSION } from '../../api/types.js';
+import type { Volume } from '../../api/volume.js';
+import type { WorkItem } from '../../api/workitem.js';
+import type { ResourceInfo } from '../client/catalog.js';
+import type { ClientContext } from '../client/context.js';
+import { listObjects, watchObjects, type ApiObject, type Selection, type WatchHandle } from '../client/watch.js';
+
+/** The kinds `status` reads, by their key in StatusObjects. */
+export const STATUS_KINDS = { clusters: 'Cluster', nodes: 'Node', instances: 'Instance', volumes: 'Volume', workItems: 'WorkItem' } as const;
+/** A key of StatusObjects. */
+export type StatusKey = keyof typeof STATUS_KINDS;
+
+/** One read of every kind `status` shows. */
+export interface StatusObjects {
+  clusters: Cluster[];
+  nodes: Node[];
+  instances: Instance[];
+  volumes: Volume[];
+  workItems: WorkItem[];
+}
+
+/** Which namespace (Cluster) to read; undefined: every one (-A). */
+export interface StatusScope {
+  namespace?: string;
+}
+
+/** An object of one of those kinds. */
+export type StatusObject = StatusObjects[StatusKey][number];
+
+/** One applied change: `before` is undefined for a new object, `after` for a deleted one. */
+export interface ObjectChange {
+  key: StatusKey;
+  before?: StatusObject;
+  after?: StatusObject;
+}
+
+const RETRY_AFTER_ERROR_MS = 1000;
+
+function selection(r: ResourceInfo, scope: StatusScope): Selection {
+  // A Cluster is cluster-scoped and named after its namespace.
+  if (!r.namespaced) return { fieldSelector: scope.namespace ? `metadata.name=${scope.namespace}` : undefined };
+  return { namespace: scope.namespace };
+}
+
+async function resources(ctx: ClientContext): Promise<Record<StatusKey, ResourceInfo>> {
+  const catalog = await ctx.catalog();
+  const entries = Object.entries(STATUS_KINDS).map(([key, kind]) => [key, catalog.forKind(API_VERSION, kind) ?? catalog.resolveOne(kind)]);
+  return Object.fromEntries(entries) as Record<StatusKey, ResourceInfo>;
+}
+
+function objectKey(obj: ApiObject): string {
+  return `${obj.metadata.namespace ?? ''}/${obj.metadata.name}`;
+}
+
+function byName(a: ApiObject, b: ApiObject): number {
+  return objectKey(a).localeCompare(objectKey(b));
+}
+
+/** Reads every kind once. */
+export async function loadObjects(ctx: ClientContext, scope: StatusScope): Promise<StatusObjects> {
+  const infos = await resources(ctx);
+  const keys = Object.keys(STATUS_KINDS) as StatusKey[];
+  const lists = await Promise.all(keys.map((key) => listObjects(ctx, infos[key], selection(infos[key], scope))));
+  return Object.fromEntries(keys.map((key, i) => [key, [...lists[i]!.items].sort(byName)])) as unknown as StatusObjects;
+}
+
+/** Keeps StatusObjects current from watches until stopped. */
+export class ObjectsWatcher {
+  private readonly stores = new Map<StatusKey, Map<string, ApiObject>>();
+  private readonly watches = new Set<WatchHandle>();
+  private stopped = false;
+
+  constructor(
+    private readonly ctx: ClientContext,
+    private readonly scope: StatusScope,
+    private readonly onChange: (change: ObjectChange) => void,
+  ) {}
+
+  /** Lists every kind (resolving once all are read), then follows each with a watch. */
+  async start(): Promise<void> {
+    const infos = await resources(this.ctx);
+    const keys = Object.keys(STATUS_KINDS) as StatusKey[];
+    const first = await Promise.all(keys.map((key) => this.relist(key, infos[key])));
+    keys.forEach((key, i) => void this.follow(key, infos[key], first[i]!));
+  }
+
+  /** The current objects. */
+  objects(): StatusObjects {
+    const values = (key: StatusKey) => [...(this.stores.get(key)?.values() ?? [])].sort(byName);
+    return Object.fromEntries((Object.keys(STATUS_KINDS) as StatusKey[]).map((key) => [key, values(key)])) as unknown as StatusObjects;
+  }
+
+  /** Ends every watch; no change is reported after this. */
+  stop(): void {
+    this.stopped = true;
+    for (const w of this.watches) w.stop();
+  }
+
+  // Replaces a kind's store with a fresh list, reporting the differences; returns the list's resourceVersion.
+  private async relist(key: StatusKey, r: ResourceInfo): Promise<string | undefined> {
+    const list = await listObjects(this.ctx, r, selection(r, this.scope));
+    const previous = this.stores.get(key);
+    const next = new Map(list.items.map((o) => [objectKey(o), o]));
+    this.stores.set(key, next);
+    // The first list is the starting state, not a change.
+    if (this.stopped || !previous) return list.metadata.resourceVersion;
+    for (const [k, before] of previous) if (!next.has(k)) this.report(key, before, undefined);
+    for (const [k, after] of next) if (previous.get(k)?.metadata.resourceVersion !== after.metadata.resourceVersion) this.report(key, previous.get(k), after);
+    return list.metadata.resourceVersion;
+  }
+
+  private async follow(key: StatusKey, r: ResourceInfo, resourceVersion: string | undefined): Promise<void> {
+    let rv = resourceVersion;
+    while (!this.stopped) {
+      const healthy = await this.watchOnce(key, r, rv).catch(() => false);
+      if (this.stopped) return;
+      if (!healthy) await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_ERROR_MS));
+      rv = await this.relist(key, r).catch(() => undefined);
+    }
+  }
+
+  // One watch; resolves when it ends (true: closed normally, false: an error such as 410 Gone).
+  private async watchOnce(key: StatusKey, r: ResourceInfo, rv: string | undefined): Promise<boolean> {
+    if (rv === undefined) return false;
+    let failed = false;
+    let watch: WatchHandle | undefined;
+    const onEvent = (type: string, obj: ApiObject) => {
+      if (type === 'ERROR') {
+        failed = true;
+        watch?.stop();
+      } else if (type !== 'BOOKMARK') this.apply(key, type, obj);
+    };
+    watch = await watchObjects(this.ctx, r, selection(r, this.scope), rv, onEvent);
+    this.watches.add(watch);
+    try {
+      if (this.stopped || failed) watch.stop();
+      await watch.done;
+      return !failed;
+    } finally {
+      this.watches.delete(watch);
+    }
+  }
+
+  private apply(key: StatusKey, type: string, obj: ApiObject): void {
+    if (this.stopped) return;
+    const store = this.stores.get(key)!;
+    const k = objectKey(obj);
+    const before = store.get(k);
+    if (type === 'DELETED') store.delete(k);
+    else store.set(k, obj);
+    this.report(key, before, type === 'DELETED' ? undefined : obj);
+  }
+
+  // The API's objects are the kinds' types (api/*.ts) as JSON.
+  private report(key: StatusKey, before: ApiObject | undefined, after: ApiObject | undefined): void {
+    this.onChange({ key, before: before as StatusObject | undefined, after: after as StatusObject | undefined });
+  }
+}
