@@ -49,6 +49,8 @@ export interface ApiServerOptions {
   crdDir: string;
   /** Where to write the admin kubeconfig; default <dataDir>/admin.kubeconfig. */
   kubeconfigPath?: string;
+  /** Namespace of the admin kubeconfig's context, when given. */
+  kubeconfigNamespace?: string;
   compactionIntervalMs: number;
   eventTtlSeconds: number;
   logLevel: string;
@@ -116,7 +118,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const host = o.listen === '0.0.0.0' || o.listen === '::' ? '127.0.0.1' : o.listen;
   const url = `${o.insecureHttp ? 'http' : 'https'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const kubeconfigPath = o.kubeconfigPath ?? path.join(o.dataDir, 'admin.kubeconfig');
-  await writeKubeconfig(kubeconfigPath, buildKubeconfig(o.insecureHttp ? { server: url, token: admin.token } : { server: url, caCertPem: pki.caCertPem, token: admin.token }));
+  await writeKubeconfig(kubeconfigPath, buildKubeconfig({ server: url, token: admin.token, namespace: o.kubeconfigNamespace, ...(o.insecureHttp ? {} : { caCertPem: pki.caCertPem }) }));
   const compactor = new Compactor(etcd, o.compactionIntervalMs, log);
   compactor.start();
   log.info('apiserver listening', { url, kubeconfig: kubeconfigPath, etcd: o.etcdEndpoints });

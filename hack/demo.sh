@@ -3,7 +3,9 @@
 #   hack/demo.sh [up]   install what is missing, start `cairn server` (with its
 #                       controller; embedded etcd, free loopback port) and three
 #                       agents (node-a, node-b, node-c) in the background, apply
-#                       examples/ and show the instances running
+#                       examples/ with `cairn apply` and show `cairn status
+#                       --watch` until everything is Ready. Run it again to
+#                       restart whatever of the demo is not running.
 #   hack/demo.sh down   stop everything `up` started, instances included
 # State lives in .cairn/demo (delete it to start from scratch).
 set -euo pipefail
@@ -12,6 +14,8 @@ dir=.cairn/demo
 pidfile=$dir/demo-server.pid
 
 NODES="node-a node-b node-c"
+
+cairn() { node bin/cairn.js "$@"; }
 
 stop_pid() { # pidfile what
   [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null || { rm -f "$1"; return 1; }
@@ -31,16 +35,11 @@ down() {
     pid=$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' "$state" | head -1)
     [ -n "$pid" ] && kill -KILL -- "-$pid" 2>/dev/null || true
   done
-  if [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-    pid=$(cat "$pidfile")
-    kill -TERM "$pid"
-    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-    echo "cairn server (pid $pid) stopped; its data stays in $dir"
-  else
-    echo "no demo server is running"
+  stop_pid "$pidfile" "cairn server" && echo "its data stays in $dir" || echo "no demo server is running"
+  # A server killed before it could stop its etcd leaves it behind (the pid checked to still be etcd's).
+  if [ -f "$dir/etcd.pid" ] && tr '\0' ' ' <"/proc/$(cat "$dir/etcd.pid")/cmdline" 2>/dev/null | grep -q etcd; then
+    stop_pid "$dir/etcd.pid" "its etcd" || true
   fi
-  rm -f "$pidfile"
 }
 
 up() {
@@ -54,7 +53,7 @@ up() {
     echo "the demo server is already running (pid $(cat "$pidfile")); 'hack/demo.sh down' stops it"
   else
     rm -f "$dir/server.out"
-    nohup node bin/cairn.js server --data-dir "$dir" --port 0 >"$dir/server.out" 2>"$dir/server.log" &
+    nohup node bin/cairn.js server --data-dir "$dir" --port 0 --kubeconfig-namespace demo >"$dir/server.out" 2>"$dir/server.log" &
     echo $! >"$pidfile"
     for _ in $(seq 1 300); do grep -q 'listening at' "$dir/server.out" 2>/dev/null && break; sleep 0.1; done
     grep -q 'listening at' "$dir/server.out" || { echo "cairn server did not start; see $dir/server.log" >&2; tail -20 "$dir/server.log" >&2; down; exit 1; }
@@ -62,32 +61,28 @@ up() {
   export KUBECONFIG=$PWD/$dir/admin.kubeconfig
   url=$(sed -n 's/.*listening at \(\S*\).*/\1/p' "$dir/server.out")
   echo "Cairn API server: $url"
-  if command -v kubectl >/dev/null; then
-    kubectl apply -f examples/
-  else
-    echo "kubectl is not installed; the API is still there for any Kubernetes client" >&2
-  fi
+  cairn apply -f examples/
   for n in $NODES; do
     if [ -f "$dir/agent-$n.pid" ] && kill -0 "$(cat "$dir/agent-$n.pid")" 2>/dev/null; then continue; fi
     nohup node bin/cairn.js agent --kubeconfig "$KUBECONFIG" --cluster demo --node-name "$n" --data-dir "$dir/agents/$n" \
       --monitor-port 0 >"$dir/agent-$n.out" 2>"$dir/agent-$n.log" &
     echo $! >"$dir/agent-$n.pid"
   done
-  if command -v kubectl >/dev/null; then
-    echo "waiting for the instances to run..."
-    kubectl wait --for=jsonpath='{.status.phase}'=Running instances --all -n demo --timeout=60s >/dev/null || true
-    kubectl get nodes.cairn.dev,instances,volumes -n demo -o wide
-  fi
+  cairn status --watch --until-converged --timeout 2m || echo "not converged yet: 'cairn failures' says why" >&2
   cat <<EOT
 
-Use it:
+The demo cluster runs. Its kubeconfig's namespace is the Cluster "demo":
   export KUBECONFIG=$KUBECONFIG
-  kubectl get instances -n demo -o wide -w
-  kubectl get workitems -n demo -o wide
-  cat $dir/agents/node-a/instances/demo/*/console.log   # what the instances print
-  kubectl get cairn -A
-  kubectl explain instance.spec
-Stop it:
+  alias cairn="node $PWD/bin/cairn.js"
+  cairn get instances -o wide            # or -w to follow changes
+  cairn status --watch                   # the cluster at a glance (Ctrl-C ends it)
+  cairn describe instance writer
+  kill -9 \$(cat $dir/agent-node-a.pid)   # a machine fails: watch its instances move
+  cairn drain node-b --wait               # empty a node; 'cairn uncordon node-b' ends it
+  cairn failures                          # what is failing, and how to fix it
+  kubectl get cairn                       # stock kubectl works too
+  cat $dir/agents/*/instances/demo/*/console.log   # what the instances print
+Run 'npm run demo' again to restart what is not running. Stop everything:
   hack/demo.sh down
 EOT
 }

@@ -23,6 +23,7 @@ interface ServerFlags {
   insecureHttp: boolean;
   crdDir?: string;
   kubeconfig?: string;
+  kubeconfigNamespace?: string;
   compactionInterval: number;
   eventTtl: number;
   logLevel: string;
@@ -39,6 +40,7 @@ function addApiServerFlags(cmd: Command): Command {
     .option('--advertise-address <address>', 'address clients use to reach this server (added to the serving certificate)')
     .option('--crd-dir <dir>', 'CustomResourceDefinitions to serve (default: the crds/ shipped with Cairn)')
     .option('--kubeconfig <path>', 'where to write the admin kubeconfig (default: <data-dir>/admin.kubeconfig)')
+    .option('--kubeconfig-namespace <cluster>', "namespace (Cluster) of the admin kubeconfig's context, so clients need no -n")
     .option('--compaction-interval <duration>', 'how often to compact etcd history (0 disables)', parseDuration, defaultApiServerOptions.compactionIntervalMs)
     .option('--event-ttl <duration>', 'how long Events are kept', parseDuration, defaultApiServerOptions.eventTtlSeconds * 1000)
     .option('--log-level <level>', 'error, warn, info or debug', defaultApiServerOptions.logLevel)
@@ -91,6 +93,7 @@ async function run(flags: ServerFlags, embedEtcd: boolean): Promise<void> {
     insecureHttp: flags.insecureHttp,
     crdDir: flags.crdDir ?? defaultCrdDir(),
     kubeconfigPath: flags.kubeconfig,
+    kubeconfigNamespace: flags.kubeconfigNamespace,
     compactionIntervalMs: flags.compactionInterval,
     eventTtlSeconds: Math.round(flags.eventTtl / 1000),
     logLevel: flags.logLevel,

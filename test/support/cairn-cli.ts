@@ -15,7 +15,7 @@ import { CairnClient } from '../../api/client/cairn-client.js';
 import { loadKubeConfig } from '../../api/client/kubeconfig.js';
 import type { ClusterSpec } from '../../api/cluster.js';
 import { CAIRN_BIN } from '../../hack/cairn-process.js';
-import { killMarked, processesWith, startAgentProcess, type AgentProcess } from './agent-process.js';
+import { cmdline, killMarked, processesWith, startAgentProcess, type AgentProcess } from './agent-process.js';
 import { Kubectl } from './kubectl.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
@@ -119,7 +119,8 @@ export async function startTestCluster(o: TestClusterOptions = {}): Promise<Test
       agents.set(node, agent);
       return agent;
     },
-    instanceProcesses: () => processesWith(path.join(dir, 'agents')).map((p) => p.pid),
+    // The shims' command lines carry <dir>/agents/<node>/instances/...; the agents' carry only <dir>/agents/<node>.
+    instanceProcesses: () => processesWith(path.join(dir, 'agents')).map((p) => p.pid).filter((pid) => cmdline(pid).includes('/instances/')),
     async cleanup() {
       for (const a of agents.values()) await a.stop(3000).catch(() => undefined);
       killMarked(path.join(dir, 'agents'));
