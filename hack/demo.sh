@@ -37,7 +37,7 @@ down() {
   done
   stop_pid "$pidfile" "cairn server" && echo "its data stays in $dir" || echo "no demo server is running"
   # A server killed before it could stop its etcd leaves it behind (the pid checked to still be etcd's).
-  if [ -f "$dir/etcd.pid" ] && tr '\0' ' ' <"/proc/$(cat "$dir/etcd.pid")/cmdline" 2>/dev/null | grep -q etcd; then
+  if [ -f "$dir/etcd.pid" ] && { tr '\0' ' ' <"/proc/$(cat "$dir/etcd.pid")/cmdline"; } 2>/dev/null | grep -q etcd; then
     stop_pid "$dir/etcd.pid" "its etcd" || true
   fi
 }
