@@ -97,10 +97,16 @@ async function startOnce(opts: EtcdProcessOptions): Promise<EtcdProcess> {
     '--auto-compaction-retention', '0',
   ], { stdio: ['ignore', log, log] });
   fs.closeSync(log);
+  const missing = new Promise<never>((_, reject) =>
+    child.once('error', (err: NodeJS.ErrnoException) =>
+      reject(err.code === 'ENOENT' ? new Error(`etcd is not installed (no ${opts.binary ?? 'etcd'} on PATH): run hack/install-etcd.sh, or pass --etcd-endpoints of a running etcd`) : err),
+    ),
+  );
+  missing.catch(() => undefined);
   if (child.pid) fs.writeFileSync(pidFileOf(opts.dataDir), `${child.pid}\n`);
   const proc: EtcdProcess = { endpoint, clientPort, peerPort, child, stop: (graceMs) => stopChild(child, graceMs) };
   try {
-    await waitHealthy(endpoint, child, opts.startTimeoutMs ?? 20_000, logFile);
+    await Promise.race([waitHealthy(endpoint, child, opts.startTimeoutMs ?? 20_000, logFile), missing]);
   } catch (err) {
     await proc.stop(1000);
     throw err;
