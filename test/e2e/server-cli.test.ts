@@ -25,8 +25,10 @@ describe('the cairn command', function () {
     expect(cairn('server', '--help').stdout).to.match(/Examples:/);
   });
 
-  it('cairn version names the Kubernetes API level', () => {
-    expect(cairn('version').stdout).to.match(/^cairn \d+\.\d+\.\d+ \(API compatible with Kubernetes 1\.32\)/);
+  it('cairn version --client names the Kubernetes API level without a server', () => {
+    const r = cairn('version', '--client');
+    expect(r.status).to.equal(0);
+    expect(r.stdout).to.match(/^Client Version: \d+\.\d+\.\d+ \(API compatible with Kubernetes 1\.32\)\n$/);
   });
 
   it('rejects a bad flag value with a hint', () => {

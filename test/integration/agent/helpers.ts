@@ -66,11 +66,11 @@ export function groupMembers(pgid: number): number[] {
     .map((s) => s!.pid);
 }
 
-/** Command names (/proc/<pid>/comm) of the live members of process group `pgid`. */
-export function groupCommands(pgid: number): string[] {
+/** Command lines (/proc/<pid>/cmdline, arguments joined by spaces) of the live members of process group `pgid`. */
+export function groupCommandLines(pgid: number): string[] {
   return groupMembers(pgid).map((pid) => {
     try {
-      return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
     } catch {
       return '';
     }

@@ -17,7 +17,7 @@ import { OperationError } from '../../../agent/operations/errors.js';
 import { OperationRunner } from '../../../agent/operations/runner.js';
 import { parseOperationId } from '../../../agent/operations/operation-id.js';
 import { eventually } from '../../support/eventually.js';
-import { alive, captureLog, directContext, groupCommands, groupMembers, instanceItem, killGroups, tempDir } from './helpers.js';
+import { alive, captureLog, directContext, groupCommandLines, groupMembers, instanceItem, killGroups, tempDir } from './helpers.js';
 
 describe('process driver (real processes)', function () {
   this.timeout(20_000);
@@ -56,8 +56,8 @@ describe('process driver (real processes)', function () {
 
     const again = await runner.run({ verb: 'ensure', item });
     expect(again.observation!.instance!.pid).to.equal(pid);
-    // The shim, its command, and the shim's fencing watchdog (a subshell, napping in a sleep).
-    expect(groupCommands(pid).filter((c) => c === 'sleep')).to.have.length.within(1, 2);
+    // One command in the shim's group (which also holds the shim's fencing watchdog, napping in a sleep of its own).
+    expect(groupCommandLines(pid).filter((c) => c === 'sleep 1000')).to.have.length(1);
     expect(groupMembers(pid)).to.include(pid);
     expect((await processDriver.observe(item, env())).instance).to.include({ state: 'Running', pid });
   });
@@ -100,7 +100,8 @@ describe('process driver (real processes)', function () {
   it('stops with SIGTERM, recording 143, and sweeps group members that outlived the shim', async () => {
     const item = instanceItem('sweep', { command: ['sh', '-c', '(trap "" TERM; exec sleep 1000) & exec sleep 1000'] });
     const pid = (await ensure(item)).instance!.pid!;
-    await eventually('both sleepers', () => groupCommands(pid).filter((c) => c === 'sleep').length === 2, 5_000);
+    // (The shim's fencing watchdog naps in a sleep of its own.)
+    await eventually('both sleepers', () => groupCommandLines(pid).filter((c) => c === 'sleep 1000').length === 2, 5_000);
     item.spec.instance!.runState = 'Stopped';
     expect((await processDriver.observe(item, env())).action).to.equal('stop');
     const stopped = await ensure(item);
@@ -112,7 +113,7 @@ describe('process driver (real processes)', function () {
   it('escalates to SIGKILL after the grace period for a process that ignores SIGTERM, and stays stopped', async () => {
     const item = instanceItem('stubborn', { command: ['sh', '-c', 'trap "" TERM; while :; do sleep 1; done'], terminationGracePeriodSeconds: 1 });
     const pid = (await ensure(item)).instance!.pid!;
-    await eventually('the command to ignore SIGTERM and loop', () => groupCommands(pid).includes('sleep'), 5_000);
+    await eventually('the command to ignore SIGTERM and loop', () => groupCommandLines(pid).includes('sleep 1'), 5_000);
     item.spec.instance!.runState = 'Stopped';
     const started = Date.now();
     const stopped = await ensure(item);
@@ -125,7 +126,7 @@ describe('process driver (real processes)', function () {
   it('stops waiting for a stop when the operation is cancelled, leaving the instance for the next operation', async () => {
     const item = instanceItem('patient', { command: ['sh', '-c', 'trap "" TERM; while :; do sleep 1; done'], terminationGracePeriodSeconds: 30 });
     const pid = (await ensure(item)).instance!.pid!;
-    await eventually('the command to ignore SIGTERM and loop', () => groupCommands(pid).includes('sleep'), 5_000);
+    await eventually('the command to ignore SIGTERM and loop', () => groupCommandLines(pid).includes('sleep 1'), 5_000);
     item.spec.instance!.runState = 'Stopped';
     const controller = new AbortController();
     setTimeout(() => controller.abort(new OperationError('Cancelled', 'the WorkItem changed')), 200);
@@ -166,7 +167,7 @@ describe('process driver (real processes)', function () {
   it('restarts once when restartToken changes', async () => {
     const item = instanceItem('token', { command: ['sleep', '1000'] });
     const first = (await ensure(item)).instance!.pid!;
-    await eventually('the command to run', () => groupCommands(first).includes('sleep'), 5_000);
+    await eventually('the command to run', () => groupCommandLines(first).some((c) => c.endsWith('/sleep 1000')), 5_000);
     item.spec.instance!.restartToken = '2024-05-01T00:00:00Z';
     expect((await processDriver.observe(item, env())).action).to.equal('restart');
     const second = await ensure(item);
@@ -204,7 +205,7 @@ describe('process driver (real processes)', function () {
   it('remove stops the instance and deletes its directory', async () => {
     const item = instanceItem('gone', { command: ['sleep', '1000'] });
     const pid = (await ensure(item)).instance!.pid!;
-    await eventually('the command to run', () => groupCommands(pid).includes('sleep'), 5_000);
+    await eventually('the command to run', () => groupCommandLines(pid).some((c) => c.endsWith('/sleep 1000')), 5_000);
     await processDriver.remove(item, directContext(dataDir));
     expect(alive(pid)).to.equal(false);
     expect(fs.existsSync(path.join(dataDir, 'instances', 'c1', 'gone'))).to.equal(false);
