@@ -6,7 +6,6 @@
  * dir; instance processes are found by that dir in their command line
  * (the agent's shim carries its exit-file path), so none outlives a test.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,39 +16,18 @@ import type { ClusterSpec } from '../../api/cluster.js';
 import { CAIRN_BIN } from '../../hack/cairn-process.js';
 import { cmdline, killMarked, processesWith, startAgentProcess, type AgentProcess } from './agent-process.js';
 import { Kubectl } from './kubectl.js';
+import { runProcess, type ProcessResult, type ProcessRunOptions } from './run-process.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
 /** The outcome of one `cairn` run. */
-export interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+export type CliResult = ProcessResult;
 
 /** Options of one `cairn` run. */
-export interface CliRunOptions {
-  stdin?: string;
-  timeoutMs?: number;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-}
+export type CliRunOptions = ProcessRunOptions;
 
 /** Runs `node bin/cairn.js args...`; never throws on a non-zero exit. */
 export function runCairn(args: string[], opts: CliRunOptions = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CAIRN_BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: opts.env ?? process.env, cwd: opts.cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 60_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? (signal ? 128 : -1), stdout, stderr });
-    });
-    child.stdin.end(opts.stdin ?? '');
-  });
+  return runProcess(process.execPath, [CAIRN_BIN, ...args], opts);
 }
 
 /** Options of a test cluster. */
