@@ -61,13 +61,19 @@ up() {
   export KUBECONFIG=$PWD/$dir/admin.kubeconfig
   url=$(sed -n 's/.*listening at \(\S*\).*/\1/p' "$dir/server.out")
   echo "Cairn API server: $url"
-  cairn apply -f examples/
+  cairn apply -f examples/00-cluster.yaml   # the Cluster is the namespace the agents register in
   for n in $NODES; do
     if [ -f "$dir/agent-$n.pid" ] && kill -0 "$(cat "$dir/agent-$n.pid")" 2>/dev/null; then continue; fi
-    nohup node bin/cairn.js agent --kubeconfig "$KUBECONFIG" --cluster demo --node-name "$n" --data-dir "$dir/agents/$n" \
+    nohup node bin/cairn.js agent --kubeconfig "$KUBECONFIG" --cluster demo --node-name "$n" --data-dir "$PWD/$dir/agents/$n" \
       --monitor-port 0 >"$dir/agent-$n.out" 2>"$dir/agent-$n.log" &
     echo $! >"$dir/agent-$n.pid"
   done
+  # Instances spread over the nodes only if the nodes are there when the scheduler places them.
+  for _ in $(seq 1 60); do
+    [ "$(cairn get nodes --no-headers 2>/dev/null | grep -c ' Ready ')" -ge 3 ] && break
+    sleep 0.5
+  done
+  cairn apply -f examples/
   cairn status --watch --until-converged --timeout 2m || echo "not converged yet: 'cairn failures' says why" >&2
   cat <<EOT
 
@@ -77,11 +83,11 @@ The demo cluster runs. Its kubeconfig's namespace is the Cluster "demo":
   cairn get instances -o wide            # or -w to follow changes
   cairn status --watch                   # the cluster at a glance (Ctrl-C ends it)
   cairn describe instance writer
-  kill -9 \$(cat $dir/agent-node-a.pid)   # a machine fails: watch its instances move
+  kill -9 \$(cat $PWD/$dir/agent-node-a.pid)   # a machine fails: watch its instances move
   cairn drain node-b --wait               # empty a node; 'cairn uncordon node-b' ends it
   cairn failures                          # what is failing, and how to fix it
   kubectl get cairn                       # stock kubectl works too
-  cat $dir/agents/*/instances/demo/*/console.log   # what the instances print
+  cat $PWD/$dir/agents/*/instances/demo/*/console.log   # what the instances print
 Run 'npm run demo' again to restart what is not running. Stop everything:
   hack/demo.sh down
 EOT

@@ -6,7 +6,7 @@
  */
 import type { Instance } from '../../api/instance.js';
 import type { Node } from '../../api/node.js';
-import { parseQuantity } from '../../api/quantity.js';
+import { formatQuantity, parseQuantity } from '../../api/quantity.js';
 import type { Condition } from '../../api/types.js';
 import type { Volume } from '../../api/volume.js';
 import type { WorkItem } from '../../api/workitem.js';
@@ -107,8 +107,17 @@ function safeBytes(q: string): number | undefined {
   }
 }
 
-function nodeSummary(n: Node, instancesOn: number): NodeSummary {
-  const allocated = n.status?.allocated;
+/** What the instances placed on a node ask for. */
+interface PlacedLoad {
+  instances: number;
+  cpus: number;
+  memoryBytes: number;
+}
+
+// Until the controller has counted a node's allocation (it does so a few seconds after a change), the
+// instances placed there tell it.
+function nodeSummary(n: Node, placed: PlacedLoad | undefined): NodeSummary {
+  const allocated = n.status?.allocated ?? (placed && { instances: placed.instances, cpus: placed.cpus, memory: formatQuantity(placed.memoryBytes) });
   const allocatable = n.status?.allocatable ?? n.status?.capacity;
   const cpus = allocated?.cpus ?? 0;
   return {
@@ -118,17 +127,22 @@ function nodeSummary(n: Node, instancesOn: number): NodeSummary {
     cordoned: !!n.spec?.unschedulable || !!n.spec?.drain,
     cpu: { used: cpus, total: allocatable?.cpus, usedText: String(cpus), totalText: allocatable?.cpus?.toString() },
     memory: quantityUsage(allocated?.memory, allocatable?.memory),
-    instances: allocated?.instances ?? instancesOn,
+    instances: allocated?.instances ?? 0,
   };
 }
 
-function instancesPerNode(instances: Instance[]): Map<string, number> {
-  const counts = new Map<string, number>();
+function loadPerNode(instances: Instance[]): Map<string, PlacedLoad> {
+  const loads = new Map<string, PlacedLoad>();
   for (const i of instances) {
-    const key = `${i.metadata.namespace}/${i.status?.nodeName}`;
-    if (i.status?.nodeName) counts.set(key, (counts.get(key) ?? 0) + 1);
+    if (!i.status?.nodeName) continue;
+    const key = `${i.metadata.namespace}/${i.status.nodeName}`;
+    const load = loads.get(key) ?? { instances: 0, cpus: 0, memoryBytes: 0 };
+    load.instances += 1;
+    load.cpus += i.spec.cpus ?? 1;
+    load.memoryBytes += i.spec.memory ? (safeBytes(i.spec.memory) ?? 0) : 0;
+    loads.set(key, load);
   }
-  return counts;
+  return loads;
 }
 
 function convergence(objects: StatusObjects): StatusSummary['convergence'] {
@@ -150,10 +164,10 @@ function convergence(objects: StatusObjects): StatusSummary['convergence'] {
 
 /** The summary `status` shows. */
 export function summarize(objects: StatusObjects): StatusSummary {
-  const perNode = instancesPerNode(objects.instances);
+  const perNode = loadPerNode(objects.instances);
   return {
     clusters: objects.clusters.map((c) => ({ name: c.metadata.name ?? '', phase: c.status?.phase ?? 'Pending' })),
-    nodes: objects.nodes.map((n) => nodeSummary(n, perNode.get(`${n.metadata.namespace}/${n.metadata.name}`) ?? 0)),
+    nodes: objects.nodes.map((n) => nodeSummary(n, perNode.get(`${n.metadata.namespace}/${n.metadata.name}`))),
     instances: { total: objects.instances.length, byPhase: countBy(objects.instances) },
     volumes: { total: objects.volumes.length, byPhase: countBy(objects.volumes) },
     convergence: convergence(objects),

@@ -74,12 +74,16 @@ describe('status model', () => {
       expect(isSettled(summarize(objects({ nodes: [node('a')], instances: [instance('web')], volumes: [volume('data')] })))).to.equal(true);
     });
 
-    it('counts instances per node from the instances when the node has no allocation yet', () => {
+    it('adds up the instances placed on a node (count, cpus, memory) until the controller has counted its allocation', () => {
       const bare = node('node-a');
       delete bare.status!.allocated;
-      const summary = summarize(objects({ nodes: [bare], instances: [instance('web', { nodeName: 'node-a' })] }));
-      expect(summary.nodes[0]).to.deep.include({ instances: 1 });
-      expect(summary.nodes[0]!.cpu).to.deep.include({ used: 0, total: 4 });
+      const big = instance('big', { nodeName: 'node-a' });
+      big.spec.cpus = 2;
+      big.spec.memory = '1Gi';
+      const summary = summarize(objects({ nodes: [bare], instances: [instance('web', { nodeName: 'node-a' }), big] }));
+      expect(summary.nodes[0]).to.deep.include({ instances: 2 });
+      expect(summary.nodes[0]!.cpu).to.deep.include({ used: 3, total: 4 });
+      expect(summary.nodes[0]!.memory).to.deep.include({ used: 1024 ** 3, usedText: '1Gi' });
     });
   });
 
