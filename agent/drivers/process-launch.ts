@@ -18,9 +18,11 @@
  * renew the lease — records status 137 and SIGKILLs the whole group. The
  * controller starts a replacement only after the lease expired, which is
  * later than that deadline, so a dead agent never leaves a second copy
- * running. It sleeps until the deadline (at most 5 s, should it move
- * back), so it costs two forks per wake, not a busy loop. A missing or
- * empty fence file means "no deadline yet".
+ * running. It sleeps until the deadline (at most 30 s), then re-reads the
+ * file, which renewals have pushed forward meanwhile: two forks (date,
+ * sleep) per wake, about one wake per two thirds of the lease duration. A
+ * deadline moved back (a shorter lease duration) is noticed at the next
+ * wake. A missing or empty fence file means "no deadline yet".
  *
  * Spawn, reading the shim's start time and writing state.json happen in one
  * synchronous stretch: a SIGTERM to the worker is handled only afterwards,
@@ -45,7 +47,7 @@ const SHIM = [
   '    d=; read -r d 2>/dev/null < "$fence"; now=$(date +%s%3N)',
   '    case "$d" in ""|*[!0-9]*) nap=1000 ;; *) nap=$((d - now)) ;; esac',
   '    if [ "$nap" -le 0 ]; then echo "$$ 137" > "$exitf.tmp" && mv -f "$exitf.tmp" "$exitf"; kill -KILL 0; fi',
-  '    [ "$nap" -gt 5000 ] && nap=5000; sleep "$((nap / 1000)).$(printf %03d $((nap % 1000)))" & nap_pid=$!; wait $nap_pid',
+  '    [ "$nap" -gt 30000 ] && nap=30000; sleep "$((nap / 1000)).$(printf %03d $((nap % 1000)))" & nap_pid=$!; wait $nap_pid',
   '  done',
   ') & fi',
   'trap stopping=1 TERM INT HUP',

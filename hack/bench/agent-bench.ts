@@ -123,8 +123,11 @@ async function main(): Promise<boolean> {
   const startSeconds = (performance.now() - t0) / 1000;
   const startCpu = procCpuSeconds(pid) - cpu0;
   const idle0 = procCpuSeconds(pid);
+  const shimsDir = path.join(dir, 'agent', 'instances');
+  const shims0 = shimCpuSeconds(shimsDir);
   await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
   const idleCpuPercent = (100 * (procCpuSeconds(pid) - idle0)) / IDLE_SECONDS;
+  const shimsCpuPercent = (100 * (shimCpuSeconds(shimsDir) - shims0)) / IDLE_SECONDS;
   const idleRss = procStatusMiB(pid, 'VmRSS', false);
   const d0 = performance.now();
   await runConcurrent(N, 32, async (i) => (await request(t, 'DELETE', `${WI_PATH}/sleep-${i}.${NODE}`)).status < 300);
@@ -137,12 +140,33 @@ async function main(): Promise<boolean> {
     ['agent RSS peak while starting (MiB)', fmt(peakRss), '', undefined],
     [`agent idle CPU with ${N} running (${IDLE_SECONDS} s)`, `${fmt(idleCpuPercent, 2)} %`, '≤ 2 %', idleCpuPercent <= 2],
     ['agent RSS idle (MiB)', fmt(idleRss), '', undefined],
+    [`${N} shims' fencing watchdogs, idle CPU`, `${fmt(shimsCpuPercent, 2)} %`, '', undefined],
     [`seconds to stop and remove all ${N}`, fmt(stopSeconds, 1), '', undefined],
   ];
   console.log(`\none agent, ${N} process instances (sleep)`);
   if (failureReasons.size) console.log(`  ${failureReasons.size} WorkItems failed at least once and were retried; e.g. ${[...failureReasons.values()][0]}`);
   for (const [figure, value, target, ok] of rows) console.log(`  ${figure.padEnd(46)} ${value.padStart(12)}  ${target.padEnd(6)} ${ok === undefined ? '' : ok ? 'PASS' : 'FAIL'}`);
   return rows.every(([, , , ok]) => ok !== false);
+}
+
+/**
+ * CPU seconds of the instances' shims and their fencing watchdogs (processes whose command line names
+ * the instances dir), including the date and sleep children they reaped.
+ */
+function shimCpuSeconds(instancesDir: string): number {
+  let sum = 0;
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      if (!fs.readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(instancesDir)) continue;
+      const stat = fs.readFileSync(`/proc/${e}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      sum += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / 100;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return sum;
 }
 
 runBenchmark(main, cleanup, WATCHDOG_MS);
