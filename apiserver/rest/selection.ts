@@ -7,8 +7,8 @@
 import { badRequest } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import { parseFieldSelector } from '../selectors/fields.js';
-import { parseLabelSelector } from '../selectors/labels.js';
-import { SelectorError } from '../selectors/selector-error.js';
+import { parseLabelSelector } from '../../api/label-selector.js';
+import { SelectorError } from '../../api/selector-error.js';
 import type { KubeObject } from '../storage/codec.js';
 import type { Predicate } from '../storage/events.js';
 import { fieldValue } from '../storage/fields.js';

@@ -6,7 +6,7 @@
 import { JSONPath } from 'jsonpath-plus';
 import type { PrinterColumn, ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
-import { humanDuration } from './human-duration.js';
+import { humanDuration } from '../../api/human-duration.js';
 
 /** Whether an Accept header asks for a Table. */
 export function wantsTable(accept: string | undefined): boolean {

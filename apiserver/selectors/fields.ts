@@ -8,7 +8,7 @@
  * (upstream rejects it as an invalid escape sequence); an unescaped `!` in a
  * value needs no escaping either way.
  */
-import { SelectorError } from './selector-error.js';
+import { SelectorError } from '../../api/selector-error.js';
 
 /** One AND-ed term of a field selector (`==` is normalised to `=`). */
 export interface FieldRequirement {

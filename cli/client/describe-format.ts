@@ -7,7 +7,7 @@
  */
 import type { Condition, ObjectMeta } from '../../api/types.js';
 // apimachinery's HumanDuration, as the server renders Table ages: a pure function, no server state.
-import { humanDuration } from '../../apiserver/rest/human-duration.js';
+import { humanDuration } from '../../api/human-duration.js';
 import { fieldLines, labelled, scalarText, titleCase, type Line } from './describe-fields.js';
 import { DESCRIBE_PADDING, tabwrite } from './tabwriter.js';
 

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import YAML, { LineCounter } from 'yaml';
 // apimachinery's label selectors, which kubectl also evaluates on the client: a pure parser, no server state.
-import { parseLabelSelector } from '../../apiserver/selectors/labels.js';
+import { parseLabelSelector } from '../../api/label-selector.js';
 import { CliError } from './errors.js';
 import type { ApiObject } from './watch.js';
 

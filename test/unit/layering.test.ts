@@ -38,6 +38,12 @@ describe('layering', () => {
     expect(offenders).to.deep.equal([]);
   });
 
+  // cli/commands/ may start a server in-process (`cairn server`); the client side of the CLI may not.
+  it('the CLI\'s client code (cli/client/, cli/status/) never imports the apiserver', () => {
+    const offenders = ['cli/client', 'cli/status'].flatMap((dir) => sources(dir).flatMap((f) => importsOf(f).filter((i) => /\/apiserver\//.test(i)).map((i) => `${f} → ${i}`)));
+    expect(offenders).to.deep.equal([]);
+  });
+
   it('apiserver/ does not import the controller, the agent or the CLI', () => {
     const offenders = sources('apiserver').flatMap((f) => importsOf(f).filter((i) => /\/(controller|agent|cli)\//.test(i)).map((i) => `${f} → ${i}`));
     expect(offenders).to.deep.equal([]);

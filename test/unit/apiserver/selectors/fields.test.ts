@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { escapeFieldValue, parseFieldSelector } from '../../../../apiserver/selectors/fields.js';
-import { SelectorError } from '../../../../apiserver/selectors/selector-error.js';
+import { SelectorError } from '../../../../api/selector-error.js';
 
 function parseError(s: string): SelectorError {
   try {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { parseLabelSelector } from '../../../../apiserver/selectors/labels.js';
-import { SelectorError } from '../../../../apiserver/selectors/selector-error.js';
+import { parseLabelSelector } from '../../../api/label-selector.js';
+import { SelectorError } from '../../../api/selector-error.js';
 
 function parseError(s: string): SelectorError {
   try {

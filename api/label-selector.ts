@@ -1,7 +1,8 @@
 /**
  * Kubernetes label selectors, ported from apimachinery's pkg/labels
  * (selector.go) so that what kubectl and client-go send parses — and fails,
- * with the same messages — as it would against a real apiserver.
+ * with the same messages — as it would against a real apiserver. Shared by
+ * the apiserver (filtering lists and watches) and the CLI (filtering manifests by `-l`).
  *
  * Pure and synchronous. The lexer deliberately mirrors Go's byte reader,
  * quirks included: a NUL character ends the token it is in and, where a

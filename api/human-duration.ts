@@ -1,3 +1,7 @@
+/**
+ * Ages as kubectl prints them, shared by the apiserver (the AGE cells of its
+ * Tables) and the CLI (`describe`). Pure.
+ */
 /** An age the way kubectl prints it (`45s`, `3m20s`, `5h`, `2d3h`, `1y`), matching apimachinery's HumanDuration. */
 export function humanDuration(ms: number): string {
   const seconds = Math.trunc(ms / 1000);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { humanDuration } from '../../../../apiserver/rest/human-duration.js';
+import { humanDuration } from '../../../api/human-duration.js';
 
 const S = 1000;
 const M = 60 * S;
@@ -62,7 +62,7 @@ describe('humanDuration', () => {
     );
   });
 
-  // Regression (was a bug): apiserver/rest/human-duration.ts humanDuration uses Math.floor(ms / 1000) where Go's
+  // Regression (was a bug): api/human-duration.ts humanDuration uses Math.floor(ms / 1000) where Go's
   // HumanDuration truncates toward zero (int(d.Seconds())): for -2000 < ms < -1000 kube prints "0s"
   // (its documented 2 s tolerance for clock skew) but humanDuration(-1500) returns "<invalid>".
   it('tolerates up to (but excluding) two seconds in the future like kube', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { labelKeyErrors, labelValueErrors } from '../../../../apiserver/selectors/label-validation.js';
+import { labelKeyErrors, labelValueErrors } from '../../../api/label-validation.js';
 
 describe('label key and value validation', () => {
   it('accepts valid keys and values', () => {
