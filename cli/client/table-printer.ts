@@ -22,7 +22,7 @@ export interface TableColumn {
 /** One row of a Table; `object` is the item's PartialObjectMetadata. */
 export interface TableRow {
   cells: unknown[];
-  object?: { metadata?: { name?: string; namespace?: string; labels?: Record<string, string> } };
+  object?: { metadata?: { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> } };
 }
 
 /** A meta.k8s.io/v1 Table as the apiserver returns it. */

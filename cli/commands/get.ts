@@ -4,20 +4,21 @@
  * yaml/json print one object or a v1 List, `-o name` kind.group/name. A
  * missing name is reported on stderr while the others still print (exit 1).
  * `-w` prints the current state, then one row (or object) per change from a
- * watch until Ctrl-C, SIGTERM or a closed stdout ends it.
+ * watch until Ctrl-C, SIGTERM or a closed stdout ends it; when the watch's
+ * version has expired (410) it re-lists and prints what changed meanwhile.
  */
 import type { Command } from 'commander';
 import { objectPath, type ResourceInfo } from '../client/catalog.js';
 import { clientCommand, runWithClient, type ClientContext } from '../client/context.js';
 import { CliError, formatError } from '../client/errors.js';
-import { followChanges } from '../client/follow.js';
+import { followChanges, PrintedVersions, type ChangeSource } from '../client/follow.js';
 import { onStdoutClosed } from '../client/interrupt.js';
 import { NAME_ACROSS_NAMESPACES, NAME_WITH_SELECTOR, resolveKindArgs, type KindTarget } from '../client/kind-args.js';
 import { asList, formatDocument, kindName, noResourcesMessage, ObjectStream, parseOutputFormat, resourceName, type OutputFormat } from '../client/printers.js';
 import { listNamespace, readEach, readObjects } from '../client/read-objects.js';
-import { concatTables, renderTable, TABLE_ACCEPT, TableStream, type ServerTable, type TableView } from '../client/table-printer.js';
+import { concatTables, renderTable, TABLE_ACCEPT, TableStream, type ServerTable, type TableRow, type TableView } from '../client/table-printer.js';
 import { getTable, listTable } from '../client/tables.js';
-import { listObjects, type ApiObject, type Selection } from '../client/watch.js';
+import { listObjects, watchObjects, type ApiObject, type Selection } from '../client/watch.js';
 
 /** The flags of `get`, as commander parses them. */
 interface GetFlags {
@@ -144,15 +145,69 @@ async function watch(ctx: ClientContext, t: KindTarget, flags: GetFlags): Promis
   const name = t.names[0];
   const sel = selection(ctx, t.r, flags);
   if (name) sel.fieldSelector = [`metadata.name=${name}`, flags.fieldSelector].filter(Boolean).join(',');
-  if (humanReadable(flags)) {
-    const first = name ? await getTable(ctx, t.r, ctx.namespace, name) : await listTable(ctx, t.r, sel);
-    const stream = new TableStream(tableView(ctx, t.r, flags, false), !flags.headers);
-    process.stdout.write(stream.print(first));
-    return followChanges(ctx, t.r, sel, first.metadata?.resourceVersion, (table) => process.stdout.write(stream.print(table as ServerTable)), { Accept: TABLE_ACCEPT });
-  }
+  const printer = humanReadable(flags) ? tableWatchPrinter(ctx, t, flags, sel) : objectWatchPrinter(ctx, t, flags, sel);
+  const rv = await printer.first();
+  const source: ChangeSource = { watch: (from, onEvent) => watchObjects(ctx, t.r, sel, from, onEvent, printer.headers), relist: printer.relist };
+  return followChanges(source, rv, printer.onChange);
+}
+
+/** What `get -w` prints: the current state, each change, and after a relist what changed meanwhile. */
+interface WatchPrinter {
+  /** Prints the current state; resolves with its resourceVersion. */
+  first(): Promise<string | undefined>;
+  /** Lists again and prints the objects new or changed since printed; resolves with the list's resourceVersion. */
+  relist(): Promise<string | undefined>;
+  onChange(type: string, obj: unknown): void;
+  /** Headers of the watch request (an Accept asking for Table events). */
+  headers?: Record<string, string>;
+}
+
+function tableWatchPrinter(ctx: ClientContext, t: KindTarget, flags: GetFlags, sel: Selection): WatchPrinter {
+  const name = t.names[0];
+  const stream = new TableStream(tableView(ctx, t.r, flags, false), !flags.headers);
+  const printed = new PrintedVersions();
+  const show = (table: ServerTable, rows: TableRow[] | undefined) => process.stdout.write(stream.print({ ...table, rows }));
+  return {
+    headers: { Accept: TABLE_ACCEPT },
+    async first() {
+      const table = name ? await getTable(ctx, t.r, ctx.namespace, name) : await listTable(ctx, t.r, sel);
+      for (const row of table.rows ?? []) printed.record(row.object?.metadata);
+      show(table, table.rows);
+      return table.metadata?.resourceVersion;
+    },
+    async relist() {
+      const table = await listTable(ctx, t.r, sel);
+      show(table, printed.relisted(table.rows ?? [], (row) => row.object?.metadata));
+      return table.metadata?.resourceVersion;
+    },
+    onChange(type, obj) {
+      const table = obj as ServerTable;
+      for (const row of table.rows ?? []) printed.record(row.object?.metadata, type === 'DELETED');
+      show(table, table.rows);
+    },
+  };
+}
+
+function objectWatchPrinter(ctx: ClientContext, t: KindTarget, flags: GetFlags, sel: Selection): WatchPrinter {
+  const name = t.names[0];
   const stream = new ObjectStream(flags.output as 'yaml' | 'json' | 'name');
-  const first = name ? { metadata: {}, items: [await ctx.rest.request<ApiObject>('GET', objectPath(t.r, ctx.namespace, name))] } : await listObjects(ctx, t.r, sel);
-  for (const obj of first.items) process.stdout.write(stream.print(t.r, obj));
-  const rv = first.metadata.resourceVersion ?? first.items[0]?.metadata.resourceVersion;
-  return followChanges(ctx, t.r, sel, rv, (obj) => process.stdout.write(stream.print(t.r, obj as ApiObject)));
+  const printed = new PrintedVersions();
+  const show = (objects: ApiObject[]) => process.stdout.write(objects.map((obj) => stream.print(t.r, obj)).join(''));
+  return {
+    async first() {
+      const list = name ? { metadata: {}, items: [await ctx.rest.request<ApiObject>('GET', objectPath(t.r, ctx.namespace, name))] } : await listObjects(ctx, t.r, sel);
+      for (const obj of list.items) printed.record(obj.metadata);
+      show(list.items);
+      return list.metadata.resourceVersion ?? list.items[0]?.metadata.resourceVersion;
+    },
+    async relist() {
+      const list = await listObjects(ctx, t.r, sel);
+      show(printed.relisted(list.items, (obj) => obj.metadata));
+      return list.metadata.resourceVersion;
+    },
+    onChange(type, obj) {
+      printed.record((obj as ApiObject).metadata, type === 'DELETED');
+      show([obj as ApiObject]);
+    },
+  };
 }
