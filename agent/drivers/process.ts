@@ -81,8 +81,20 @@ function isRunning(state: ProcessState | undefined): boolean {
   return state !== undefined && isSameProcess(state, readProcStat(state.pid), bootId());
 }
 
+/**
+ * The exit to report as lastExitCode/lastSignal: the recorded end of the current run, else the status its
+ * shim wrote, else — only while the current run is alive — how the run before it ended. A run that ended
+ * without an exit file has an unknown status: the previous run's would be a false fact (a clean 0 read as a
+ * completion by the controller).
+ */
+export function reportedExit(state: ProcessState | undefined, running: boolean, observedExitCode?: number): ExitRecord | undefined {
+  if (state?.exit) return state.exit;
+  if (observedExitCode !== undefined) return exitRecord(observedExitCode, 0);
+  return running ? state?.previousExit : undefined;
+}
+
 function toObservation(plan: Plan, state: ProcessState | undefined, running: boolean, dir: string, observedExitCode?: number): Observation {
-  const exit = state?.exit ?? (observedExitCode !== undefined ? exitRecord(observedExitCode, 0) : state?.previousExit);
+  const exit = reportedExit(state, running, observedExitCode);
   return {
     converged: plan.action === undefined,
     ...(plan.action ? { action: plan.action } : {}),

@@ -5,7 +5,7 @@
  */
 import { formatTime, setCondition } from '../../../api/conditions.js';
 import type { Instance, InstancePhase, InstanceStatus } from '../../../api/instance.js';
-import type { WorkItem } from '../../../api/workitem.js';
+import type { WorkItem, WorkItemInstanceStatus } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 
 /** Where the instance stands with respect to nodes. */
@@ -112,12 +112,45 @@ export function fromWorkItem(o: StatusInput, w: WorkItem): Readiness {
   if (state === 'Stopped' && w.spec.instance?.runState === 'Stopped') {
     return { phase: 'Stopped', ready: 'False', reason: 'Stopped', message: `stopped on node ${nodeName} as spec.runState asks` };
   }
+  if (state === 'Exited') return exited(w, s.instance!, current);
   return runtimeState(state, nodeName, s.message);
+}
+
+/**
+ * A workload that ended by itself. The agent reports only the facts (state Exited, exit status, signal);
+ * what they mean follows the Instance CRD: a clean exit (status 0, no signal) that restartPolicy Never or
+ * OnFailure leaves alone is a completed run, phase Stopped; any other exit they leave alone is Failed; one
+ * that restartPolicy restarts is Starting again. The policy rule is the agent's shouldRestart()
+ * (agent/drivers/restart-policy.ts), restated here because the controller does not import the agent.
+ * An unknown status counts as unclean, as it does there. A report for an older generation says nothing
+ * about the new spec (a new restartToken restarts even a completed run), so it is progress, not an outcome.
+ */
+function exited(w: WorkItem, agent: WorkItemInstanceStatus, current: boolean): Readiness {
+  const nodeName = w.spec.nodeName;
+  const how = `${describeExit(agent)} on node ${nodeName}`;
+  if (!current) {
+    return w.spec.instance?.runState === 'Stopped'
+      ? { phase: 'Stopping', ready: 'False', reason: 'Stopping', message: `${how}; waiting for the node to apply runState Stopped` }
+      : { phase: 'Starting', ready: 'False', reason: 'Updating', message: `${how}; waiting for the node to apply the new spec` };
+  }
+  const policy = w.spec.instance?.restartPolicy ?? 'Always';
+  const clean = agent.lastExitCode === 0 && !agent.lastSignal;
+  if (policy === 'Always' || (policy === 'OnFailure' && !clean)) {
+    return { phase: 'Starting', ready: 'False', reason: 'Restarting', message: `${how}; restartPolicy ${policy} restarts it` };
+  }
+  if (clean) return { phase: 'Stopped', ready: 'False', reason: 'Completed', message: `${how}; restartPolicy ${policy} does not restart it` };
+  return { phase: 'Failed', ready: 'False', reason: 'Exited', message: `${how}; restartPolicy ${policy} does not restart it` };
+}
+
+/** "exited with status 3", "exited with status 137 (SIGKILL)", or "exited (status unknown)". */
+function describeExit(agent: WorkItemInstanceStatus): string {
+  if (agent.lastExitCode === undefined) return agent.lastSignal ? `was killed by ${agent.lastSignal}` : 'exited (status unknown)';
+  return `exited with status ${agent.lastExitCode}${agent.lastSignal ? ` (${agent.lastSignal})` : ''}`;
 }
 
 function runtimeState(state: string, nodeName: string, message: string | undefined): Readiness {
   const detail = message ? `: ${message}` : '';
-  const table: Record<string, InstancePhase> = { Pending: 'Starting', Starting: 'Starting', Running: 'Running', Stopping: 'Stopping', Stopped: 'Stopped', BackOff: 'Starting', Exited: 'Failed', Fenced: 'Unknown' };
-  const reasons: Record<string, string> = { Running: 'Updating', BackOff: 'CrashLoopBackOff', Exited: 'Exited', Fenced: 'Fenced' };
+  const table: Record<string, InstancePhase> = { Pending: 'Starting', Starting: 'Starting', Running: 'Running', Stopping: 'Stopping', Stopped: 'Stopped', BackOff: 'Starting', Fenced: 'Unknown' };
+  const reasons: Record<string, string> = { Running: 'Updating', BackOff: 'CrashLoopBackOff', Fenced: 'Fenced' };
   return { phase: table[state] ?? 'Unknown', ready: 'False', reason: reasons[state] ?? state, message: `${state.toLowerCase()} on node ${nodeName}${detail}` };
 }

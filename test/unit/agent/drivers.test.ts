@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import type { WorkItem } from '../../../api/workitem.js';
 import { instanceDir, replicaPath, safeName } from '../../../agent/drivers/paths.js';
 import { driverFor } from '../../../agent/drivers/registry.js';
-import { processDriver, signalOf } from '../../../agent/drivers/process.js';
+import { processDriver, reportedExit, signalOf } from '../../../agent/drivers/process.js';
+import type { ProcessState } from '../../../agent/drivers/process-state.js';
 import { instanceEnv, specHash } from '../../../agent/drivers/process-launch.js';
 import { parseLogLine, parseResult } from '../../../agent/operations/protocol.js';
 
@@ -46,6 +47,19 @@ describe('driver helpers', () => {
       expect(err, String(message)).to.have.property('reason', 'InvalidSpec');
       expect((err as Error).message).to.match(message);
     }
+  });
+
+  it('reports the exit of the run that ended, never the run before it once the current one is gone', () => {
+    const state = (over: Partial<ProcessState> = {}): ProcessState => ({
+      version: 1, pid: 42, startTicks: 7, bootId: 'b', startedAt: 0, restarts: 1, backoffCount: 0, specHash: 'h', stopped: false, limitsEnforced: false, limitsMessage: '',
+      previousExit: { code: 0, at: 5 }, ...over,
+    });
+    expect(reportedExit(state({ exit: { code: 3, at: 9 } }), false, 7)).to.deep.equal({ code: 3, at: 9 });
+    expect(reportedExit(state(), false, 0)).to.deep.equal({ code: 0, at: 0 });
+    expect(reportedExit(state(), false, 143)).to.deep.equal({ code: 143, signal: 'SIGTERM', at: 0 });
+    expect(reportedExit(state(), true)).to.deep.equal({ code: 0, at: 5 });
+    expect(reportedExit(state(), false), 'ended without an exit file: unknown, not the previous run’s 0').to.equal(undefined);
+    expect(reportedExit(undefined, false)).to.equal(undefined);
   });
 
   it('names the signal of an exit status above 128', () => {

@@ -37,6 +37,15 @@ describe('process instance plan', () => {
     expect(exited(0, 'Always', 101_000)).to.deep.include({ state: 'Exited', action: 'restart', backoffCount: 1 });
   });
 
+  it('reports a clean exit under Never or OnFailure as a fact (Exited, status 0) with nothing left to do; the controller decides the phase', () => {
+    for (const restartPolicy of ['Never', 'OnFailure'] as const) {
+      const p = planInstance(input({ running: false, state: state({ exit: { code: 0, at: 100_000 } }), spec: { runState: 'Running', restartPolicy } }));
+      expect(p, restartPolicy).to.deep.equal({ state: 'Exited', message: `exited with status 0; restartPolicy ${restartPolicy} does not restart it` });
+    }
+    const always = planInstance(input({ running: false, now: 100_500, state: state({ startedAt: 90_000, exit: { code: 0, at: 100_000 } }), spec: { runState: 'Running', restartPolicy: 'Always' } }));
+    expect(always).to.deep.include({ state: 'BackOff', requeueAfterMs: 500 });
+  });
+
   it('restarts an exited instance at once when its spec or token changed', () => {
     const p = planInstance(input({ running: false, specHash: 'new', state: state({ exit: { code: 1, at: 100_000 } }), spec: { runState: 'Running', restartPolicy: 'Never' } }));
     expect(p).to.deep.include({ action: 'restart', backoffCount: 0 });

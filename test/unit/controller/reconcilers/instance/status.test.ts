@@ -64,7 +64,6 @@ describe('instance status', () => {
         ['Pending', 'Starting', 'Pending'],
         ['Starting', 'Starting', 'Starting'],
         ['Stopping', 'Stopping', 'Stopping'],
-        ['Exited', 'Failed', 'Exited'],
         ['Fenced', 'Unknown', 'Fenced'],
         ['Unknown', 'Unknown', 'Unknown'],
       ];
@@ -72,6 +71,70 @@ describe('instance status', () => {
         const r = at({ observedGeneration: 1, instance: { state: state as 'Pending' } });
         expect([r.phase, r.reason, r.ready], state).to.deep.equal([phase, reason, 'False']);
       }
+    });
+
+    describe('a workload that exited by itself', () => {
+      type Policy = 'Always' | 'OnFailure' | 'Never';
+      const exitedAt = (policy: Policy | undefined, facts: { lastExitCode?: number; lastSignal?: string }, o: { generation?: number; observed?: number; runState?: 'Stopped' } = {}) => {
+        const inst = instance('web', { ...(policy ? { restartPolicy: policy } : {}), ...(o.runState ? { runState: o.runState } : {}) });
+        const status: WorkItemStatus = { observedGeneration: o.observed ?? 1, phase: 'Done', message: 'from the agent', instance: { state: 'Exited', ready: false, restarts: 0, ...facts } };
+        return fromWorkItem(input(inst), instanceWorkItem(inst, 'n1', { status, generation: o.generation }));
+      };
+
+      it('is Stopped, Completed, after exit 0 under Never or OnFailure (Instance CRD: Stopped for a workload that exited under those policies)', () => {
+        for (const policy of ['Never', 'OnFailure'] as const) {
+          expect(exitedAt(policy, { lastExitCode: 0 }), policy).to.deep.equal({
+            phase: 'Stopped',
+            ready: 'False',
+            reason: 'Completed',
+            message: `exited with status 0 on node n1; restartPolicy ${policy} does not restart it`,
+          });
+        }
+      });
+
+      it('writes Ready=False Completed "exited with status 0" and the exit code on the Instance', () => {
+        const inst = instance('web', { restartPolicy: 'Never' });
+        const w = instanceWorkItem(inst, 'n1', { status: { observedGeneration: 1, phase: 'Done', instance: { state: 'Exited', ready: false, lastExitCode: 0 } } });
+        const s = instanceStatus(input(inst), { kind: 'placed', workItem: w });
+        expect(s).to.include({ phase: 'Stopped', reason: 'Completed' });
+        expect(byType(s.conditions, 'Ready')).to.include({ status: 'False', reason: 'Completed' });
+        expect(byType(s.conditions, 'Ready').message).to.match(/^exited with status 0 on node n1\b/);
+        expect(s.lastTermination).to.deep.equal({ exitCode: 0, signal: undefined });
+      });
+
+      it('is Failed, naming the exit code or signal, after any other exit under Never', () => {
+        expect(exitedAt('Never', { lastExitCode: 3 })).to.deep.equal({ phase: 'Failed', ready: 'False', reason: 'Exited', message: 'exited with status 3 on node n1; restartPolicy Never does not restart it' });
+        expect(exitedAt('Never', { lastExitCode: 137, lastSignal: 'SIGKILL' })).to.include({ phase: 'Failed', message: 'exited with status 137 (SIGKILL) on node n1; restartPolicy Never does not restart it' });
+        expect(exitedAt('Never', {})).to.include({ phase: 'Failed', message: 'exited (status unknown) on node n1; restartPolicy Never does not restart it' });
+        expect(exitedAt('Never', { lastSignal: 'SIGKILL' }).message).to.match(/^was killed by SIGKILL on node n1/);
+      });
+
+      it('is Starting, not Failed, while restartPolicy has a restart pending', () => {
+        const cases: Array<[Policy | undefined, { lastExitCode?: number; lastSignal?: string }]> = [
+          ['Always', { lastExitCode: 0 }],
+          ['Always', { lastExitCode: 1 }],
+          [undefined, { lastExitCode: 2 }],
+          ['OnFailure', { lastExitCode: 1 }],
+          ['OnFailure', {}],
+        ];
+        for (const [policy, facts] of cases) {
+          const r = exitedAt(policy, facts);
+          expect([r.phase, r.ready, r.reason], `${policy} ${JSON.stringify(facts)}`).to.deep.equal(['Starting', 'False', 'Restarting']);
+          expect(r.message).to.match(new RegExp(`^exited .* on node n1; restartPolicy ${policy ?? 'Always'} restarts it$`));
+        }
+      });
+
+      it('is on its way, not an outcome, while the report is for an older generation (a new restartToken restarts a completed run)', () => {
+        expect(exitedAt('Never', { lastExitCode: 0 }, { generation: 2, observed: 1 })).to.include({ phase: 'Starting', reason: 'Updating' });
+        expect(exitedAt('Never', { lastExitCode: 3 }, { generation: 2, observed: 1 })).to.include({ phase: 'Starting', reason: 'Updating' });
+        expect(exitedAt('Never', { lastExitCode: 3 }, { generation: 2, observed: 1, runState: 'Stopped' })).to.include({ phase: 'Stopping', reason: 'Stopping' });
+      });
+
+      it('still reports the agent’s own failure (a Failed WorkItem) as Failed', () => {
+        const inst = instance('web', { restartPolicy: 'Never' });
+        const status: WorkItemStatus = { observedGeneration: 1, phase: 'Failed', lastError: { reason: 'NotFound', message: 'working directory /x does not exist on node n1' }, instance: { state: 'Exited', lastExitCode: 0 } };
+        expect(fromWorkItem(input(inst), instanceWorkItem(inst, 'n1', { status }))).to.include({ phase: 'Failed', reason: 'NotFound' });
+      });
     });
 
     it('is Unknown with Ready Unknown NodeUnreachable when the node is unreachable or lost, whatever the agent last said', () => {
