@@ -61,6 +61,9 @@ export const PROGRESS_REASONS: ReadonlySet<string> = new Set([
   'AwaitingFencing',
   'FailingOver',
   'Deleting',
+  // A run that ended and is restarted, or that finished cleanly (exit 0 under Never/OnFailure): not stuck.
+  'Restarting',
+  'Completed',
 ]);
 
 /** Unknown-status reasons that are failures: the node stopped renewing its heartbeat. */

@@ -72,14 +72,15 @@ function current(o: Generational): boolean {
 
 /**
  * Whether an object has converged: the controller has seen its latest spec
- * and it is Ready — for an instance asked to stop, Stopped; for a node, Ready
- * and not in the middle of a drain.
+ * and it is Ready — for an instance asked to stop, or one whose run completed
+ * (exit 0 under restartPolicy Never/OnFailure), Stopped; for a node, Ready and
+ * not in the middle of a drain.
  */
 export function isConverged(key: 'nodes' | 'instances' | 'volumes', obj: Node | Instance | Volume): boolean {
   if (!current(obj)) return false;
   if (key === 'instances') {
     const i = obj as Instance;
-    return i.spec.runState === 'Stopped' ? i.status?.phase === 'Stopped' : ready(i);
+    return i.status?.phase === 'Stopped' || (i.spec.runState !== 'Stopped' && ready(i));
   }
   if (key === 'nodes') return ready(obj) && ['Ready', 'Drained'].includes((obj as Node).status?.phase ?? '');
   return ready(obj);

@@ -12,6 +12,13 @@ describe('status model', () => {
       const stopped = instance('web', { runState: 'Stopped', phase: 'Stopped', conditions: [cond('Ready', 'False', 'Stopped')] });
       expect(isConverged('instances', stopped)).to.equal(true);
     });
+    it('an instance whose run completed (exit 0 under restartPolicy Never), Stopped while runState stays Running', () => {
+      const done = instance('job', { phase: 'Stopped', conditions: [cond('Ready', 'False', 'Completed')] });
+      expect(isConverged('instances', done)).to.equal(true);
+    });
+    it('not an instance asked to stop that still runs', () => {
+      expect(isConverged('instances', instance('web', { runState: 'Stopped' }))).to.equal(false);
+    });
     it('not an object being deleted', () => {
       const i = instance('web');
       i.metadata.deletionTimestamp = '2024-05-01T12:00:00Z';
