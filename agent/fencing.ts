@@ -6,7 +6,7 @@
  * expiry: it is "unsafe" from lastRenew + duration − (grace + 2 s), and
  * the reconciler stops it then. Renewal times are persisted so a restarted
  * agent knows its deadlines even while the apiserver is unreachable.
- * Each renewal also pushes the instance's fence-deadline file forward
+ * Each renewal also pushes the instance's deadline file forward
  * (lease expiry − 1.5 s): the instance's shim kills it when that passes, the
  * backstop for an agent that died (see drivers/process-launch.ts).
  *
@@ -127,17 +127,20 @@ export class Fencing {
   }
 
   /** Deletes key's lease (the instance has stopped) so another node may take over at once. */
-  async release(key: string): Promise<void> {
+  async release(key: string, deadlineFile?: string): Promise<void> {
     const h = this.held.get(key);
-    this.held.delete(key);
-    delete this.restored[key];
+    this.drop(key, deadlineFile ?? h?.deadlineFile);
     await h?.lock.delete();
   }
 
-  /** Stops holding key's lease without touching the API (fenced: let it expire). */
-  drop(key: string): void {
+  /**
+   * Stops holding key's lease without touching the API (its instance is gone: let the lease expire),
+   * and deletes its deadline file (`deadlineFile` names it when this run never held the lease).
+   */
+  drop(key: string, deadlineFile = this.held.get(key)?.deadlineFile): void {
     this.held.delete(key);
     delete this.restored[key];
+    if (deadlineFile) fs.rmSync(deadlineFile, { force: true });
   }
 
   /** Last renewal times, for persisting (including those of a previous run not renewed yet in this one). */
@@ -157,8 +160,7 @@ export class Fencing {
     const deadlineMs = Math.floor(h.lastRenew + h.durationSeconds * 1000 - HARD_DEADLINE_MARGIN_MS);
     const tmp = `${h.deadlineFile}.tmp`;
     try {
-      fs.mkdirSync(path.dirname(h.deadlineFile), { recursive: true });
-      fs.writeFileSync(tmp, `${deadlineMs}\n`);
+      writeCreatingDir(tmp, `${deadlineMs}\n`);
       fs.renameSync(tmp, h.deadlineFile);
     } catch (err) {
       this.opts.log.warn('cannot write the fencing deadline file; the instance stops at its previous deadline', { workItem: key, file: h.deadlineFile, error: String(err) });
@@ -193,5 +195,16 @@ export class Fencing {
     }
     if (!ok && !this.isSafe(key)) this.opts.onUnsafe(key);
     return ok;
+  }
+}
+
+// The directory exists but for the first write of a cluster's first instance: no mkdir per renewal.
+function writeCreatingDir(file: string, text: string): void {
+  try {
+    fs.writeFileSync(file, text);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
   }
 }

@@ -90,7 +90,7 @@ async function forgetGone(d: AgentReconcilerDeps, key: string): Promise<void> {
   if (!old) return;
   const res = await run(d, key, old, 'remove');
   if (!res.ok) throw new RetryLater(res.error?.message);
-  d.fencing.drop(key);
+  d.fencing.drop(key, old.spec.type === 'InstanceRuntime' ? fenceSpec(old, d.settings.dataDir).deadlineFile : undefined);
   d.store.delete(key);
 }
 
@@ -207,7 +207,7 @@ async function finalize(d: AgentReconcilerDeps, key: string, item: WorkItem): Pr
       await bestEffortStatus(d, item, { phase: 'Failed', message: res.error!.message, result: res, error: res.error });
       throw new RetryLater(res.error!.message);
     }
-    if (item.spec.type === 'InstanceRuntime') await bounded(d, d.fencing.release(key), API_TIMEOUT_MS, 'releasing the fencing lease').catch((err: unknown) => d.log.warn('could not release fencing lease', { workItem: key, error: String(err) }));
+    if (item.spec.type === 'InstanceRuntime') await bounded(d, d.fencing.release(key, fenceSpec(item, d.settings.dataDir).deadlineFile), API_TIMEOUT_MS, 'releasing the fencing lease').catch((err: unknown) => d.log.warn('could not release fencing lease', { workItem: key, error: String(err) }));
     const finalizers = item.metadata.finalizers.filter((f) => f !== AGENT_FINALIZER);
     await bounded(d, d.client.patch('WorkItem', item.metadata.namespace, item.metadata.name!, { metadata: { finalizers, resourceVersion: item.metadata.resourceVersion } }), API_TIMEOUT_MS, 'removing the finalizer');
   }

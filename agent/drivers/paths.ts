@@ -32,10 +32,11 @@ export function instanceDir(dataDir: string, namespace: string, name: string): s
  * File holding the instance's fencing deadline (epoch ms): the agent
  * pushes it forward on every lease renewal; the instance's shim kills the
  * instance when the clock passes it, so no copy outlives its lease even
- * when the agent is dead.
+ * when the agent is dead. Outside the instance dir, so a renewal racing
+ * the removal of an instance never recreates that dir.
  */
 export function fenceDeadlinePath(dataDir: string, namespace: string, name: string): string {
-  return path.join(instanceDir(dataDir, namespace, name), 'fence-deadline');
+  return path.join(dataDir, 'fencing', namespace, `${name}.deadline`);
 }
 
 /** Directory holding a cluster's volume replicas on this node. */

@@ -145,7 +145,7 @@ describe('system: the demo scenario through cairn and kubectl', function () {
     const left = await c.kubectl.run(['get', 'workitems', '-A', '--no-headers']);
     expect(left.stdout.trim()).to.equal('');
     for (const node of NODES) {
-      for (const sub of ['instances', 'volumes']) {
+      for (const sub of ['instances', 'volumes', 'fencing']) {
         const dir = path.join(c.dir, 'agents', node, sub, c.name);
         const files = fs.existsSync(dir) ? fs.readdirSync(dir) : [];
         expect(files, `${node} ${sub}`).to.deep.equal([]);

@@ -10,6 +10,7 @@ import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkItem } from '../../../api/workitem.js';
+import { fenceDeadlinePath } from '../../../agent/drivers/paths.js';
 import { processDriver } from '../../../agent/drivers/process.js';
 import { writeState, type ProcessState } from '../../../agent/drivers/process-state.js';
 import { bootId, readProcStat } from '../../../agent/drivers/proc.js';
@@ -187,7 +188,7 @@ describe('process driver (real processes)', function () {
 
   it("kills the instance when the clock passes its fencing deadline (the agent is gone), recording 137, and not before", async () => {
     const item = instanceItem('fenced', { command: ['sleep', '1000'] });
-    const fence = path.join(dataDir, 'instances', 'c1', 'fenced', 'fence-deadline');
+    const fence = fenceDeadlinePath(dataDir, 'c1', 'fenced');
     fs.mkdirSync(path.dirname(fence), { recursive: true });
     const deadline = Date.now() + 3000;
     fs.writeFileSync(fence, `${deadline}\n`);
@@ -199,7 +200,7 @@ describe('process driver (real processes)', function () {
     await eventually('the watchdog to kill the group', () => groupMembers(pid).length === 0, 8_000, 20);
     expect(Date.now(), 'killed after the pushed deadline').to.be.at.least(deadline + 2000);
     expect(Date.now(), 'and soon after it').to.be.below(deadline + 2500);
-    expect(fs.readFileSync(path.join(path.dirname(fence), 'exit'), 'utf8').trim()).to.equal(`${pid} 137`);
+    expect(fs.readFileSync(path.join(dataDir, 'instances', 'c1', 'fenced', 'exit'), 'utf8').trim()).to.equal(`${pid} 137`);
   });
 
   it('remove stops the instance and deletes its directory', async () => {
