@@ -68,7 +68,29 @@ export function loadKubeConfig(opts: ConnectionOptions = {}): PooledKubeConfig {
   }
   if (opts.kubeconfig) kc.loadFromFile(opts.kubeconfig);
   else kc.loadFromDefault();
-  if (opts.context) kc.setCurrentContext(opts.context);
-  if (opts.server) kc.clusters = kc.clusters.map((c) => (c.name === kc.getCurrentCluster()?.name ? { ...c, server: opts.server! } : c));
+  if (opts.context) {
+    if (!kc.contexts.some((c) => c.name === opts.context)) {
+      throw new Error(`context "${opts.context}" does not exist in the kubeconfig (its contexts: ${kc.contexts.map((c) => c.name).join(', ') || 'none'})`);
+    }
+    kc.setCurrentContext(opts.context);
+  }
+  overrideCurrent(kc, opts);
   return kc;
+}
+
+// Flags given with a kubeconfig override its current cluster and user, as kubectl's do.
+function overrideCurrent(kc: KubeConfig, opts: ConnectionOptions): void {
+  const cluster = kc.getCurrentCluster()?.name;
+  const user = kc.getCurrentUser()?.name;
+  kc.clusters = kc.clusters.map((c) =>
+    c.name !== cluster
+      ? c
+      : {
+          ...c,
+          ...(opts.server ? { server: opts.server } : {}),
+          ...(opts.caFile ? { caFile: opts.caFile, caData: undefined } : {}),
+          ...(opts.insecureSkipTlsVerify ? { skipTLSVerify: true } : {}),
+        },
+  );
+  if (opts.token) kc.users = kc.users.map((u) => (u.name === user ? { ...u, token: opts.token, authProvider: undefined, exec: undefined } : u));
 }

@@ -6,12 +6,15 @@
  * The namespace is -n, else the kubeconfig context's namespace, else
  * `default` — as kubectl resolves it. In Cairn a namespace is a Cluster.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Command } from 'commander';
 import { loadKubeConfig, type PooledKubeConfig } from '../../api/client/kubeconfig.js';
 import { RestClient } from '../../api/client/rest-client.js';
 import { addConnectionFlags, connectionOptions, type ConnectionFlags } from '../connection-flags.js';
 import { ResourceCatalog } from './catalog.js';
-import { exitCodeOf, formatError } from './errors.js';
+import { CliError, exitCodeOf, formatError } from './errors.js';
 
 /** Flags every client verb accepts. */
 export interface ClientFlags extends ConnectionFlags {
@@ -44,7 +47,7 @@ export function clientCommand(name: string, opts: { allNamespaces?: boolean } = 
 
 /** Builds the client of a verb from its flags. */
 export function clientContext(flags: ClientFlags & Record<string, unknown>): ClientContext {
-  const kc = loadKubeConfig(connectionOptions(flags));
+  const kc = loadClientConfig(flags);
   const rest = RestClient.forConfig(kc);
   const contextNs = kc.getContextObject(kc.getCurrentContext())?.namespace;
   let catalog: Promise<ResourceCatalog> | undefined;
@@ -59,11 +62,29 @@ export function clientContext(flags: ClientFlags & Record<string, unknown>): Cli
   };
 }
 
+const KUBECONFIG_HINT = 'cairn server writes <data-dir>/admin.kubeconfig; pass it with --kubeconfig or export KUBECONFIG=...';
+
+// The kubeconfig, or a CliError saying which one is missing: client-node would silently fall back to
+// http://localhost:8080 and fail later with an unrelated message.
+function loadClientConfig(flags: ClientFlags): PooledKubeConfig {
+  const file = flags.kubeconfig ?? process.env.KUBECONFIG?.split(':')[0];
+  if (file && !fs.existsSync(file)) throw new CliError(`the kubeconfig ${file} does not exist`, KUBECONFIG_HINT);
+  if (!file && !flags.server && !fs.existsSync(path.join(os.homedir(), '.kube', 'config'))) {
+    throw new CliError('no kubeconfig: neither --kubeconfig, KUBECONFIG nor ~/.kube/config, and no --server', KUBECONFIG_HINT);
+  }
+  try {
+    return loadKubeConfig(connectionOptions(flags));
+  } catch (err) {
+    throw new CliError((err as Error).message, 'list the contexts with: kubectl config get-contexts');
+  }
+}
+
 /**
  * Wraps a verb's body: builds its context, runs it, prints a failure kubectl's
  * way and exits with its code; closes the connections so the process ends.
+ * `failureExitCode` is the least code a failure exits with (diff: 2, as 1 means "different").
  */
-export function runWithClient<A extends unknown[]>(body: (ctx: ClientContext, ...args: A) => Promise<number | void>) {
+export function runWithClient<A extends unknown[]>(body: (ctx: ClientContext, ...args: A) => Promise<number | void>, opts: { failureExitCode?: number } = {}) {
   return async (...args: [...A, ClientFlags, Command]): Promise<void> => {
     const cmd = args[args.length - 1] as Command;
     const flags = cmd.opts<ClientFlags & Record<string, unknown>>();
@@ -74,7 +95,7 @@ export function runWithClient<A extends unknown[]>(body: (ctx: ClientContext, ..
       process.exitCode = code ?? 0;
     } catch (err) {
       process.stderr.write(`${formatError(err, ctx?.kc.getCurrentCluster()?.server)}\n`);
-      process.exitCode = exitCodeOf(err);
+      process.exitCode = Math.max(opts.failureExitCode ?? 1, exitCodeOf(err));
     } finally {
       ctx?.kc.destroyAgent();
     }

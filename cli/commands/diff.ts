@@ -44,7 +44,7 @@ export function diffCommand(): Command {
     .option('-l, --selector <selector>', 'compare only the input objects with these labels')
     .option('--server-side', 'accepted for kubectl compatibility: cairn always diffs a server-side apply')
     .addHelpText('after', EXAMPLES)
-    .action(runWithClient(runDiff));
+    .action(runWithClient(runDiff, { failureExitCode: 2 }));
 }
 
 // A failure of one object of the input, reported with its file.
