@@ -4,11 +4,13 @@
  * the object was absent before, unchanged when the apply changed nothing the
  * user can see, configured otherwise.
  *
- * Cairn's apiserver stamps the applier's managedFields entry with the time
- * of every apply, so even a no-op apply stores a new resourceVersion; the
- * outcome therefore compares the objects without managedFields,
- * resourceVersion and status (which the main endpoint never changes but the
- * controller may write in between).
+ * Cairn's apiserver returns the live object untouched (same
+ * resourceVersion) for an apply that changes nothing (apiserver/rest/apply.ts),
+ * which is the quick answer. A different resourceVersion does not yet mean
+ * the apply changed anything: the controller may have written the status
+ * between the read and the apply, so the outcome then compares the objects
+ * without managedFields, resourceVersion and status (which the main endpoint
+ * never changes).
  */
 import { isDeepStrictEqual } from 'node:util';
 import { ApiStatusError, isNotFound, toApiError } from '../../api/client/errors.js';

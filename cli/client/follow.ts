@@ -96,7 +96,14 @@ export async function followChanges(
         if (type !== 'BOOKMARK') onChange(type, obj);
       };
       const started = now();
-      const handle = await source.watch(rv, onEvent);
+      const connecting = source.watch(rv, onEvent);
+      const interrupted = await unlessInterrupted(connecting);
+      if (interrupted !== undefined) {
+        // The watch may still connect (or fail) after Ctrl-C: stop it then, and ignore its failure.
+        connecting.then((h) => h.stop(), () => undefined);
+        return interrupted;
+      }
+      const handle = await connecting;
       const code = await unlessInterrupted(handle.done.catch((err: unknown) => void (failure ??= err)));
       handle.stop();
       if (code !== undefined) return code;

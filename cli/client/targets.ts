@@ -38,7 +38,7 @@ export function toTarget(m: Manifest, catalog: ResourceCatalog, rule: NamespaceR
     const ns = metadata.namespace ?? rule.namespace;
     throw new CliError(
       `resource mapping not found for name: "${name}" namespace: "${ns}" from "${m.source}": no matches for kind "${kind}" in version "${apiVersion}"`,
-      `ensure CRDs are installed first; Cairn serves ${cairnKinds(catalog)} in version ${GROUP}/${catalog.resources.find((x) => x.group === GROUP)?.version ?? 'v1alpha1'}`,
+      `the server serves the kinds ${cairnKinds(catalog)} in apiVersion ${GROUP}/${catalog.resources.find((x) => x.group === GROUP)?.version ?? 'v1alpha1'} (besides the core ones): check the apiVersion and kind of the manifest`,
     );
   }
   if (!r.namespaced) return { r, name, object: m.object, source: m.source };

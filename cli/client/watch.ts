@@ -3,7 +3,8 @@
  * gives the starting state and resourceVersion, a watch from there the
  * changes. `waitFor` is what `wait`, `delete --wait` and `drain --wait`
  * share: level-triggered (the condition is checked on the current state
- * first), with a deadline, re-listing when the watch ends early.
+ * first), with a deadline, re-listing when the watch ends early (after a
+ * pause when it ended within a second, so a refused watch does not spin).
  */
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { collectionPath, qualifiedName, type ResourceInfo } from './catalog.js';
@@ -91,11 +92,29 @@ export async function waitFor(
     if (ready(list.items[0])) return list.items[0];
     const left = deadline - Date.now();
     if (left <= 0) break;
+    const started = Date.now();
     const round = await watchUntil(ctx, r, sel, list.metadata.resourceVersion, ready, left);
     if (round.outcome === 'ready') return round.obj;
     if (round.outcome === 'timeout') break;
+    const pause = rewatchDelay(Date.now() - started, deadline - Date.now());
+    if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
   }
   throw new CliError(`timed out waiting for ${opts.what} on ${qualifiedName(r)}/${name}`, 'raise --timeout, or look at the object with cairn describe');
+}
+
+/** How long a watch round must last not to count as ended at once. */
+export const QUICK_END_MS = 1000;
+/** The pause before re-listing after a watch round that ended at once. */
+export const REWATCH_DELAY_MS = 1000;
+
+/**
+ * The pause before the next list-and-watch of waitFor, after a watch round
+ * that lasted `lastedMs` with `leftMs` to the deadline: a watch refused at
+ * once (a 403, a server going down) must not spin until the deadline. Pure.
+ */
+export function rewatchDelay(lastedMs: number, leftMs: number): number {
+  if (lastedMs >= QUICK_END_MS) return 0;
+  return Math.max(0, Math.min(REWATCH_DELAY_MS, leftMs));
 }
 
 interface WatchRound {

@@ -49,7 +49,7 @@ async function describe(ctx: ClientContext, args: string[]): Promise<number> {
     missing.push(...read.missing);
     for (const obj of read.found) texts.push(describeObject(obj as unknown as DescribedObject, events && (await eventsOf(ctx, events, obj)), Date.now()));
   }
-  process.stdout.write(texts.join('\n\n'));
+  process.stdout.write(texts.join('\n'));
   for (const err of missing) process.stderr.write(`${formatError(err)}\n`);
   if (texts.length === 0 && !named) process.stderr.write(`${noResourcesMessage(targets.some((t) => listNamespace(ctx, t.r)) ? ctx.namespace : undefined)}\n`);
   return missing.length > 0 ? 1 : 0;

@@ -9,7 +9,7 @@ import YAML from 'yaml';
 import { clientCommand, runWithClient } from '../client/context.js';
 import { collectFailures, groupByReason } from '../status/failures.js';
 import { failureReport, renderReport } from '../status/report.js';
-import { loadObjects } from '../status/snapshot.js';
+import { loadObjects, missingClusterHint } from '../status/snapshot.js';
 
 type ReportOutput = 'text' | 'json' | 'yaml';
 
@@ -40,12 +40,16 @@ Examples:
     .action(
       runWithClient(async (ctx) => {
         const namespace = ctx.allNamespaces ? undefined : ctx.namespace;
-        const groups = groupByReason(collectFailures(await loadObjects(ctx, { namespace })));
+        const objects = await loadObjects(ctx, { namespace });
+        const groups = groupByReason(collectFailures(objects));
         const report = failureReport(groups, namespace);
         const output = ctx.flags.output as ReportOutput;
         if (output === 'json') process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         else if (output === 'yaml') process.stdout.write(YAML.stringify(report));
         else process.stdout.write(`${renderReport(report).join('\n')}\n`);
+        // An empty namespace is not all clear when it has no Cluster at all: say where the Clusters are.
+        const note = await missingClusterHint(ctx, { namespace }, objects.clusters);
+        if (note) process.stderr.write(`hint: ${note}\n`);
         return ctx.flags.exitCode && report.count > 0 ? 1 : 0;
       }),
     );

@@ -8,9 +8,10 @@
 import type { Command } from 'commander';
 import { RESTARTED_AT_ANNOTATION } from '../../api/names.js';
 import { parseDuration } from '../flags.js';
-import { objectPath, type ResourceInfo } from '../client/catalog.js';
+import { objectPath, type ResourceCatalog, type ResourceInfo } from '../client/catalog.js';
 import { clientCommand, runWithClient, type ClientContext } from '../client/context.js';
 import { CliError } from '../client/errors.js';
+import { resolveKindArgs } from '../client/kind-args.js';
 import { waitFor, type ApiObject } from '../client/watch.js';
 
 const MERGE_PATCH = { 'Content-Type': 'application/merge-patch+json' };
@@ -70,19 +71,28 @@ export function drainCommand(): Command {
     );
 }
 
-/** `cairn restart instance NAME`. */
+/** `cairn restart instance NAME` or `cairn restart instance/NAME`. */
 export function restartCommand(): Command {
   return clientCommand('restart')
     .description('Restart an instance once, in place (sets the cairn.dev/restartedAt annotation)')
-    .argument('<kind>', 'instance')
-    .argument('<name>', 'instance name')
-    .addHelpText('after', '\nExamples:\n  cairn restart instance web -n demo')
+    .argument('<kind>', 'instance, or instance/NAME')
+    .argument('[name]', 'instance name (unless given as instance/NAME)')
+    .addHelpText('after', '\nExamples:\n  cairn restart instance web -n demo\n  cairn restart instance/web -n demo')
     .action(
-      runWithClient(async (ctx, kind: string, name: string) => {
-        const r = (await ctx.catalog()).resolveOne(kind);
-        if (r.kind !== 'Instance') throw new CliError(`cannot restart ${r.plural}: only instances restart`, 'cairn restart instance NAME');
-        await patchObject(ctx, r, name, { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: new Date().toISOString() } } });
-        process.stdout.write(`instance.cairn.dev/${name} restarted\n`);
+      runWithClient(async (ctx, kind: string, name: string | undefined) => {
+        const { r, name: instance } = restartTarget(await ctx.catalog(), name === undefined ? [kind] : [kind, name]);
+        await patchObject(ctx, r, instance, { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: new Date().toISOString() } } });
+        process.stdout.write(`instance.cairn.dev/${instance} restarted\n`);
       }),
     );
+}
+
+/** The one instance `restart` names, as `instance NAME` or `instance/NAME`; a CliError otherwise. */
+export function restartTarget(catalog: ResourceCatalog, args: readonly string[]): { r: ResourceInfo; name: string } {
+  const targets = resolveKindArgs(catalog, args, 'restart');
+  const other = targets.find((t) => t.r.kind !== 'Instance');
+  if (other) throw new CliError(`cannot restart ${other.r.plural}: only instances restart`, 'cairn restart instance NAME');
+  const names = targets.flatMap((t) => t.names);
+  if (names.length !== 1) throw new CliError(`restart takes one instance, got ${names.length}`, 'cairn restart instance NAME, or cairn restart instance/NAME');
+  return { r: targets[0]!.r, name: names[0]! };
 }

@@ -4,13 +4,14 @@
  * of each kind; --watch follows it (redrawn in place on a terminal, a line
  * per change otherwise); --until-converged waits for convergence.
  */
+import type { Cluster } from '../../api/cluster.js';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseDuration } from '../flags.js';
 import { clientCommand, runWithClient, type ClientContext } from '../client/context.js';
 import { followStatus } from '../status/follow.js';
 import { summarize } from '../status/model.js';
 import { renderSummary } from '../status/render.js';
-import { loadObjects, type StatusScope } from '../status/snapshot.js';
+import { loadObjects, missingClusterHint, type StatusScope } from '../status/snapshot.js';
 import { JsonLinesView, PlainView, statusDocument, TerminalView, type StatusView, type ViewContext } from '../status/views.js';
 
 type StatusOutput = 'text' | 'json';
@@ -33,11 +34,19 @@ function viewFor(output: StatusOutput, vc: ViewContext): StatusView {
   return process.stdout.isTTY ? new TerminalView(process.stdout, vc) : new PlainView(process.stdout, vc);
 }
 
+// A namespace without a Cluster looks all clear: say where the Clusters are (on stderr, the exit code unchanged).
+async function noteMissingCluster(ctx: ClientContext, clusters?: readonly Cluster[]): Promise<void> {
+  const note = await missingClusterHint(ctx, scopeOf(ctx), clusters);
+  if (note) process.stderr.write(`hint: ${note}\n`);
+}
+
 async function showOnce(ctx: ClientContext, output: StatusOutput): Promise<void> {
-  const summary = summarize(await loadObjects(ctx, scopeOf(ctx)));
+  const objects = await loadObjects(ctx, scopeOf(ctx));
+  const summary = summarize(objects);
   const r = { ...viewContext(ctx), now: new Date() };
   const text = output === 'json' ? JSON.stringify(statusDocument(summary, r), null, 2) : renderSummary(summary, r).join('\n');
   process.stdout.write(`${text}\n`);
+  await noteMissingCluster(ctx, objects.clusters);
 }
 
 /** The `status` verb. */
@@ -69,6 +78,7 @@ Examples:
         const output = ctx.flags.output as StatusOutput;
         const untilConverged = !!ctx.flags.untilConverged;
         if (!ctx.flags.watch && !untilConverged) return showOnce(ctx, output);
+        await noteMissingCluster(ctx);
         const view = viewFor(output, viewContext(ctx));
         return followStatus(ctx, { scope: scopeOf(ctx), view, untilConverged, timeoutMs: ctx.flags.timeout as number });
       }),

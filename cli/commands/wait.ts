@@ -90,7 +90,7 @@ async function waitOne(ctx: ClientContext, o: Waited, flags: WaitFlags): Promise
     return true;
   } catch (err) {
     // waitFor's only CliError is its timeout; say it as kubectl does (plural/name).
-    const shown = err instanceof CliError ? new CliError(`timed out waiting for the condition on ${o.r.plural}/${o.name}`, `raise --timeout, or see why with 'cairn describe ${o.r.singular} ${o.name}'`) : err;
+    const shown = err instanceof CliError ? new CliError(`timed out waiting for the condition on ${o.r.plural}/${o.name}`, `raise --timeout, or see why with 'cairn describe ${o.r.singular} ${o.name}${o.r.namespaced && o.namespace ? ` -n ${o.namespace}` : ''}'`) : err;
     process.stderr.write(`${formatError(shown)}\n`);
     return false;
   }

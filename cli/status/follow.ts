@@ -4,7 +4,8 @@
  * REDRAW_INTERVAL_MS and only when it changed. Ends on Ctrl-C, SIGTERM or
  * a closed stdout (exit 0), or with --until-converged once everything has converged and
  * nothing fails (exit 0) or when the timeout passes first (a CliError,
- * exit 1). Runs on the event loop only; the timers are its concurrency.
+ * exit 1). A lost connection is shown by the view and retried until it
+ * comes back. Runs on the event loop only; the timers are its concurrency.
  */
 import type { ClientContext } from '../client/context.js';
 import { CliError } from '../client/errors.js';
@@ -46,7 +47,8 @@ export async function followStatus(ctx: ClientContext, o: FollowOptions): Promis
     if (change) o.view.change(change);
     pendingRedraw ??= setTimeout(redraw, REDRAW_INTERVAL_MS);
   };
-  const watcher = new ObjectsWatcher(ctx, o.scope, onChange);
+  // While the server is away the objects shown are stale: the view says so until the watches list again.
+  const watcher = new ObjectsWatcher(ctx, o.scope, onChange, { onConnection: (lost) => o.view.connection(lost) });
   // Ctrl-C is how a watch of a dashboard ends, not a failure: exit 0 (unlike get -w, whose 130 follows kubectl).
   const interruption = untilInterrupted();
   void interruption.done.then(() => finish('interrupted'));

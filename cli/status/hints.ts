@@ -16,19 +16,30 @@ interface HintContext {
   message: string;
 }
 
+// The namespace (Cluster) of the object; a Cluster's is its name.
+function namespaceOf(c: HintContext): string | undefined {
+  return c.namespace ?? (c.kind === 'Cluster' ? c.name : undefined);
+}
+
+// ` -n demo`, for the commands a hint suggests, so they look where the object is.
+function ns(c: HintContext): string {
+  const namespace = namespaceOf(c);
+  return namespace ? ` -n ${namespace}` : '';
+}
+
 // Scheduler check texts (controller/scheduler/reasons.ts) and their fixes.
 const UNSCHEDULABLE_FIXES: ReadonlyArray<readonly [RegExp, (c: HintContext) => string]> = [
-  [/no nodes registered/, (c) => `start an agent for the cluster: cairn agent --cluster ${c.namespace ?? '<cluster>'} --node-name <name>`],
+  [/no nodes registered/, (c) => `start an agent for the cluster: cairn agent --cluster ${namespaceOf(c) ?? '<cluster>'} --node-name <name>`],
   [/insufficient storage/, () => 'lower spec.size (or spec.replicas), free storage by deleting volumes, or add a node with more storage (cairn agent --storage)'],
   [/insufficient cpu/, () => 'lower spec.cpus, free cpus by deleting instances, or add a node with more (cairn agent --cpus)'],
   [/insufficient memory/, () => 'lower spec.memory, free memory by deleting instances, or add a node with more (cairn agent --memory)'],
   [/didn't match node selector/, (c) => `fix the ${c.kind === 'Volume' ? 'spec.nodeSelector' : 'spec.placement.nodeSelector'}, or give a node matching labels (cairn agent --labels key=value)`],
   [/not the pinned node/, () => 'register the pinned node, or change spec.placement.nodeName / spec.migrateTo'],
   [/already holds a replica/, () => 'spec.replicas asks for more replicas than there are nodes that can hold one: add nodes or lower spec.replicas'],
-  [/no replica of volume/, () => 'start it on a node holding a replica of its volume: wait for the volume to become Ready (cairn describe volume)'],
+  [/no replica of volume/, (c) => `start it on a node holding a replica of its volume: wait for the volume to become Ready (cairn get volumes${ns(c)})`],
   [/anti-affinity group/, () => 'add a node, or move an instance of the same spec.placement.antiAffinityGroup away'],
   [/max instances/, () => 'raise spec.policy.maxInstances / maxInstancesPerNode of the Cluster, or delete an instance'],
-  [/unschedulable|unreachable|not ready/, () => 'uncordon a node (cairn uncordon NODE) or bring its agent back'],
+  [/unschedulable|unreachable|not ready/, (c) => `uncordon a node (cairn uncordon NODE${ns(c)}) or bring its agent back`],
 ];
 
 // The scheduler lists the most frequent cause first: its fix is the one to give.
@@ -44,12 +55,12 @@ function firstMentioned(message: string): ((c: HintContext) => string) | undefin
 const BY_REASON: Record<string, (c: HintContext) => string> = {
   NoReadyNodes: (c) => `start an agent for the cluster: cairn agent --cluster ${c.name} --node-name <name>`,
   NodeLeaseExpired: (c) => `check that the agent of node ${c.name} runs and reaches the apiserver (its log says why); its instances fail over after the cluster's grace period`,
-  NodeUnreachable: () => 'check the agent of the node (cairn get nodes); the instance fails over by itself after the cluster\'s grace period',
+  NodeUnreachable: (c) => `check the agent of the node (cairn get nodes${ns(c)}); the instance fails over by itself after the cluster's grace period`,
   InsufficientCapacity: () => 'set spec.cpus / spec.memory back, or free capacity on its node (or move it: spec.migrateTo)',
   ShrinkNotSupported: () => 'set spec.size back to the current capacity; to shrink, create a smaller volume and copy the data',
   ReplicaReductionNotSupported: () => 'set spec.replicas back to the number of replicas that exist',
-  ReplicaFailed: (c) => `see why on the replica's WorkItem: cairn failures, or cairn describe volume ${c.name}`,
-  Degraded: (c) => `a replica is not ready: cairn describe volume ${c.name} shows which one and why`,
+  ReplicaFailed: (c) => `see why on the replica's WorkItem: cairn failures${ns(c)}, or cairn describe volume ${c.name}${ns(c)}`,
+  Degraded: (c) => `a replica is not ready: cairn describe volume ${c.name}${ns(c)} shows which one and why`,
   CrashLoopBackOff: (c) => `the program keeps exiting: read its log (status.logPath of instance ${c.name}) and fix spec.process`,
   Exited: (c) => `the program exited: read its log (status.logPath of instance ${c.name}); set spec.restartPolicy to restart it`,
   Fenced: () => 'the agent could not renew the fencing lease: check that it reaches the apiserver; the instance restarts once it does',
@@ -60,8 +71,8 @@ const BY_REASON: Record<string, (c: HintContext) => string> = {
   NotFound: () => 'create the missing path on the node, or fix the path in the spec',
   CommandFailed: () => 'see the agent log on the node for the command\'s output',
   InvalidSpec: (c) => `fix the spec of ${c.kind.toLowerCase()} ${c.name}; the agent retries once the spec changes`,
-  DriverUnavailable: () => 'use a driver the node has (cairn describe node lists status.drivers), or install the missing one',
-  MigrationFailed: () => 'see the migration status (cairn describe instance) and the agent logs of both nodes; set spec.migrateTo again to retry',
+  DriverUnavailable: (c) => `use a driver the node has (cairn describe nodes${ns(c)} lists status.drivers), or install the missing one`,
+  MigrationFailed: (c) => `see the migration status (cairn describe ${c.kind === 'Instance' ? `instance ${c.name}` : 'instances'}${ns(c)}) and the agent logs of both nodes; set spec.migrateTo again to retry`,
   Cancelled: () => 'the operation was cancelled (agent shutdown or a spec change); it is retried by itself',
 };
 
@@ -69,7 +80,7 @@ const BY_REASON: Record<string, (c: HintContext) => string> = {
 export function hintFor(reason: string, c: HintContext): string {
   if (reason === 'Unschedulable') {
     const fix = firstMentioned(c.message);
-    return fix ? fix(c) : 'no node fits: add capacity or nodes, or relax the placement; cairn get nodes shows what is free';
+    return fix ? fix(c) : `no node fits: add capacity or nodes, or relax the placement; cairn get nodes${ns(c)} shows what is free`;
   }
   const hint = BY_REASON[reason];
   return hint ? hint(c) : `cairn describe ${c.kind.toLowerCase()} ${c.name}${c.namespace ? ` -n ${c.namespace}` : ''} shows the conditions and Events`;

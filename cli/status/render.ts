@@ -18,6 +18,12 @@ export interface RenderContext {
   namespace?: string;
 }
 
+/** The watches cannot reach the server: since when, and the last error. */
+export interface ConnectionLost {
+  since: Date;
+  error: string;
+}
+
 const BAR_WIDTH = 10;
 const SHORT_MESSAGE = 100;
 
@@ -109,4 +115,25 @@ export function renderChange(c: StateChange, now: Date): string {
 export function renderProgress(s: StatusSummary, now: Date): string {
   const { converged, total } = s.convergence;
   return `${clock(now)} converged ${bar(converged, total)} ${converged}/${total}${s.failures.length ? `, ${s.failures.length} failing` : ''}`;
+}
+
+/**
+ * What to tell a user looking at namespace `namespace`, which has no Cluster,
+ * given the Clusters that exist: where to look instead (a hint line on stderr).
+ */
+export function missingClusterNote(namespace: string, clusters: readonly string[]): string {
+  const others = clusters.filter((c) => c !== namespace);
+  if (others.length === 0) return `no Cluster "${namespace}", and there are no Clusters: create one with cairn apply -f`;
+  const which = others.length === 1 ? `the Cluster is ${others[0]}` : `the Clusters are ${others.join(', ')}`;
+  return `no Cluster "${namespace}"; ${which}: use -n NAME or -A`;
+}
+
+/** `connection lost since 12:00:01 (socket hang up), retrying`: the header of a terminal view while the server is away. */
+export function renderConnectionLost(lost: ConnectionLost): string {
+  return `connection lost since ${clock(lost.since)} (${shorten(lost.error, SHORT_MESSAGE)}), retrying`;
+}
+
+/** The line the plain view logs when the connection is lost (`lost`) or back (undefined). */
+export function renderConnectionChange(lost: ConnectionLost | undefined, now: Date): string {
+  return lost ? `${clock(now)} ${renderConnectionLost(lost)}` : `${clock(now)} connection back`;
 }

@@ -5,7 +5,11 @@
  * watch from the list's resourceVersion, re-list when the watch ends or the
  * server answers 410 Gone. Every loop runs on the event loop (no locks);
  * each applied change is reported to `onChange` with the object before and
- * after, so a caller can both redraw and log what moved.
+ * after, so a caller can both redraw and log what moved. A loop whose
+ * list or watch fails keeps retrying with a backoff (1 s doubling to
+ * MAX_RETRY_DELAY_MS), so a server restart is survived; meanwhile
+ * `onConnection` is told the connection is lost (since when, the last
+ * error), and told again once every loop lists again.
  */
 import type { Cluster } from '../../api/cluster.js';
 import type { Instance } from '../../api/instance.js';
@@ -15,7 +19,8 @@ import type { Volume } from '../../api/volume.js';
 import type { WorkItem } from '../../api/workitem.js';
 import type { ResourceInfo } from '../client/catalog.js';
 import type { ClientContext } from '../client/context.js';
-import { listObjects, watchObjects, type ApiObject, type Selection, type WatchHandle } from '../client/watch.js';
+import { missingClusterNote, type ConnectionLost } from './render.js';
+import { listObjects, watchObjects, type ApiList, type ApiObject, type Selection, type WatchHandle } from '../client/watch.js';
 
 /** The kinds `status` reads, by their key in StatusObjects. */
 export const STATUS_KINDS = { clusters: 'Cluster', nodes: 'Node', instances: 'Instance', volumes: 'Volume', workItems: 'WorkItem' } as const;
@@ -46,7 +51,39 @@ export interface ObjectChange {
   after?: StatusObject;
 }
 
-const RETRY_AFTER_ERROR_MS = 1000;
+/** The first pause before a loop lists again after a failure; it doubles with each failure in a row. */
+export const RETRY_AFTER_ERROR_MS = 1000;
+/** The longest pause between retries. */
+export const MAX_RETRY_DELAY_MS = 5000;
+
+/** The pause after `failures` failures in a row. Pure. */
+export function retryDelay(failures: number): number {
+  return Math.min(MAX_RETRY_DELAY_MS, RETRY_AFTER_ERROR_MS * 2 ** Math.max(0, failures - 1));
+}
+
+/** Where an ObjectsWatcher lists and watches; tests script it. */
+export interface ObjectsSource {
+  list(r: ResourceInfo, sel: Selection): Promise<ApiList>;
+  watch(r: ResourceInfo, sel: Selection, resourceVersion: string, onEvent: (type: string, obj: ApiObject) => void): Promise<WatchHandle>;
+}
+
+/** The optional parts of an ObjectsWatcher: connection reports, and the source, clock and pauses tests replace. */
+export interface WatcherOptions {
+  /** Called when the connection is lost (with since when and the last error) and when it is back (undefined). */
+  onConnection?: (lost: ConnectionLost | undefined) => void;
+  source?: ObjectsSource;
+  now?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+// An unref'd timer: a pause in progress never holds the process open after stop().
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+function errorText(err: unknown): string {
+  const e = err as { message?: unknown; code?: unknown } | undefined;
+  const message = typeof e?.message === 'string' && e.message ? e.message : String(err);
+  return typeof e?.code === 'string' && !message.includes(e.code) ? `${message} (${e.code})` : message;
+}
 
 function selection(r: ResourceInfo, scope: StatusScope): Selection {
   // A Cluster is cluster-scoped and named after its namespace.
@@ -76,17 +113,48 @@ export async function loadObjects(ctx: ClientContext, scope: StatusScope): Promi
   return Object.fromEntries(keys.map((key, i) => [key, [...lists[i]!.items].sort(byName)])) as unknown as StatusObjects;
 }
 
+/** The names of every Cluster, sorted. */
+export async function clusterNames(ctx: ClientContext): Promise<string[]> {
+  const infos = await resources(ctx);
+  const list = await listObjects(ctx, infos.clusters, {});
+  return list.items.map((c) => c.metadata.name).sort();
+}
+
+/**
+ * The note for a scope whose namespace has no Cluster (`status` and
+ * `failures` would otherwise report an empty namespace as all clear), or
+ * undefined when it has one, with -A, or when the Clusters cannot be listed.
+ */
+export async function missingClusterHint(ctx: ClientContext, scope: StatusScope, clusters?: readonly Cluster[]): Promise<string | undefined> {
+  const { namespace } = scope;
+  if (namespace === undefined || (clusters && clusters.length > 0)) return undefined;
+  const names = await clusterNames(ctx).catch(() => undefined);
+  if (!names || names.includes(namespace)) return undefined;
+  return missingClusterNote(namespace, names);
+}
+
 /** Keeps StatusObjects current from watches until stopped. */
 export class ObjectsWatcher {
   private readonly stores = new Map<StatusKey, Map<string, ApiObject>>();
   private readonly watches = new Set<WatchHandle>();
+  /** The kinds whose loop is failing: since when, and the last error. */
+  private readonly failing = new Map<StatusKey, ConnectionLost>();
+  private reported: ConnectionLost | undefined;
+  private readonly source: ObjectsSource;
+  private readonly now: () => Date;
+  private readonly sleep: (ms: number) => Promise<void>;
   private stopped = false;
 
   constructor(
     private readonly ctx: ClientContext,
     private readonly scope: StatusScope,
     private readonly onChange: (change: ObjectChange) => void,
-  ) {}
+    private readonly opts: WatcherOptions = {},
+  ) {
+    this.source = opts.source ?? { list: (r, sel) => listObjects(ctx, r, sel), watch: (r, sel, rv, onEvent) => watchObjects(ctx, r, sel, rv, onEvent) };
+    this.now = opts.now ?? (() => new Date());
+    this.sleep = opts.sleep ?? realSleep;
+  }
 
   /** Lists every kind (resolving once all are read), then follows each with a watch. */
   async start(): Promise<void> {
@@ -110,7 +178,7 @@ export class ObjectsWatcher {
 
   // Replaces a kind's store with a fresh list, reporting the differences; returns the list's resourceVersion.
   private async relist(key: StatusKey, r: ResourceInfo): Promise<string | undefined> {
-    const list = await listObjects(this.ctx, r, selection(r, this.scope));
+    const list = await this.source.list(r, selection(r, this.scope));
     const previous = this.stores.get(key);
     const next = new Map(list.items.map((o) => [objectKey(o), o]));
     this.stores.set(key, next);
@@ -123,12 +191,43 @@ export class ObjectsWatcher {
 
   private async follow(key: StatusKey, r: ResourceInfo, resourceVersion: string | undefined): Promise<void> {
     let rv = resourceVersion;
+    let failures = 0;
     while (!this.stopped) {
-      const healthy = await this.watchOnce(key, r, rv).catch(() => false);
+      const healthy = await this.watchOnce(key, r, rv).catch((err: unknown) => {
+        this.failed(key, err);
+        return false;
+      });
       if (this.stopped) return;
-      if (!healthy) await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_ERROR_MS));
-      rv = await this.relist(key, r).catch(() => undefined);
+      failures = healthy ? 0 : failures + 1;
+      if (!healthy) await this.sleep(retryDelay(failures));
+      if (this.stopped) return;
+      try {
+        rv = await this.relist(key, r);
+        this.recovered(key);
+      } catch (err) {
+        rv = undefined;
+        this.failed(key, err);
+      }
     }
+  }
+
+  // The connection is lost while any loop fails: since the first of them failed.
+  private failed(key: StatusKey, err: unknown): void {
+    if (this.stopped) return;
+    this.failing.set(key, { since: this.failing.get(key)?.since ?? this.now(), error: errorText(err) });
+    this.reportConnection();
+  }
+
+  private recovered(key: StatusKey): void {
+    if (this.stopped || !this.failing.delete(key)) return;
+    this.reportConnection();
+  }
+
+  private reportConnection(): void {
+    const lost = [...this.failing.values()].sort((a, b) => a.since.getTime() - b.since.getTime())[0];
+    if (lost?.since.getTime() === this.reported?.since.getTime() && lost?.error === this.reported?.error) return;
+    this.reported = lost && { ...lost };
+    this.opts.onConnection?.(lost && { ...lost });
   }
 
   // One watch; resolves when it ends (true: closed normally, false: an error such as 410 Gone).
@@ -142,7 +241,7 @@ export class ObjectsWatcher {
         watch?.stop();
       } else if (type !== 'BOOKMARK') this.apply(key, type, obj);
     };
-    watch = await watchObjects(this.ctx, r, selection(r, this.scope), rv, onEvent);
+    watch = await this.source.watch(r, selection(r, this.scope), rv, onEvent);
     this.watches.add(watch);
     try {
       if (this.stopped || failed) watch.stop();

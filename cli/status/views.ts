@@ -5,7 +5,7 @@
  * to draw is the watch loop's business.
  */
 import type { StatusSummary, StateChange } from './model.js';
-import { renderChange, renderProgress, renderSummary, type RenderContext } from './render.js';
+import { renderChange, renderConnectionChange, renderConnectionLost, renderProgress, renderSummary, type ConnectionLost, type RenderContext } from './render.js';
 
 /** What the watch loop asks a view to show. */
 export interface StatusView {
@@ -15,6 +15,8 @@ export interface StatusView {
   change(c: StateChange): void;
   /** The summary changed (called at most every redraw interval). */
   update(s: StatusSummary): void;
+  /** The watches lost the server (`lost`), or reach it again (undefined); the objects shown are stale meanwhile. */
+  connection(lost: ConnectionLost | undefined): void;
   /** The watch ends: by Ctrl-C (`interrupted`), or with `final` as the summary to end on. */
   finish(final: StatusSummary, interrupted: boolean): void;
 }
@@ -43,6 +45,8 @@ export const TERMINAL = {
 /** Redraws the summary block in place: back up over the previous block, rewrite it, clear what is left below. */
 export class TerminalView implements StatusView {
   private drawn = 0;
+  private last: StatusSummary | undefined;
+  private lost: ConnectionLost | undefined;
 
   constructor(
     private readonly out: ViewOutput,
@@ -61,12 +65,19 @@ export class TerminalView implements StatusView {
     // A line wider than the terminal wraps and a block taller than it scrolls: either breaks counting lines to back up over.
     const width = Math.max(20, (this.out.columns || 80) - 1);
     const height = Math.max(5, (this.out.rows || 24) - 1);
-    const lines = renderSummary(s, { ...this.ctx, now: this.now() })
+    this.last = s;
+    const summary = renderSummary(s, { ...this.ctx, now: this.now() });
+    const lines = (this.lost ? [renderConnectionLost(this.lost), ...summary] : summary)
       .slice(0, height)
       .map((l) => (l.length > width ? `${l.slice(0, width - 1)}…` : l));
     const back = this.drawn > 0 ? TERMINAL.up(this.drawn) : '';
     this.out.write(`${back}${lines.map((l) => `${l}${TERMINAL.clearToLineEnd}\n`).join('')}${TERMINAL.clearToScreenEnd}`);
     this.drawn = lines.length;
+  }
+
+  connection(lost: ConnectionLost | undefined): void {
+    this.lost = lost;
+    if (this.last) this.update(this.last);
   }
 
   finish(final: StatusSummary): void {
@@ -78,6 +89,7 @@ export class TerminalView implements StatusView {
 /** For pipes and files: the summary block once, then a line per change and per move of the convergence count. */
 export class PlainView implements StatusView {
   private lastProgress = '';
+  private lost = false;
   /** Whether lines followed the last block (then the final summary is worth printing again). */
   private logged = false;
 
@@ -100,6 +112,12 @@ export class PlainView implements StatusView {
     if (progressKey(s) === this.lastProgress) return;
     this.lastProgress = progressKey(s);
     this.line(renderProgress(s, this.now()));
+  }
+
+  connection(lost: ConnectionLost | undefined): void {
+    if (!!lost === this.lost) return;
+    this.lost = !!lost;
+    this.line(renderConnectionChange(lost, this.now()));
   }
 
   finish(final: StatusSummary, interrupted: boolean): void {
@@ -140,10 +158,20 @@ export class JsonLinesView implements StatusView {
     this.out.write(`${JSON.stringify(statusDocument(s, { ...this.ctx, now: this.now() }))}\n`);
   }
 
+  connection(lost: ConnectionLost | undefined): void {
+    this.out.write(`${JSON.stringify(connectionDocument(lost, { ...this.ctx, now: this.now() }))}\n`);
+  }
+
   finish(): void {}
 }
 
 /** The document -o json prints. */
 export function statusDocument(s: StatusSummary, r: RenderContext): object {
   return { kind: 'StatusSummary', server: r.server, time: r.now.toISOString(), ...s };
+}
+
+/** The document -o json prints when the connection is lost or back: `connected`, and while lost `since` and `error`. */
+export function connectionDocument(lost: ConnectionLost | undefined, r: RenderContext): object {
+  const state = lost ? { connected: false, since: lost.since.toISOString(), error: lost.error } : { connected: true };
+  return { kind: 'ConnectionState', server: r.server, time: r.now.toISOString(), ...state };
 }

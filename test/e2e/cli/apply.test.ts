@@ -119,7 +119,9 @@ describe('cairn apply, diff, delete (e2e)', function () {
     it("refuses an unknown kind in kubectl's words", async () => {
       const r = await cairn(['apply', '-f', '-'], 'apiVersion: cairn.dev/v1alpha1\nkind: Foo\nmetadata: {name: x}\n');
       expect(r.code).to.equal(1);
-      expect(r.stderr).to.contain('error: resource mapping not found for name: "x" namespace: "demo" from "STDIN": no matches for kind "Foo" in version "cairn.dev/v1alpha1"\nhint: ensure CRDs are installed first');
+      expect(r.stderr).to.contain('error: resource mapping not found for name: "x" namespace: "demo" from "STDIN": no matches for kind "Foo" in version "cairn.dev/v1alpha1"\nhint: the server serves the kinds ');
+      expect(r.stderr).to.match(/in apiVersion cairn\.dev\/v1alpha1 \(besides the core ones\): check the apiVersion and kind of the manifest\n$/);
+      for (const kind of ['Cluster', 'Node', 'Instance', 'Volume', 'WorkItem']) expect(r.stderr).to.match(new RegExp(`hint: .*\\b${kind}\\b`));
     });
 
     it('reports a field-manager conflict with --force-conflicts as the way out', async () => {

@@ -192,6 +192,14 @@ describe('cairn status and failures (e2e)', function () {
     expect(r.stdout).to.equal('No failures in namespace demo.\n');
   });
 
+  it('status and failures in a namespace without a Cluster say which Clusters there are (on stderr, exit 0)', async () => {
+    for (const verb of ['status', 'failures']) {
+      const r = await c.cairn([verb, '-n', 'nothere']);
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stderr).to.match(/^hint: no Cluster "nothere"; the Clusters? (is|are) .*demo.*: use -n NAME or -A\n$/);
+    }
+  });
+
   it('--help of both has examples', async () => {
     for (const verb of ['status', 'failures']) {
       const r = await c.cairn([verb, '--help']);

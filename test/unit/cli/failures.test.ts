@@ -116,6 +116,15 @@ describe('failures', () => {
         expect(hintFor(reason, ctx('')), reason).not.to.match(/^cairn describe/);
       }
     });
+    it('names the namespace in the commands it suggests', () => {
+      expect(hintFor('Unschedulable', ctx('0/2 nodes are available: 2 unschedulable.'))).to.contain('cairn uncordon NODE -n demo');
+      expect(hintFor('Unschedulable', ctx('0/2 nodes are available: 2 something new.'))).to.contain('cairn get nodes -n demo');
+      expect(hintFor('ReplicaFailed', ctx('', 'Volume'))).to.equal("see why on the replica's WorkItem: cairn failures -n demo, or cairn describe volume x -n demo");
+      expect(hintFor('Degraded', ctx('', 'Volume'))).to.contain('cairn describe volume x -n demo');
+      expect(hintFor('NodeUnreachable', ctx(''))).to.contain('cairn get nodes -n demo');
+      expect(hintFor('MigrationFailed', ctx(''))).to.contain('cairn describe instance x -n demo');
+      expect(hintFor('Unschedulable', { kind: 'Cluster', name: 'prod', message: '0/0 nodes are available: no nodes registered in cluster prod.' })).to.contain('cairn agent --cluster prod');
+    });
     it('falls back to describe for an unknown reason', () => expect(hintFor('Mystery', ctx(''))).to.equal('cairn describe instance x -n demo shows the conditions and Events'));
   });
 

@@ -153,4 +153,18 @@ describe('followChanges (get -w)', () => {
     };
     expect(await followChanges(s.source, '10', s.onChange, s.opts)).to.equal(143);
   });
+
+  it('stops at once when interrupted while a watch is connecting, and stops that watch once it connects', async () => {
+    const s = scripted([]);
+    let connect!: () => void;
+    let stopped = false;
+    s.source.watch = () => {
+      setImmediate(() => s.interrupt(130));
+      return new Promise((resolve) => (connect = () => resolve({ stop: () => (stopped = true), done: new Promise(() => undefined) })));
+    };
+    expect(await followChanges(s.source, '10', s.onChange, s.opts)).to.equal(130);
+    connect();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).to.equal(true);
+  });
 });

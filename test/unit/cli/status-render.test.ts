@@ -1,12 +1,13 @@
 import { expect } from 'chai';
 import { summarize } from '../../../cli/status/model.js';
-import { bar, clock, renderChange, renderProgress, renderSummary } from '../../../cli/status/render.js';
+import { bar, clock, missingClusterNote, renderChange, renderConnectionChange, renderConnectionLost, renderProgress, renderSummary } from '../../../cli/status/render.js';
 import { JsonLinesView, PlainView, TERMINAL, TerminalView } from '../../../cli/status/views.js';
 import { cluster, instance, node, objects, tooBigVolume, unschedulableInstance, volume } from './status-fixtures.js';
 
 const NOW = new Date(2024, 4, 1, 12, 0, 1);
 const CTX = { server: 'https://127.0.0.1:6443', allNamespaces: false, namespace: 'demo' };
 const ESCAPE = /\x1b/;
+const LOST = { since: new Date(2024, 4, 1, 11, 59, 30), error: 'socket hang up' };
 
 function eightOfTen() {
   return summarize(
@@ -100,6 +101,22 @@ describe('status rendering', () => {
     it('clock pads', () => expect(clock(new Date(2024, 0, 1, 1, 2, 3))).to.equal('01:02:03'));
   });
 
+  describe('connection lines', () => {
+    it('the header while the server is away', () => expect(renderConnectionLost(LOST)).to.equal('connection lost since 11:59:30 (socket hang up), retrying'));
+    it('the lines logged when lost and when back', () => {
+      expect(renderConnectionChange(LOST, NOW)).to.equal('12:00:01 connection lost since 11:59:30 (socket hang up), retrying');
+      expect(renderConnectionChange(undefined, NOW)).to.equal('12:00:01 connection back');
+    });
+  });
+
+  describe('missingClusterNote', () => {
+    it('lists the Clusters there are instead', () => {
+      expect(missingClusterNote('default', ['demo', 'prod'])).to.equal('no Cluster "default"; the Clusters are demo, prod: use -n NAME or -A');
+      expect(missingClusterNote('default', ['demo'])).to.equal('no Cluster "default"; the Cluster is demo: use -n NAME or -A');
+    });
+    it('says when there is no Cluster at all', () => expect(missingClusterNote('default', [])).to.match(/^no Cluster "default", and there are no Clusters/));
+  });
+
   describe('PlainView', () => {
     it('prints the block once, then one line per change and per convergence move, never an escape code', () => {
       const out = new Sink();
@@ -133,9 +150,45 @@ describe('status rendering', () => {
       view.finish(eightOfTen(), false);
       expect(out.text.split('\n').filter((l) => l.startsWith('Cluster '))).to.have.length(1);
     });
+
+    it('logs one line when the connection is lost and one when it is back', () => {
+      const out = new Sink();
+      const view = new PlainView(out, CTX, () => NOW);
+      view.start(eightOfTen());
+      view.connection(LOST);
+      view.connection({ ...LOST, error: 'connect ECONNREFUSED' });
+      view.connection(undefined);
+      view.connection(undefined);
+      const lines = out.text.trimEnd().split('\n');
+      expect(lines.slice(-2)).to.deep.equal(['12:00:01 connection lost since 11:59:30 (socket hang up), retrying', '12:00:01 connection back']);
+      expect(lines.filter((l) => l.includes('connection'))).to.have.length(2);
+    });
   });
 
   describe('TerminalView', () => {
+    it('heads the block with the lost connection until it is back', () => {
+      const out = new Sink();
+      out.columns = 200;
+      out.rows = 50;
+      const view = new TerminalView(out, CTX, () => NOW);
+      const s = eightOfTen();
+      const height = renderSummary(s, { ...CTX, now: NOW }).length;
+      view.start(s);
+      let mark = out.text.length;
+      view.connection(LOST);
+      const lost = out.text.slice(mark);
+      expect(lost.startsWith(TERMINAL.up(height))).to.equal(true, 'redrawn at once, over the previous block');
+      expect(lost.slice(TERMINAL.up(height).length).split('\n')[0]).to.equal(`connection lost since 11:59:30 (socket hang up), retrying${TERMINAL.clearToLineEnd}`);
+      mark = out.text.length;
+      view.update(s);
+      expect(out.text.slice(mark)).to.contain('connection lost since', 'kept on later redraws');
+      mark = out.text.length;
+      view.connection(undefined);
+      const back = out.text.slice(mark);
+      expect(back.startsWith(TERMINAL.up(height + 1))).to.equal(true, 'backs up over the header line too');
+      expect(back).not.to.contain('connection lost');
+    });
+
     it('hides the cursor, redraws over the previous block, clears below, and restores the cursor', () => {
       const out = new Sink();
       out.columns = 200;
@@ -166,6 +219,18 @@ describe('status rendering', () => {
   });
 
   describe('JsonLinesView', () => {
+    it('prints a ConnectionState document when the connection is lost and when it is back', () => {
+      const out = new Sink();
+      const view = new JsonLinesView(out, CTX, () => NOW);
+      view.connection(LOST);
+      view.connection(undefined);
+      const docs = out.text.trimEnd().split('\n').map((l) => JSON.parse(l));
+      expect(docs).to.deep.equal([
+        { kind: 'ConnectionState', server: CTX.server, time: NOW.toISOString(), connected: false, since: LOST.since.toISOString(), error: 'socket hang up' },
+        { kind: 'ConnectionState', server: CTX.server, time: NOW.toISOString(), connected: true },
+      ]);
+    });
+
     it('prints one JSON document per update', () => {
       const out = new Sink();
       const view = new JsonLinesView(out, CTX, () => NOW);
