@@ -146,6 +146,8 @@ describe('controller: node expiry, Unreachable and fenced failover (real etcd + 
         const i = await getInstance('db');
         return i?.status?.phase === 'Running' && i.status.nodeName === 'n2' ? i : undefined;
       }, 20_000);
+      // Under load the move can complete within one sample's reads: let a sample see it before stopping.
+      await until('a sample with the copy on n2', async () => watch.samples.some((x) => x.value.onLive) || undefined);
       await watch.stop();
 
       // Ordering, from the samples: no copy on n2 in any read that completed before the fencing lease expired,
