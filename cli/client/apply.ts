@@ -17,7 +17,8 @@ import { ApiStatusError, isNotFound, toApiError } from '../../api/client/errors.
 import { objectPath } from './catalog.js';
 import type { ClientContext } from './context.js';
 import { formatError } from './errors.js';
-import { objectRef, type Target } from './targets.js';
+import { resourceName } from './printers.js';
+import type { Target } from './targets.js';
 import type { ApiObject } from './watch.js';
 import { DRY_RUN_SUFFIX } from './writes.js';
 
@@ -69,7 +70,7 @@ function visibleContent(obj: ApiObject): ApiObject {
 
 /** `instance.cairn.dev/web created`, with kubectl's dry-run suffix. */
 export function summaryLine(t: Pick<Target, 'r' | 'name'>, what: ApplyOutcome | 'pruned', dryRun: boolean): string {
-  return `${objectRef(t.r, t.name)} ${what}${dryRun ? DRY_RUN_SUFFIX : ''}`;
+  return `${resourceName(t.r, t.name)} ${what}${dryRun ? DRY_RUN_SUFFIX : ''}`;
 }
 
 /**

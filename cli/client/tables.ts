@@ -3,21 +3,16 @@
  * output): a collection page by page into one Table, or one object as a
  * one-row Table.
  */
-import { collectionPath, objectPath, type ResourceInfo } from './catalog.js';
+import { objectPath, type ResourceInfo } from './catalog.js';
 import type { ClientContext } from './context.js';
 import { concatTables, TABLE_ACCEPT, type ServerTable } from './table-printer.js';
-import type { Selection } from './watch.js';
+import { listPages, type Selection } from './watch.js';
 
 const TABLE_HEADERS = { Accept: TABLE_ACCEPT };
 
 /** A collection as one Table (every page; the first page's resourceVersion). */
 export async function listTable(ctx: ClientContext, r: ResourceInfo, sel: Selection): Promise<ServerTable> {
-  const path = collectionPath(r, sel.namespace);
-  const query = { labelSelector: sel.labelSelector, fieldSelector: sel.fieldSelector, limit: 500 };
-  const pages = [await ctx.rest.request<ServerTable>('GET', path, { query, headers: TABLE_HEADERS })];
-  for (let token = pages[0]!.metadata?.continue; token; token = pages[pages.length - 1]!.metadata?.continue) {
-    pages.push(await ctx.rest.request<ServerTable>('GET', path, { query: { ...query, continue: token }, headers: TABLE_HEADERS }));
-  }
+  const pages = await listPages<ServerTable>(ctx, r, sel, TABLE_HEADERS);
   return { ...concatTables(pages)!, metadata: { resourceVersion: pages[0]!.metadata?.resourceVersion } };
 }
 

@@ -8,6 +8,7 @@
 import { GROUP } from '../../api/types.js';
 import type { ResourceCatalog, ResourceInfo } from './catalog.js';
 import { CliError } from './errors.js';
+import { resourceName } from './printers.js';
 import type { Manifest } from './manifests.js';
 import type { ApiObject } from './watch.js';
 
@@ -46,20 +47,10 @@ export function toTarget(m: Manifest, catalog: ResourceCatalog, rule: NamespaceR
   if (rule.explicit && namespace !== rule.namespace) {
     throw new CliError(
       `the namespace from the provided object "${namespace}" does not match the namespace "${rule.namespace}". You must pass '--namespace=${namespace}' to perform this operation.`,
-      `${m.source} puts ${objectRef(r, name)} in namespace ${namespace}; drop -n or its metadata.namespace`,
+      `${m.source} puts ${resourceName(r, name)} in namespace ${namespace}; drop -n or its metadata.namespace`,
     );
   }
   return { r, namespace, name, object: { ...m.object, metadata: { ...metadata, namespace } }, source: m.source };
-}
-
-/** `instance.cairn.dev`: how kubectl names a kind in its summary lines. */
-export function kindRef(r: ResourceInfo): string {
-  return r.group ? `${r.singular}.${r.group}` : r.singular;
-}
-
-/** `instance.cairn.dev/web`. */
-export function objectRef(r: ResourceInfo, name: string): string {
-  return `${kindRef(r)}/${name}`;
 }
 
 /** A key naming one object across kinds and namespaces, for sets of objects. */

@@ -34,18 +34,26 @@ export interface Selection {
   fieldSelector?: string;
 }
 
-/** Lists a collection (every page). */
-export async function listObjects(ctx: ClientContext, r: ResourceInfo, sel: Selection): Promise<ApiList> {
+/** Every page of a collection, following continue tokens (`headers`: e.g. an Accept asking for Tables). */
+export async function listPages<P extends { metadata?: { continue?: string } }>(
+  ctx: ClientContext,
+  r: ResourceInfo,
+  sel: Selection,
+  headers?: Record<string, string>,
+): Promise<P[]> {
   const path = collectionPath(r, sel.namespace);
   const query = { labelSelector: sel.labelSelector, fieldSelector: sel.fieldSelector, limit: 500 };
-  const first = await ctx.rest.request<ApiList>('GET', path, { query });
-  const items = [...first.items];
-  for (let token = first.metadata.continue; token; ) {
-    const page = await ctx.rest.request<ApiList>('GET', path, { query: { ...query, continue: token } });
-    items.push(...page.items);
-    token = page.metadata.continue;
+  const pages = [await ctx.rest.request<P>('GET', path, { query, headers })];
+  for (let token = pages[0]!.metadata?.continue; token; token = pages[pages.length - 1]!.metadata?.continue) {
+    pages.push(await ctx.rest.request<P>('GET', path, { query: { ...query, continue: token }, headers }));
   }
-  return { metadata: { resourceVersion: first.metadata.resourceVersion }, items };
+  return pages;
+}
+
+/** Lists a collection (every page; the first page's resourceVersion). */
+export async function listObjects(ctx: ClientContext, r: ResourceInfo, sel: Selection): Promise<ApiList> {
+  const pages = await listPages<ApiList>(ctx, r, sel);
+  return { metadata: { resourceVersion: pages[0]!.metadata.resourceVersion }, items: pages.flatMap((p) => p.items) };
 }
 
 /** A running watch; `stop()` ends it, `done` settles when it ends for any reason. */

@@ -15,7 +15,8 @@ import { parseDeleteArgs, type DeleteRequest } from '../client/delete-args.js';
 import { formatError } from '../client/errors.js';
 import { listNamespace } from '../client/read-objects.js';
 import { addFilenameFlags, readManifests, selectManifests } from '../client/manifests.js';
-import { kindRef, toTarget } from '../client/targets.js';
+import { kindName } from '../client/printers.js';
+import { toTarget } from '../client/targets.js';
 import { listObjects, waitFor } from '../client/watch.js';
 import { deleteObject, DRY_RUN_SUFFIX, dryRunOption } from '../client/writes.js';
 
@@ -87,7 +88,7 @@ async function runDelete(ctx: ClientContext, args: string[]): Promise<number> {
     try {
       const last = await deleteObject(ctx, v.r, v.namespace, v.name, flags.dryRun);
       deleted.push({ ...v, uid: last.metadata?.uid });
-      process.stdout.write(`${kindRef(v.r)} "${v.name}" deleted${flags.dryRun ? DRY_RUN_SUFFIX : ''}\n`);
+      process.stdout.write(`${kindName(v.r)} "${v.name}" deleted${flags.dryRun ? DRY_RUN_SUFFIX : ''}\n`);
     } catch (err) {
       if (flags.ignoreNotFound && isNotFound(err)) continue;
       failed++;

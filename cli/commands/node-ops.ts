@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import { RESTARTED_AT_ANNOTATION } from '../../api/names.js';
 import { parseDuration } from '../flags.js';
 import { objectPath, type ResourceCatalog, type ResourceInfo } from '../client/catalog.js';
+import { resourceName } from '../client/printers.js';
 import { clientCommand, runWithClient, type ClientContext } from '../client/context.js';
 import { CliError } from '../client/errors.js';
 import { resolveKindArgs } from '../client/kind-args.js';
@@ -30,7 +31,7 @@ async function setNodeSpec(ctx: ClientContext, name: string, spec: { unschedulab
   const before = await ctx.rest.request<ApiObject>('GET', objectPath(r, ctx.namespace, name));
   const unchanged = Object.entries(spec).every(([k, v]) => (before.spec?.[k] ?? false) === v);
   const after = unchanged ? before : await patchObject(ctx, r, name, { spec });
-  process.stdout.write(`node.cairn.dev/${name} ${unchanged ? 'already ' : ''}${verb}\n`);
+  process.stdout.write(`${resourceName(r, name)} ${unchanged ? 'already ' : ''}${verb}\n`);
   return after;
 }
 
@@ -65,8 +66,9 @@ export function drainCommand(): Command {
         await setNodeSpec(ctx, node, { unschedulable: true, drain: true }, 'draining');
         if (!ctx.flags.wait) return;
         const drained = (obj: ApiObject | undefined) => obj?.status?.phase === 'Drained' && obj.status.observedGeneration === obj.metadata.generation;
-        await waitFor(ctx, await nodeResource(ctx), ctx.namespace, node, drained, { timeoutMs: ctx.flags.timeout as number, what: 'phase Drained' });
-        process.stdout.write(`node.cairn.dev/${node} drained\n`);
+        const r = await nodeResource(ctx);
+        await waitFor(ctx, r, ctx.namespace, node, drained, { timeoutMs: ctx.flags.timeout as number, what: 'phase Drained' });
+        process.stdout.write(`${resourceName(r, node)} drained\n`);
       }),
     );
 }
@@ -82,7 +84,7 @@ export function restartCommand(): Command {
       runWithClient(async (ctx, kind: string, name: string | undefined) => {
         const { r, name: instance } = restartTarget(await ctx.catalog(), name === undefined ? [kind] : [kind, name]);
         await patchObject(ctx, r, instance, { metadata: { annotations: { [RESTARTED_AT_ANNOTATION]: new Date().toISOString() } } });
-        process.stdout.write(`instance.cairn.dev/${instance} restarted\n`);
+        process.stdout.write(`${resourceName(r, instance)} restarted\n`);
       }),
     );
 }

@@ -8,6 +8,7 @@
  * a request without a timeout.
  */
 import net from 'node:net';
+import { connectUpstream } from './tcp-proxy.js';
 
 /** A running partition proxy. */
 export interface PartitionProxy {
@@ -27,7 +28,7 @@ export interface PartitionProxy {
 
 /** Proxies to `target` (http://host:port or https://host:port). */
 export async function startPartitionProxy(target: string): Promise<PartitionProxy> {
-  const { hostname, port } = new URL(target);
+  const to = new URL(target);
   let held = false;
   const sockets = new Set<net.Socket>();
   const abandoned = new WeakSet<net.Socket>();
@@ -40,17 +41,8 @@ export async function startPartitionProxy(target: string): Promise<PartitionProx
     });
   };
   const server = net.createServer((client) => {
-    const upstream = net.connect(Number(port), hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => {
-        sockets.delete(s);
-        client.destroy();
-        upstream.destroy();
-      });
-      if (held) s.pause();
-    }
+    const upstream = connectUpstream(client, to, sockets);
+    if (held) for (const s of [client, upstream]) s.pause();
     forward(client, upstream);
     forward(upstream, client);
   });

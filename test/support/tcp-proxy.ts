@@ -15,24 +15,32 @@ export interface TcpProxy {
   close(): Promise<void>;
 }
 
+/**
+ * Opens the upstream connection of an accepted `client`, tracking both in `sockets`
+ * until either closes (which closes the other).
+ */
+export function connectUpstream(client: net.Socket, target: URL, sockets: Set<net.Socket>): net.Socket {
+  const upstream = net.connect(Number(target.port), target.hostname);
+  for (const s of [client, upstream]) {
+    sockets.add(s);
+    s.on('error', () => undefined);
+    s.on('close', () => {
+      sockets.delete(s);
+      client.destroy();
+      upstream.destroy();
+    });
+  }
+  return upstream;
+}
+
 /** Proxies to `target` (http://host:port). */
 export async function startTcpProxy(target: string): Promise<TcpProxy> {
-  const { hostname, port } = new URL(target);
+  const to = new URL(target);
   let cut = false;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     if (cut) return void client.destroy();
-    const upstream = net.connect(Number(port), hostname);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => {
-        sockets.delete(s);
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.pipe(upstream).pipe(client);
+    client.pipe(connectUpstream(client, to, sockets)).pipe(client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

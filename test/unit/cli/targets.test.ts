@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { CliError } from '../../../cli/client/errors.js';
 import type { Manifest } from '../../../cli/client/manifests.js';
-import { kindRef, objectKey, objectRef, toTarget } from '../../../cli/client/targets.js';
+import { kindName, resourceName } from '../../../cli/client/printers.js';
+import { objectKey, toTarget } from '../../../cli/client/targets.js';
 import { cairn, catalog, object, resource } from './apply-fixtures.js';
 
 const manifest = (kind: string, name: string, namespace?: string, apiVersion = 'cairn.dev/v1alpha1'): Manifest => ({
@@ -55,9 +56,9 @@ describe('toTarget', () => {
 
 describe('object names', () => {
   it("names objects as kubectl's summaries do", () => {
-    expect(kindRef(cairn('Instance'))).to.equal('instance.cairn.dev');
-    expect(objectRef(cairn('Volume'), 'data')).to.equal('volume.cairn.dev/data');
-    expect(objectRef(resource('', 'events', 'Event'), 'e1')).to.equal('event/e1');
+    expect(kindName(cairn('Instance'))).to.equal('instance.cairn.dev');
+    expect(resourceName(cairn('Volume'), 'data')).to.equal('volume.cairn.dev/data');
+    expect(resourceName(resource('', 'events', 'Event'), 'e1')).to.equal('event/e1');
   });
 
   it('keys objects by group, kind, namespace and name', () => {
