@@ -27,6 +27,7 @@ import { ExponentialBackoffLimiter } from '../controller/runtime/rate-limiter.js
 import { rotateInstanceLogs } from './drivers/log-rotation.js';
 import { Fencing } from './fencing.js';
 import { Heartbeat } from './heartbeat.js';
+import { CredentialRotator, type StoredCredential } from './credentials.js';
 import { startLivenessSweep } from './liveness.js';
 import { LocalStore, keyOf } from './local-store.js';
 import { detectCapacity, type CapacityOverrides } from './machine.js';
@@ -57,6 +58,8 @@ export interface AgentOptions {
   /** Restart a WorkItem watch silent for this long (default 60 s). */
   watchIdleTimeoutMs?: number;
   agentVersion: string;
+  /** The node credential the connection uses, renewed while the agent runs (joined with a join token). */
+  credential?: StoredCredential;
   log: Logger;
   clock?: Clock;
 }
@@ -74,6 +77,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   fs.mkdirSync(opts.dataDir, { recursive: true });
   const kubeConfig = loadKubeConfig(opts.connection);
   const client = new CairnClient(kubeConfig, `cairn-agent/${opts.nodeName}`);
+  const rotator = opts.credential && new CredentialRotator(kubeConfig, opts.credential, { dataDir: opts.dataDir, connection: { ...opts.connection, server: opts.credential.server }, clock, log });
+  rotator?.start();
   const store = LocalStore.at(opts.dataDir);
   store.load();
   const source = { group: GROUP, version: VERSION, plural: PLURALS.WorkItem, namespace: opts.cluster, fieldSelector: `spec.nodeName=${opts.nodeName}` };
@@ -99,6 +104,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   return {
     monitorUrl: monitor?.url,
     async stop() {
+      rotator?.stop();
       controller!.stop();
       heartbeat.stop();
       fencing.stop();

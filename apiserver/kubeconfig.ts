@@ -5,7 +5,7 @@
  * bearer token only over a verified HTTPS connection.
  */
 import { stringify } from 'yaml';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../api/atomic-write.js';
 
 /** What a kubeconfig for one Cairn apiserver needs. */
 export interface KubeconfigOptions {

@@ -15,7 +15,7 @@ import { createPrivateKey, X509Certificate as NodeCertificate, webcrypto } from 
 import { promises as fs } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { writeFileAtomic } from './atomic-write.js';
+import { writeFileAtomic } from '../api/atomic-write.js';
 
 x509.cryptoProvider.set(webcrypto as unknown as Crypto);
 

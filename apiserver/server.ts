@@ -13,15 +13,22 @@ import path from 'node:path';
 import { circuitBreaker, ConsecutiveBreaker, handleWhen } from 'cockatiel';
 import { Etcd3, isRecoverableError } from 'etcd3';
 import { createLogger } from '../api/log.js';
+import { noAudit } from './audit/audit-sink.js';
+import { UnionAuthenticator } from './auth/authenticator.js';
+import { discoveryAuthorizer, MASTERS_GROUP, mastersAuthorizer, UnionAuthorizer } from './auth/authorizer.js';
+import { credentialExchangeAuthorizer, nodeCredentialRoutes } from './auth/node-credentials.js';
+import { StoredTokenAuthenticator } from './auth/stored-tokens.js';
 import { ensureAdminCredentials, TokenAuthenticator } from './auth/tokens.js';
 import { eventDefinition } from './builtin/event.js';
 import { leaseDefinition } from './builtin/lease.js';
 import { namespaceDefinition } from './builtin/namespace.js';
+import { tokenDefinition } from './builtin/token.js';
 import { defaultCrdDir, loadCrds } from './crd-loader.js';
 import { createApp } from './http/app.js';
 import type { ApiContext } from './http/context.js';
 import { OpenApi } from './http/openapi.js';
 import { createRequestListener } from './http/request-listener.js';
+import type { Security } from './http/security.js';
 import { buildKubeconfig, writeKubeconfig } from './kubeconfig.js';
 import { ensurePki } from './pki.js';
 import { Registry } from './registry.js';
@@ -56,6 +63,8 @@ export interface ApiServerOptions {
   logLevel: string;
   /** Silence after which a watch gets a bookmark or newline; default 15 s. */
   watchKeepaliveMs?: number;
+  /** Lifetime of the node credentials agents get for a join token (they rotate at two thirds of it); default 24 h. */
+  nodeCredentialTtlMs?: number;
 }
 
 /** Defaults for everything but the etcd endpoints and data dir. */
@@ -65,6 +74,7 @@ export const defaultApiServerOptions = {
   insecureHttp: false,
   compactionIntervalMs: 5 * 60_000,
   eventTtlSeconds: 3600,
+  nodeCredentialTtlMs: 24 * 3600_000,
   logLevel: 'info',
 };
 
@@ -94,11 +104,11 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   fs.mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
   const pki = await ensurePki(path.join(o.dataDir, 'pki'), { hosts: serverHosts(o) });
   const admin = await ensureAdminCredentials(o.dataDir);
-  const authenticator = new TokenAuthenticator([{ sha256: admin.sha256, user: { name: 'admin', groups: ['system:masters'] } }]);
+  const adminAuthenticator = new TokenAuthenticator([{ sha256: admin.sha256, user: { name: 'admin', groups: [MASTERS_GROUP] } }]);
 
   const client = new Etcd3({ hosts: o.etcdEndpoints, faultHandling: { host: () => etcdHostBreaker() } });
   const etcd = new EtcdStore(client);
-  const registry = new Registry([...loadCrds(o.crdDir), leaseDefinition, eventDefinition, namespaceDefinition]);
+  const registry = new Registry([...loadCrds(o.crdDir), leaseDefinition, eventDefinition, namespaceDefinition, tokenDefinition]);
   const cache = new WatchCache(etcd, registry.defs, log);
   await cache.start();
   const clusterDef = registry.find('cairn.dev', 'v1alpha1', 'clusters');
@@ -108,9 +118,15 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const ctx: ApiContext = { registry, etcd, cache, store, lister: new Lister(etcd, cache), namespaces, log, watches: new Set(), watchKeepaliveMs: o.watchKeepaliveMs ?? 15_000 };
   let closing = false;
   const notReady = async () => (closing ? 'shutting down' : (await cache.waitFresh(2000).catch(() => false)) ? null : 'etcd is unreachable or the watch cache is behind it');
-  const app = createApp(ctx, { authenticator, openapi: new OpenApi(registry), cairnVersion: cairnVersion(), notReady });
+  const security: Security = {
+    authenticator: new UnionAuthenticator([adminAuthenticator, new StoredTokenAuthenticator(tokenDefinition, cache.forResource(tokenDefinition), etcd)]),
+    authorizer: new UnionAuthorizer([mastersAuthorizer, discoveryAuthorizer, credentialExchangeAuthorizer]),
+    audit: noAudit,
+  };
+  const routes = nodeCredentialRoutes({ def: tokenDefinition, store, tokens: cache.forResource(tokenDefinition), ttlMs: o.nodeCredentialTtlMs ?? defaultApiServerOptions.nodeCredentialTtlMs });
+  const app = createApp(ctx, { security, routes, openapi: new OpenApi(registry), cairnVersion: cairnVersion(), notReady });
 
-  const listener = createRequestListener(ctx, authenticator, app);
+  const listener = createRequestListener(ctx, security, app);
   const server = o.insecureHttp ? http.createServer(listener) : https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.2' }, listener);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(o.port, o.listen, () => resolve()));

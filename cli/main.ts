@@ -16,6 +16,8 @@ import { getCommand } from './commands/get.js';
 import { cordonCommand, drainCommand, restartCommand, uncordonCommand } from './commands/node-ops.js';
 import { apiserverCommand, serverCommand } from './commands/server.js';
 import { statusCommand } from './commands/status.js';
+import { tokenCommand } from './commands/token.js';
+import { userCommand } from './commands/user.js';
 import { versionCommand } from './commands/version.js';
 import { waitCommand } from './commands/wait.js';
 
@@ -35,6 +37,8 @@ const program = new Command('cairn')
   .addCommand(uncordonCommand())
   .addCommand(drainCommand())
   .addCommand(restartCommand())
+  .addCommand(tokenCommand())
+  .addCommand(userCommand())
   .addCommand(versionCommand())
   .addCommand(serverCommand())
   .addCommand(apiserverCommand())

@@ -12,12 +12,24 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { createFileExclusive } from '../atomic-write.js';
+import { createFileExclusive } from '../../api/atomic-write.js';
+import { hashToken } from '../../api/token-format.js';
+import type { Authenticator } from './authenticator.js';
+
+/** The machine a node credential is bound to. */
+export interface NodeIdentity {
+  /** The Cluster (namespace) the node belongs to. */
+  cluster: string;
+  /** The Node's name. */
+  name: string;
+}
 
 /** Who a request is from once its token is recognised. */
 export interface UserInfo {
   name: string;
   groups: string[];
+  /** Set for a node credential: the only Node its holder may act as. */
+  node?: NodeIdentity;
 }
 
 /** One accepted token: its SHA-256 (hex) and the user it authenticates. */
@@ -42,11 +54,6 @@ export function generateToken(): string {
   return randomBytes(TOKEN_BYTES).toString('base64url');
 }
 
-/** The SHA-256 of a token as lowercase hex, the form tokens are stored and configured in. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
-}
-
 /** The token in an `Authorization: Bearer <token>` header, or undefined when there is none. */
 export function bearerToken(header: string | undefined): string | undefined {
   const match = /^(\S+)\s+(\S+)$/.exec(header?.trim() ?? '');
@@ -55,19 +62,19 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /** Recognises requests by bearer token against a fixed set of token digests. */
-export class TokenAuthenticator {
+export class TokenAuthenticator implements Authenticator {
   private readonly entries: { digest: Buffer; user: UserInfo }[];
 
   /** Takes the accepted tokens' digests; throws when one is not 64 hex digits. */
   constructor(entries: TokenEntry[]) {
     this.entries = entries.map((e, i) => {
       if (!SHA256_HEX.test(e.sha256)) throw new Error(`token entry ${i} (${e.user.name}): sha256 must be 64 hex digits`);
-      return { digest: Buffer.from(e.sha256, 'hex'), user: { name: e.user.name, groups: [...e.user.groups] } };
+      return { digest: Buffer.from(e.sha256, 'hex'), user: copyUser(e.user) };
     });
   }
 
   /** The user an `Authorization` header authenticates, or null for a missing, malformed or unknown token. */
-  authenticate(authorizationHeader: string | undefined): UserInfo | null {
+  authenticate(authorizationHeader: string | undefined): { user: UserInfo } | null {
     const token = bearerToken(authorizationHeader);
     if (token === undefined) return null;
     const presented = createHash('sha256').update(token, 'utf8').digest();
@@ -77,8 +84,13 @@ export class TokenAuthenticator {
       const equal = timingSafeEqual(entry.digest, presented);
       if (equal && found === null) found = entry.user;
     }
-    return found && { name: found.name, groups: [...found.groups] };
+    return found && { user: copyUser(found) };
   }
+}
+
+/** A copy callers may change without changing who a token is. */
+export function copyUser(u: UserInfo): UserInfo {
+  return { name: u.name, groups: [...u.groups], ...(u.node ? { node: { ...u.node } } : {}) };
 }
 
 async function readToken(file: string): Promise<string | undefined> {

@@ -5,23 +5,21 @@
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ApiError } from '../errors.js';
-import type { TokenAuthenticator } from '../auth/tokens.js';
+import { nonResourceAttributes } from '../auth/attributes.js';
 import type { ApiContext } from './context.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import type { OpenApi } from './openapi.js';
 import { sendError, sendJson } from './respond.js';
+import { auditWhenAnswered, authenticateRequest, authorizeRequest, type Security } from './security.js';
 
 /** The request body limit (API.md): 1.5 MiB. */
 export const BODY_LIMIT_BYTES = 1.5 * 1024 * 1024;
 
-/** The 401 for a missing or unknown token. */
-export function unauthorized(): ApiError {
-  return new ApiError(401, 'Unauthorized', 'Unauthorized: send a valid bearer token (see the admin.kubeconfig in the server data dir)');
-}
-
 /** What the app needs besides the shared context. */
 export interface AppOptions {
-  authenticator: TokenAuthenticator;
+  security: Security;
+  /** Routes that need a user (credential exchange), added after authentication and authorization. */
+  routes?: (app: express.Express) => void;
   openapi: OpenApi;
   cairnVersion: string;
   /** Why the server cannot serve now (shutting down, etcd unreachable), or null when it can: /readyz. */
@@ -47,13 +45,20 @@ export function createApp(ctx: ApiContext, opts: AppOptions): express.Express {
   app.get('/version', (_req, res) => sendJson(res, 200, versionInfo(opts.cairnVersion)));
 
   app.use((req, res, next) => {
-    if (opts.authenticator.authenticate(req.headers.authorization)) return next();
-    sendJson(res, 401, unauthorized().toStatus());
+    const check = async () => {
+      const user = await authenticateRequest(opts.security, req.headers.authorization);
+      const attrs = nonResourceAttributes(user, req.method, req.path);
+      await authorizeRequest(opts.security, attrs);
+      auditWhenAnswered(opts.security, res, attrs, req.path);
+      res.locals.user = user;
+    };
+    check().then(() => next(), (err) => sendError(res, err, ctx.log));
   });
 
   app.get('/api', wrap((req, res) => sendJson(res, 200, coreVersions(req.headers.host ?? ''))));
   app.get('/apis', wrap((_req, res) => sendJson(res, 200, groupList(ctx.registry))));
   app.get('/openapi/v3', wrap((_req, res) => sendJson(res, 200, opts.openapi.index())));
+  opts.routes?.(app);
   app.use(wrap((req, res) => route(ctx, opts, req, res)));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err, ctx.log));
   return app;

@@ -1,6 +1,8 @@
 /** What every HTTP handler of the apiserver is given. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'winston';
+import type { WriteAdmission } from '../auth/authorizer.js';
+import type { UserInfo } from '../auth/tokens.js';
 import type { Registry } from '../registry.js';
 import type { Lister } from '../rest/lister.js';
 import type { Namespaces } from '../rest/namespaces.js';
@@ -23,11 +25,14 @@ export interface ApiContext {
   watchKeepaliveMs: number;
 }
 
-/** A request as the resource handlers read it: its path, parsed query and raw body. */
+/** A request as the resource handlers read it: its path, parsed query, raw body, and who sent it. */
 export interface ApiRequest extends IncomingMessage {
   path: string;
   query: Record<string, unknown>;
   body?: Buffer;
+  user: UserInfo;
+  /** The check each write of this request must pass, when its authorizer set one. */
+  admit?: WriteAdmission;
 }
 
 /** The response of a resource request. */

@@ -1,39 +1,56 @@
 /**
  * The apiserver's request listener. Resource requests — nearly all traffic —
- * are served directly on Node's http objects (authenticate, read the body
- * within the limit, dispatch), which measurably cuts CPU per request against
- * going through express's router and body parser; everything else
- * (health, version, discovery, OpenAPI) goes to the express app.
+ * are served directly on Node's http objects (authenticate, authorize, read
+ * the body within the limit, dispatch), which measurably cuts CPU per request
+ * against going through express's router and body parser; everything else
+ * (health, version, discovery, OpenAPI, credentials) goes to the express app.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import querystring from 'node:querystring';
 import { ApiError } from '../errors.js';
-import type { TokenAuthenticator } from '../auth/tokens.js';
-import { parseResourcePath } from '../request-info.js';
-import { BODY_LIMIT_BYTES, unauthorized } from './app.js';
+import { resourceAttributes } from '../auth/attributes.js';
+import { parseResourcePath, type RequestInfo } from '../request-info.js';
+import { BODY_LIMIT_BYTES } from './app.js';
 import type { ApiContext, ApiRequest } from './context.js';
 import { tooLarge } from './body.js';
 import { serveResource } from './resources-handler.js';
-import { sendError, sendJson } from './respond.js';
+import { sendError } from './respond.js';
+import { auditWhenAnswered, authenticateRequest, authorizeRequest, type Security } from './security.js';
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** Serves a request an authenticated user may make without authorization (a review of their own access). */
+export type SelfServiceHandler = (req: ApiRequest, res: ServerResponse, info: RequestInfo) => Promise<void>;
+
 /** Routes resource URLs to the resource handler and the rest to `app`. */
-export function createRequestListener(ctx: ApiContext, authenticator: TokenAuthenticator, app: Listener): Listener {
+export function createRequestListener(ctx: ApiContext, sec: Security, app: Listener, selfService: Record<string, SelfServiceHandler> = {}): Listener {
   return (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const info = parseResourcePath(path);
     if (!info) return app(req, res);
-    if (!authenticator.authenticate(req.headers.authorization)) return sendJson(res, 401, unauthorized().toStatus());
-    readBody(req)
-      .then((body) => {
-        const apiReq = Object.assign(req, { path, query: q < 0 ? {} : querystring.parse(url.slice(q + 1)), body }) as ApiRequest;
-        return serveResource(ctx, apiReq, res, info);
-      })
-      .catch((err) => sendError(res, err, ctx.log));
+    const query = q < 0 ? {} : querystring.parse(url.slice(q + 1));
+    serve(ctx, sec, selfService, req, res, { info, path, query }).catch((err) => sendError(res, err, ctx.log));
   };
+}
+
+async function serve(
+  ctx: ApiContext,
+  sec: Security,
+  selfService: Record<string, SelfServiceHandler>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: { info: RequestInfo; path: string; query: Record<string, unknown> },
+): Promise<void> {
+  const user = await authenticateRequest(sec, req.headers.authorization);
+  const self = selfService[`${r.info.group}/${r.info.plural}`] as SelfServiceHandler | undefined;
+  const attrs = resourceAttributes(user, req.method ?? 'GET', r.info, r.query);
+  const admit = self ? undefined : await authorizeRequest(sec, attrs);
+  auditWhenAnswered(sec, res, attrs, r.path);
+  const body = await readBody(req);
+  const apiReq = Object.assign(req, { path: r.path, query: r.query, body, user, admit }) as ApiRequest;
+  return self ? self(apiReq, res, r.info) : serveResource(ctx, apiReq, res, r.info);
 }
 
 /** The request body, at most BODY_LIMIT_BYTES (413 beyond, after draining the rest). */

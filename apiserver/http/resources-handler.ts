@@ -33,7 +33,7 @@ async function dispatch(ctx: ApiContext, req: Request, res: Response, def: Resou
   const q = req.query as Query;
   const ns = info.namespace;
   const sub = info.subresource === 'status' ? 'status' : 'main';
-  const write = () => ({ dryRun: dryRun(q), fieldValidation: parseFieldValidation(str(q, 'fieldValidation')) });
+  const write = () => ({ dryRun: dryRun(q), fieldValidation: parseFieldValidation(str(q, 'fieldValidation')), admit: req.admit });
   switch (req.method) {
     case 'GET':
       if (info.name) return sendObject(req, res, def, 200, await ctx.lister.get(def, ns, info.name));

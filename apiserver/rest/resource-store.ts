@@ -20,11 +20,14 @@ import { validateMetadata } from '../validation/metadata.js';
 import { admitObject, nameRule, type FieldValidation } from '../validation/validate-object.js';
 import { checkResourceVersion, markDeleting, prepareForCreate, prepareForUpdate, readyToDelete, type Subresource } from './lifecycle.js';
 import type { Namespaces } from './namespaces.js';
+import type { WriteAdmission } from '../auth/authorizer.js';
 
 /** Options every write takes. */
 export interface WriteOptions {
   dryRun: boolean;
   fieldValidation: FieldValidation;
+  /** The authorizer's check of what is written (a node may change only some fields); throws to refuse. */
+  admit?: WriteAdmission;
 }
 
 /** A written object and the warnings to send with it. */
@@ -69,6 +72,7 @@ export class ResourceStore {
       if (generated) checkGeneratedName(def, name);
       const obj = prepareForCreate(def, { ...body, metadata: { ...body.metadata, name, namespace: def.namespaced ? ns : undefined } }, this.timestamp(), randomUUID());
       if (!def.namespaced) delete obj.metadata.namespace;
+      opts.admit?.(undefined, obj);
       if (opts.dryRun) return { obj, warnings, created: true };
       const res = await this.deps.etcd.create(objectKey(def, ns, name), obj, await this.leaseFor(def));
       if (res.ok) return { obj: withVersion(obj, res.rev), warnings, created: true };
@@ -104,6 +108,7 @@ export class ResourceStore {
       const pinned = !!next.metadata.resourceVersion;
       const warnings = admitObject(def, this.deps.registry.validator(def), next, opts.fieldValidation);
       const merged = prepareForUpdate(def, current.obj, next, sub);
+      opts.admit?.(current.obj, merged);
       if (sameContent(merged, current.obj)) return { obj: current.obj, warnings };
       if (opts.dryRun) return { obj: merged, warnings };
       const written = await this.write(def, key, merged, current);

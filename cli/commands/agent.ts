@@ -6,7 +6,11 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import fs from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import type { ConnectionOptions } from '../../api/client/kubeconfig.js';
+import { CREDENTIAL_FILE, credentialConnection, obtainCredential, type StoredCredential } from '../../agent/credentials.js';
+import { realClock } from '../../controller/runtime/clock.js';
 import { createLogger } from '../../api/log.js';
 import { QUANTITY_PATTERN } from '../../api/quantity.js';
 import { startAgent } from '../../agent/agent.js';
@@ -30,6 +34,7 @@ interface AgentFlags extends ConnectionFlags {
   shutdownGrace: number;
   watchIdleTimeout: number;
   logLevel: string;
+  joinToken?: string;
 }
 
 function parseLabels(value: string): Record<string, string> {
@@ -66,19 +71,39 @@ export function agentCommand(): Command {
     .option('--shutdown-grace <duration>', 'on shutdown, time between SIGTERM and SIGKILL of running operations', parseDuration, 5_000)
     .option('--watch-idle-timeout <duration>', 'restart the WorkItem watch when it delivers nothing, not even a bookmark, for this long (a partition can leave a connection silently dead)', parseDuration, 60_000)
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
+    .addOption(new Option('--join-token <token>', 'join the cluster: exchange this token (from cairn token create) for a node credential kept in --data-dir; needs --server and --certificate-authority').env('CAIRN_JOIN_TOKEN'))
     .addHelpText('after', `
+With --join-token, or once joined (the data dir holds node-credential.json), the agent authenticates
+as its node only (system:node:<cluster>:<node>) and renews that credential itself; give --server and
+--certificate-authority (or --insecure-skip-tls-verify) instead of a kubeconfig.
+
 Examples:
+  cairn agent --server https://10.0.0.1:6443 --certificate-authority ca.crt --join-token "$JOIN_TOKEN" --cluster prod --node-name node-a
   cairn agent --kubeconfig admin.kubeconfig --cluster demo --node-name node-a --data-dir /var/lib/cairn/agent
   cairn agent --server https://10.0.0.1:6443 --token "$TOKEN" --certificate-authority ca.crt --cluster prod --labels zone=a
   curl http://127.0.0.1:8443/status`)
     .action((flags: AgentFlags) => runAgent(flags));
 }
 
+// A join token, or a credential from an earlier join, means node credentials; otherwise the kubeconfig or --token as given.
+async function agentConnection(flags: AgentFlags): Promise<{ connection: ConnectionOptions; credential?: StoredCredential }> {
+  const given = connectionOptions(flags);
+  const joined = fs.existsSync(path.join(flags.dataDir, CREDENTIAL_FILE));
+  if (!flags.joinToken && (!joined || flags.kubeconfig || flags.token)) return { connection: given };
+  if (!given.server) throw new Error('--join-token needs --server (the apiserver URL) and --certificate-authority (its CA, e.g. the pki/ca.crt of the server data dir)');
+  if (flags.kubeconfig || flags.token) throw new Error('--join-token replaces --kubeconfig and --token: give only --server and --certificate-authority with it');
+  const server = { ...given, server: given.server };
+  const credential = await obtainCredential({ dataDir: flags.dataDir, cluster: flags.cluster, nodeName: flags.nodeName, connection: server, joinToken: flags.joinToken, clock: realClock });
+  return { connection: credentialConnection(server, credential), credential };
+}
+
 async function runAgent(flags: AgentFlags): Promise<void> {
   if (flags.heartbeatInterval >= flags.leaseDuration) throw new Error(`--heartbeat-interval (${flags.heartbeatInterval} ms) must be shorter than --lease-duration (${flags.leaseDuration} ms)`);
   const log = createLogger('agent', flags.logLevel).child({ node: flags.nodeName });
+  const { connection, credential } = await agentConnection(flags);
   const agent = await startAgent({
-    connection: connectionOptions(flags),
+    connection,
+    credential,
     cluster: flags.cluster,
     nodeName: flags.nodeName,
     dataDir: flags.dataDir,

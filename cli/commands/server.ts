@@ -26,6 +26,7 @@ interface ServerFlags {
   kubeconfigNamespace?: string;
   compactionInterval: number;
   eventTtl: number;
+  nodeCredentialTtl: number;
   logLevel: string;
   workers: number;
   controller?: boolean;
@@ -43,6 +44,7 @@ function addApiServerFlags(cmd: Command): Command {
     .option('--kubeconfig-namespace <cluster>', "namespace (Cluster) of the admin kubeconfig's context, so clients need no -n")
     .option('--compaction-interval <duration>', 'how often to compact etcd history (0 disables)', parseDuration, defaultApiServerOptions.compactionIntervalMs)
     .option('--event-ttl <duration>', 'how long Events are kept', parseDuration, defaultApiServerOptions.eventTtlSeconds * 1000)
+    .option('--node-credential-ttl <duration>', 'lifetime of the credential an agent gets for its join token; agents renew it at two thirds of it', parseDuration, defaultApiServerOptions.nodeCredentialTtlMs)
     .option('--log-level <level>', 'error, warn, info or debug', defaultApiServerOptions.logLevel)
     .option('--workers <n>', 'apiserver processes sharing the port (one per core uses the whole machine; each keeps its own watch cache)', parseCount, 1)
     .addOption(new Option('--insecure-http', 'serve plain HTTP without authentication, for debugging on loopback only').default(false));
@@ -96,6 +98,7 @@ async function run(flags: ServerFlags, embedEtcd: boolean): Promise<void> {
     kubeconfigNamespace: flags.kubeconfigNamespace,
     compactionIntervalMs: flags.compactionInterval,
     eventTtlSeconds: Math.round(flags.eventTtl / 1000),
+    nodeCredentialTtlMs: flags.nodeCredentialTtl,
     logLevel: flags.logLevel,
   };
   let server;

@@ -7,9 +7,9 @@ import {
   bearerToken,
   ensureAdminCredentials,
   generateToken,
-  hashToken,
   TokenAuthenticator,
 } from '../../../../apiserver/auth/tokens.js';
+import { hashToken } from '../../../../api/token-format.js';
 
 async function mode(file: string): Promise<number> {
   return (await fs.stat(file)).mode & 0o777;
@@ -61,9 +61,9 @@ describe('TokenAuthenticator', () => {
   ]);
 
   it('recognises each configured token', () => {
-    expect(auth.authenticate(`Bearer ${adminToken}`)).to.deep.equal({ name: 'admin', groups: ['system:masters'] });
-    expect(auth.authenticate(`bearer ${agentToken}`)).to.deep.equal({ name: 'agent:n1', groups: ['cairn:agents'] });
-    expect(auth.authenticate(` BEARER  ${adminToken} `)?.name).to.equal('admin');
+    expect(auth.authenticate(`Bearer ${adminToken}`)?.user).to.deep.equal({ name: 'admin', groups: ['system:masters'] });
+    expect(auth.authenticate(`bearer ${agentToken}`)?.user).to.deep.equal({ name: 'agent:n1', groups: ['cairn:agents'] });
+    expect(auth.authenticate(` BEARER  ${adminToken} `)?.user.name).to.equal('admin');
   });
 
   it('rejects unknown, missing and malformed credentials', () => {
@@ -77,9 +77,9 @@ describe('TokenAuthenticator', () => {
   });
 
   it('hands out copies, so callers cannot change who a token is', () => {
-    const user = auth.authenticate(`Bearer ${adminToken}`);
+    const user = auth.authenticate(`Bearer ${adminToken}`)?.user;
     user?.groups.push('evil');
-    expect(auth.authenticate(`Bearer ${adminToken}`)?.groups).to.deep.equal(['system:masters']);
+    expect(auth.authenticate(`Bearer ${adminToken}`)?.user.groups).to.deep.equal(['system:masters']);
   });
 
   it('authenticates nobody when it has no entries', () => {

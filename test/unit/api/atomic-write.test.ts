@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createFileExclusive, writeFileAtomic } from '../../../apiserver/atomic-write.js';
+import { createFileExclusive, writeFileAtomic } from '../../../api/atomic-write.js';
 
 describe('atomic-write', () => {
   let dir: string;

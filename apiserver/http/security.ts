@@ -1,0 +1,60 @@
+/**
+ * The three checks every request passes before it is served: who sent it
+ * (401 when nobody), whether they may (403 naming the identity, verb and
+ * resource), and, once answered, an audit entry when it could change state.
+ */
+import type { ServerResponse } from 'node:http';
+import { ApiError } from '../errors.js';
+import type { AuditSink } from '../audit/audit-sink.js';
+import { MUTATING_VERBS, type RequestAttributes } from '../auth/attributes.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import { forbidden, type Authorizer, type WriteAdmission } from '../auth/authorizer.js';
+import type { UserInfo } from '../auth/tokens.js';
+
+/** Authentication, authorization and audit of one apiserver process. */
+export interface Security {
+  authenticator: Authenticator;
+  authorizer: Authorizer;
+  audit: AuditSink;
+}
+
+/** The 401 for a missing or unknown token. */
+export function unauthorized(why = 'send a valid bearer token (see the admin.kubeconfig in the server data dir, or cairn user create)'): ApiError {
+  return new ApiError(401, 'Unauthorized', `Unauthorized: ${why}`);
+}
+
+/** The request's user; throws 401 when its token is missing, unknown, expired or revoked. */
+export async function authenticateRequest(sec: Security, authorizationHeader: string | undefined): Promise<UserInfo> {
+  const r = await sec.authenticator.authenticate(authorizationHeader);
+  if (!r) throw unauthorized();
+  if ('refused' in r) throw unauthorized(r.refused);
+  return r.user;
+}
+
+/** Throws 403 unless the request is allowed; returns the admission check its writes must pass, if any. */
+export async function authorizeRequest(sec: Security, a: RequestAttributes): Promise<WriteAdmission | undefined> {
+  const d = await sec.authorizer.authorize(a);
+  if (d.decision !== 'allow') throw forbidden(a, d.reason ?? '');
+  return d.admit;
+}
+
+/** Records the request in the audit log once answered, when it could change state. */
+export function auditWhenAnswered(sec: Security, res: ServerResponse, a: RequestAttributes, path: string): void {
+  const mutating = a.resource ? MUTATING_VERBS.has(a.verb) : a.verb !== 'get' && a.verb !== 'head';
+  if (!mutating) return;
+  res.once('finish', () => {
+    const r = a.resource;
+    sec.audit.record({
+      time: new Date().toISOString(),
+      user: a.user.name,
+      groups: a.user.groups,
+      verb: a.verb,
+      path,
+      ...(r ? { apiGroup: r.apiGroup, resource: r.resource } : {}),
+      ...(r?.subresource ? { subresource: r.subresource } : {}),
+      ...(r?.namespace ? { namespace: r.namespace } : {}),
+      ...(r?.name ? { name: r.name } : {}),
+      code: res.statusCode,
+    });
+  });
+}
