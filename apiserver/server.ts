@@ -18,6 +18,7 @@ import { UnionAuthenticator } from './auth/authenticator.js';
 import { discoveryAuthorizer, MASTERS_GROUP, mastersAuthorizer, UnionAuthorizer } from './auth/authorizer.js';
 import { credentialExchangeAuthorizer, nodeCredentialRoutes } from './auth/node-credentials.js';
 import { StoredTokenAuthenticator } from './auth/stored-tokens.js';
+import { startTokenCleaner } from './auth/token-cleaner.js';
 import { ensureAdminCredentials, TokenAuthenticator } from './auth/tokens.js';
 import { eventDefinition } from './builtin/event.js';
 import { leaseDefinition } from './builtin/lease.js';
@@ -137,6 +138,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   await writeKubeconfig(kubeconfigPath, buildKubeconfig({ server: url, token: admin.token, namespace: o.kubeconfigNamespace, ...(o.insecureHttp ? {} : { caCertPem: pki.caCertPem }) }));
   const compactor = new Compactor(etcd, o.compactionIntervalMs, log);
   compactor.start();
+  const stopTokenCleaner = startTokenCleaner(tokenDefinition, cache.forResource(tokenDefinition), store, log);
   log.info('apiserver listening', { url, kubeconfig: kubeconfigPath, etcd: o.etcdEndpoints });
 
   return {
@@ -145,6 +147,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
     async close() {
       closing = true;
       compactor.stop();
+      stopTokenCleaner();
       const closed = new Promise((r) => server.close(r));
       for (const end of [...ctx.watches]) end();
       server.closeIdleConnections();

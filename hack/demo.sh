@@ -64,8 +64,12 @@ up() {
   cairn apply -f examples/00-cluster.yaml   # the Cluster is the namespace the agents register in
   for n in $NODES; do
     if [ -f "$dir/agent-$n.pid" ] && kill -0 "$(cat "$dir/agent-$n.pid")" 2>/dev/null; then continue; fi
-    nohup node bin/cairn.js agent --kubeconfig "$KUBECONFIG" --cluster demo --node-name "$n" --data-dir "$PWD/$dir/agents/$n" \
-      --monitor-port 0 >"$dir/agent-$n.out" 2>"$dir/agent-$n.log" &
+    # Each agent joins with a one-use join token and then holds only its own node's credential, never the admin token
+    # (a restarted agent keeps using the credential in its data dir while it is valid and leaves the token unused).
+    # The token goes in CAIRN_JOIN_TOKEN, not on the command line, where ps would show it.
+    CAIRN_JOIN_TOKEN=$(cairn token create --cluster demo --ttl 10m 2>/dev/null) \
+      nohup node bin/cairn.js agent --server "$url" --certificate-authority "$PWD/$dir/pki/ca.crt" \
+      --cluster demo --node-name "$n" --data-dir "$PWD/$dir/agents/$n" --monitor-port 0 >"$dir/agent-$n.out" 2>"$dir/agent-$n.log" &
     echo $! >"$dir/agent-$n.pid"
   done
   # Instances spread over the nodes only if the nodes are there when the scheduler places them.

@@ -87,6 +87,7 @@ Examples:
 
 // A join token, or a credential from an earlier join, means node credentials; otherwise the kubeconfig or --token as given.
 async function agentConnection(flags: AgentFlags): Promise<{ connection: ConnectionOptions; credential?: StoredCredential }> {
+  delete process.env.CAIRN_JOIN_TOKEN; // instances and operations inherit the agent's environment
   const given = connectionOptions(flags);
   const joined = fs.existsSync(path.join(flags.dataDir, CREDENTIAL_FILE));
   if (!flags.joinToken && (!joined || flags.kubeconfig || flags.token)) return { connection: given };

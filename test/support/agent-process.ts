@@ -12,9 +12,12 @@ import { isLive, readProcStat, type ProcStat } from '../../agent/drivers/proc.js
 
 /** How to start an agent. */
 export interface AgentProcessOptions {
-  kubeconfig: string;
+  /** The kubeconfig to run with; or, with `join`, none. */
+  kubeconfig?: string;
   /** Overrides the kubeconfig's server URL (e.g. a proxy in front of the apiserver). */
   server?: string;
+  /** Authenticate as the node: a join token (or none, once the data dir holds a credential), the server and its CA. */
+  join?: { server: string; caFile: string; token?: string };
   cluster: string;
   nodeName: string;
   dataDir: string;
@@ -44,8 +47,9 @@ export interface AgentProcess {
 export async function startAgentProcess(o: AgentProcessOptions): Promise<AgentProcess> {
   const args = [
     CAIRN_BIN, 'agent',
-    '--kubeconfig', o.kubeconfig,
+    ...(o.kubeconfig ? ['--kubeconfig', o.kubeconfig] : []),
     ...(o.server ? ['--server', o.server] : []),
+    ...(o.join ? ['--server', o.join.server, '--certificate-authority', o.join.caFile, ...(o.join.token ? ['--join-token', o.join.token] : [])] : []),
     '--cluster', o.cluster,
     '--node-name', o.nodeName,
     '--data-dir', o.dataDir,

@@ -40,6 +40,10 @@ export interface TestClusterOptions {
   spec?: ClusterSpec;
   /** Extra agent flags, e.g. --memory 1Gi. */
   agentArgs?: string[];
+  /** Agents join with a join token and run as their node (default: they use the admin kubeconfig). */
+  join?: boolean;
+  /** Extra `cairn server` flags. */
+  serverArgs?: string[];
 }
 
 /** A running cluster and the clients to drive it. */
@@ -70,7 +74,7 @@ const TEST_TIMINGS: ClusterSpec = {
 export async function startTestCluster(o: TestClusterOptions = {}): Promise<TestCluster> {
   const name = o.name ?? 'demo';
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-cli-'));
-  const server = await startServerProcess({ controller: true });
+  const server = await startServerProcess({ controller: true, extraArgs: o.serverArgs });
   const kubeconfig = path.join(dir, 'kubeconfig');
   fs.writeFileSync(kubeconfig, withNamespace(fs.readFileSync(server.kubeconfig, 'utf8'), name), { mode: 0o600 });
   const kc = loadKubeConfig({ kubeconfig });
@@ -87,13 +91,9 @@ export async function startTestCluster(o: TestClusterOptions = {}): Promise<Test
     dir,
     cairn: (args, opts) => runCairn([...args, '--kubeconfig', kubeconfig], opts),
     async startAgent(node) {
-      const agent = await startAgentProcess({
-        kubeconfig,
-        cluster: name,
-        nodeName: node,
-        dataDir: path.join(dir, 'agents', node),
-        extraArgs: o.agentArgs,
-      });
+      const dataDir = path.join(dir, 'agents', node);
+      const access = o.join ? { join: await joinAccess(cluster, dataDir) } : { kubeconfig };
+      const agent = await startAgentProcess({ ...access, cluster: name, nodeName: node, dataDir, extraArgs: o.agentArgs });
       agents.set(node, agent);
       return agent;
     },
@@ -116,6 +116,15 @@ export async function startTestCluster(o: TestClusterOptions = {}): Promise<Test
     throw err;
   }
   return cluster;
+}
+
+// A new join token for a node that has not joined yet; a joined node's data dir holds its credential.
+async function joinAccess(c: TestCluster, dataDir: string): Promise<{ server: string; caFile: string; token?: string }> {
+  const access = { server: c.server.url, caFile: path.join(c.server.dataDir, 'pki', 'ca.crt') };
+  if (fs.existsSync(path.join(dataDir, 'node-credential.json'))) return access;
+  const r = await c.cairn(['token', 'create', '--cluster', c.name, '--ttl', '10m']);
+  if (r.code !== 0) throw new Error(`cairn token create failed: ${r.stderr}`);
+  return { ...access, token: r.stdout.trim() };
 }
 
 /** The kubeconfig with `namespace` as its current context's namespace. */

@@ -5,6 +5,7 @@ import { describeRequest, nonResourceAttributes, resourceAttributes } from '../.
 import { UnionAuthenticator } from '../../../../apiserver/auth/authenticator.js';
 import { discoveryAuthorizer, forbidden, mastersAuthorizer, UnionAuthorizer, type Decision } from '../../../../apiserver/auth/authorizer.js';
 import { acceptance, joinTokenIdOf } from '../../../../apiserver/auth/stored-tokens.js';
+import { tokensToDelete } from '../../../../apiserver/auth/token-cleaner.js';
 import type { KubeObject } from '../../../../apiserver/storage/codec.js';
 
 const alice = { name: 'alice', groups: ['team'] };
@@ -112,5 +113,14 @@ describe('authenticator chain', () => {
     expect(await new UnionAuthenticator([none, who, refuse]).authenticate('Bearer x')).to.deep.equal({ user: { name: 'alice', groups: ['team', 'system:authenticated'] } });
     expect(await new UnionAuthenticator([refuse, who]).authenticate('Bearer x')).to.deep.equal({ refused: 'expired' });
     expect(await new UnionAuthenticator([none]).authenticate('Bearer x')).to.equal(null);
+  });
+});
+
+describe('token cleaner', () => {
+  it('deletes a token an hour after it expired, never one without an expiry', () => {
+    const t = (name: string, expires?: string) => ({ metadata: { name }, spec: { type: 'node', ...(expires ? { expires } : {}) } });
+    const now = Date.parse('2026-11-22T12:00:00Z');
+    const tokens = [t('old', '2026-11-22T10:59:59Z'), t('hour', '2026-11-22T11:00:00Z'), t('recent', '2026-11-22T11:30:00Z'), t('live', '2026-11-23T00:00:00Z'), t('forever')];
+    expect(tokensToDelete(tokens, now)).to.deep.equal(['old', 'hour']);
   });
 });
