@@ -126,11 +126,14 @@ export class Fencing {
     return this.msUntilUnsafe(key, spec) > 0;
   }
 
-  /** Deletes key's lease (the instance has stopped) so another node may take over at once. */
+  /**
+   * Gives up key's lease (the instance has stopped) so another node may take over at once. It clears the
+   * holder rather than deleting the lease: a node may not delete leases; the controller deletes it with its Instance.
+   */
   async release(key: string, deadlineFile?: string): Promise<void> {
     const h = this.held.get(key);
     this.drop(key, deadlineFile ?? h?.deadlineFile);
-    await h?.lock.delete();
+    await h?.lock.release();
   }
 
   /**

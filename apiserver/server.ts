@@ -16,6 +16,7 @@ import { createLogger } from '../api/log.js';
 import { noAudit } from './audit/audit-sink.js';
 import { UnionAuthenticator } from './auth/authenticator.js';
 import { discoveryAuthorizer, MASTERS_GROUP, mastersAuthorizer, UnionAuthorizer } from './auth/authorizer.js';
+import { NodeAuthorizer } from './auth/node-authorizer.js';
 import { credentialExchangeAuthorizer, nodeCredentialRoutes } from './auth/node-credentials.js';
 import { StoredTokenAuthenticator } from './auth/stored-tokens.js';
 import { startTokenCleaner } from './auth/token-cleaner.js';
@@ -121,7 +122,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const notReady = async () => (closing ? 'shutting down' : (await cache.waitFresh(2000).catch(() => false)) ? null : 'etcd is unreachable or the watch cache is behind it');
   const security: Security = {
     authenticator: new UnionAuthenticator([adminAuthenticator, new StoredTokenAuthenticator(tokenDefinition, cache.forResource(tokenDefinition), etcd)]),
-    authorizer: new UnionAuthorizer([mastersAuthorizer, discoveryAuthorizer, credentialExchangeAuthorizer]),
+    authorizer: new UnionAuthorizer([mastersAuthorizer, new NodeAuthorizer(cache, registry), discoveryAuthorizer, credentialExchangeAuthorizer]),
     audit: noAudit,
   };
   const routes = nodeCredentialRoutes({ def: tokenDefinition, store, tokens: cache.forResource(tokenDefinition), ttlMs: o.nodeCredentialTtlMs ?? defaultApiServerOptions.nodeCredentialTtlMs });

@@ -20,6 +20,12 @@ export type Action =
    * can take it at once instead of first watching it for another duration.
    */
   | { type: 'deleteExpiredLease'; name: string; resourceVersion: string }
+  /**
+   * Deletes the fencing Lease of an Instance whose WorkItems are all gone:
+   * agents only release a lease (a node may not delete one), so the
+   * controller removes it with its Instance.
+   */
+  | { type: 'deleteLease'; name: string }
   | { type: 'event'; eventType: EventType; reason: string; message: string };
 
 /** What a plan returns: writes, the desired status, and when to look again. */

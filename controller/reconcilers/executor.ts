@@ -72,6 +72,8 @@ async function applyWorkItemAction(deps: ExecutorDeps, kind: 'Instance' | 'Volum
     case 'deleteExpiredLease':
       // At the version watched expire: a lease renewed after all (or gone) is left alone.
       return void (await deps.client.deleteLease(ns, a.name, a.resourceVersion));
+    case 'deleteLease':
+      return void (await deps.client.deleteLease(ns, a.name));
     case 'event':
       return void deps.recorder.record({ ...owner, kind, apiVersion: owner.apiVersion ?? 'cairn.dev/v1alpha1' }, a.eventType, a.reason, a.message);
   }

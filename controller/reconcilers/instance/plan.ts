@@ -69,7 +69,10 @@ function planDeletion(o: InstanceObserved): Plan<InstanceStatus> {
     // Nothing wakes us when an unreachable node turns lost (that is only time passing): come back then to release.
     if (node.unreachable && !node.lost) requeueAfterMs = earliest(requeueAfterMs, node.lostInMs + 100);
   }
-  if (o.workItems.length === 0 && o.instance.metadata.finalizers?.includes(CONTROLLER_FINALIZER)) actions.push({ type: 'removeFinalizer' });
+  if (o.workItems.length === 0 && o.instance.metadata.finalizers?.includes(CONTROLLER_FINALIZER)) {
+    if (o.fencing.leaseName && o.fencing.resourceVersion) actions.push({ type: 'deleteLease', name: o.fencing.leaseName });
+    actions.push({ type: 'removeFinalizer' });
+  }
   const placement: Placement = { kind: 'stopping', workItem: o.workItems[0] };
   return { actions, status: instanceStatus(o, placement), requeueAfterMs };
 }

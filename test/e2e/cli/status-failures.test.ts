@@ -71,7 +71,7 @@ describe('cairn status and failures (e2e)', function () {
 
   before(async function () {
     this.timeout(120_000);
-    c = await startTestCluster({ agents: ['node-a', 'node-b'], agentArgs: ['--cpus', '4', '--memory', '4Gi', '--storage', '10Gi'] });
+    c = await startTestCluster({ agents: ['node-a', 'node-b'], join: true, agentArgs: ['--cpus', '4', '--memory', '4Gi', '--storage', '10Gi'] });
     await c.client.create('Instance', sleeper('web'));
     await c.client.create('Instance', { ...sleeper('big'), spec: { ...sleeper('big').spec, cpus: 64 } });
     await c.client.create('Volume', { metadata: { name: 'huge', namespace: 'demo' }, spec: { size: '100Ti' } });

@@ -36,7 +36,8 @@ describe('system: the demo scenario through cairn and kubectl', function () {
   const nodeOf = async (instance: string): Promise<string> => (await getJson('instance', instance)).status?.nodeName;
 
   before(async () => {
-    c = await startTestCluster({ agents: NODES });
+    // The agents join with join tokens: the whole scenario runs with node credentials, as the demo does.
+    c = await startTestCluster({ agents: NODES, join: true });
     manifests = path.join(c.dir, 'manifests');
     fs.mkdirSync(manifests);
     for (const file of fs.readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.yaml'))) {

@@ -411,6 +411,11 @@ describe('planInstance', () => {
       expect(plan.actions).to.deep.equal([{ type: 'removeFinalizer' }]);
     });
 
+    it('deletes the fencing lease its agent released (nodes may not delete leases) with the finalizer', () => {
+      const plan = planInstance(instanceObserved(deleting(), { fencing: { held: false, remainingMs: 0, leaseName: 'instance-x', resourceVersion: '7' } }));
+      expect(plan.actions).to.deep.equal([{ type: 'deleteLease', name: 'instance-x' }, { type: 'removeFinalizer' }]);
+    });
+
     it('releases WorkItems on lost nodes only after the fencing lease expired', () => {
       const inst = deleting();
       const wi = instanceWorkItem(inst, 'n1', { deleting: true });
