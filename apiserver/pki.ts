@@ -64,7 +64,8 @@ interface KeyedCert {
   keyPem?: string;
 }
 
-interface ServingPair {
+/** A certificate and its private key (PKCS#8), as PEM text. */
+export interface CertificatePair {
   certPem: string;
   keyPem: string;
 }
@@ -93,7 +94,7 @@ export async function ensurePki(dir: string, opts: PkiOptions): Promise<Pki> {
   return { caCertPem: ca.certPem, caKeyPem: ca.keyPem, ...serving, caPath, certPath, keyPath };
 }
 
-async function ensureServingCert(paths: Paths, ca: KeyedCert, hosts: string[], now: Date): Promise<ServingPair> {
+async function ensureServingCert(paths: Paths, ca: KeyedCert, hosts: string[], now: Date): Promise<CertificatePair> {
   const current = await loadPair(paths.certPath, paths.keyPath);
   if (current?.keyPem !== undefined && servingCertFits(current.certPem, current.keyPem, ca.certPem, hosts, now)) {
     return { certPem: current.certPem, keyPem: current.keyPem };
@@ -143,10 +144,22 @@ function validity(now: Date, days: number): { notBefore: Date; notAfter: Date } 
   return { notBefore: new Date(now.getTime() - BACKDATE_MS), notAfter: new Date(now.getTime() + days * DAY_MS) };
 }
 
-async function createCa(paths: Paths, now: Date): Promise<KeyedCert> {
+/** What a certificate from {@link issueCertificate} is for. */
+export interface CertificateRequest {
+  commonName: string;
+  /** DNS names and IP addresses to put in the subjectAltName. */
+  hosts?: string[];
+  usages: ('serverAuth' | 'clientAuth')[];
+  /** Lifetime; default 365 days. */
+  days?: number;
+  now?: Date;
+}
+
+/** A new self-signed CA, kept in memory only: for tooling and tests (an etcd's TLS, say); the apiserver's own CA comes from ensurePki. */
+export async function createCertificateAuthority(commonName: string, now = new Date()): Promise<CertificatePair> {
   const keys = await generateKeys();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    name: 'CN=cairn-ca',
+    name: `CN=${commonName}`,
     keys,
     signingAlgorithm: SIGNING_ALGORITHM,
     ...validity(now, CA_LIFETIME_DAYS),
@@ -156,7 +169,18 @@ async function createCa(paths: Paths, now: Date): Promise<KeyedCert> {
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
-  const ca = { certPem: cert.toString('pem'), keyPem: await privateKeyPem(keys.privateKey) };
+  return { certPem: cert.toString('pem'), keyPem: await privateKeyPem(keys.privateKey) };
+}
+
+/** A new key and certificate signed by `ca` (a pair from createCertificateAuthority or a PKI dir). */
+export async function issueCertificate(ca: CertificatePair, req: CertificateRequest): Promise<CertificatePair> {
+  const der = x509.PemConverter.decodeFirst(ca.keyPem);
+  const caKey = (await webcrypto.subtle.importKey('pkcs8', der, KEY_ALGORITHM, false, ['sign'])) as CryptoKey;
+  return signCertificate(new x509.X509Certificate(ca.certPem), caKey, req);
+}
+
+async function createCa(paths: Paths, now: Date): Promise<KeyedCert> {
+  const ca = await createCertificateAuthority('cairn-ca', now);
   // Key first: a crash in between leaves no certificate, so the next start makes a new pair.
   await writeFileAtomic(paths.caKeyPath, ca.keyPem, 0o600);
   await writeFileAtomic(paths.caPath, ca.certPem, 0o644);
@@ -197,31 +221,37 @@ async function authorityKeyId(caCert: x509.X509Certificate): Promise<x509.Author
   return ski ? new x509.AuthorityKeyIdentifierExtension(ski.keyId) : x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey);
 }
 
-async function issueServingCert(paths: Paths, ca: KeyedCert, hosts: string[], now: Date): Promise<ServingPair> {
+async function issueServingCert(paths: Paths, ca: KeyedCert, hosts: string[], now: Date): Promise<CertificatePair> {
   const caKey = await importCaKey(paths, ca.keyPem);
   const caCert = parseCa(paths, ca.certPem);
+  const request = { commonName: 'cairn-apiserver', hosts, usages: ['serverAuth' as const], days: SERVING_LIFETIME_DAYS, now };
+  const serving = await signCertificate(caCert, caKey, request);
+  await writeFileAtomic(paths.keyPath, serving.keyPem, 0o600);
+  await writeFileAtomic(paths.certPath, serving.certPem, 0o644);
+  return serving;
+}
+
+async function signCertificate(caCert: x509.X509Certificate, caKey: CryptoKey, req: CertificateRequest): Promise<CertificatePair> {
   const keys = await generateKeys();
+  const hosts = req.hosts ?? [];
   const cert = await x509.X509CertificateGenerator.create({
-    subject: 'CN=cairn-apiserver',
+    subject: `CN=${req.commonName}`,
     // The CA's Name object, not its text: issuer bytes must equal the CA's subject bytes for Go's verifier.
     issuer: caCert.subjectName,
     publicKey: keys.publicKey,
     signingKey: caKey,
     signingAlgorithm: SIGNING_ALGORITHM,
-    ...validity(now, SERVING_LIFETIME_DAYS),
+    ...validity(req.now ?? new Date(), req.days ?? SERVING_LIFETIME_DAYS),
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      subjectAltNames(hosts),
+      new x509.ExtendedKeyUsageExtension(req.usages.map((u) => x509.ExtendedKeyUsage[u])),
+      ...(hosts.length > 0 ? [subjectAltNames(normalizeHosts(hosts))] : []),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
       await authorityKeyId(caCert),
     ],
   });
-  const serving = { certPem: cert.toString('pem'), keyPem: await privateKeyPem(keys.privateKey) };
-  await writeFileAtomic(paths.keyPath, serving.keyPem, 0o600);
-  await writeFileAtomic(paths.certPath, serving.certPem, 0o644);
-  return serving;
+  return { certPem: cert.toString('pem'), keyPem: await privateKeyPem(keys.privateKey) };
 }
 
 function coversHost(cert: NodeCertificate, host: string): boolean {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { circuitBreaker, ConsecutiveBreaker, handleWhen } from 'cockatiel';
 import { Etcd3, isRecoverableError } from 'etcd3';
 import { createLogger } from '../api/log.js';
-import { noAudit } from './audit/audit-sink.js';
+import { openAuditLog, type AuditLogOptions } from './audit/audit-log.js';
 import { UnionAuthenticator } from './auth/authenticator.js';
 import { discoveryAuthorizer, MASTERS_GROUP, mastersAuthorizer, UnionAuthorizer } from './auth/authorizer.js';
 import { NodeAuthorizer } from './auth/node-authorizer.js';
@@ -26,6 +26,7 @@ import { leaseDefinition } from './builtin/lease.js';
 import { namespaceDefinition } from './builtin/namespace.js';
 import { tokenDefinition } from './builtin/token.js';
 import { defaultCrdDir, loadCrds } from './crd-loader.js';
+import { loadEtcdCredentials, type EtcdTlsFiles } from './etcd/client-tls.js';
 import { createApp } from './http/app.js';
 import type { ApiContext } from './http/context.js';
 import { OpenApi } from './http/openapi.js';
@@ -67,6 +68,10 @@ export interface ApiServerOptions {
   watchKeepaliveMs?: number;
   /** Lifetime of the node credentials agents get for a join token (they rotate at two thirds of it); default 24 h. */
   nodeCredentialTtlMs?: number;
+  /** The audit log file and its rotation; absent: no audit log. */
+  auditLog?: AuditLogOptions;
+  /** TLS files of the etcd client, for an external etcd on https:// endpoints. */
+  etcdTls?: EtcdTlsFiles;
 }
 
 /** Defaults for everything but the etcd endpoints and data dir. */
@@ -108,7 +113,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const admin = await ensureAdminCredentials(o.dataDir);
   const adminAuthenticator = new TokenAuthenticator([{ sha256: admin.sha256, user: { name: 'admin', groups: [MASTERS_GROUP] } }]);
 
-  const client = new Etcd3({ hosts: o.etcdEndpoints, faultHandling: { host: () => etcdHostBreaker() } });
+  const client = new Etcd3({ hosts: o.etcdEndpoints, credentials: loadEtcdCredentials(o.etcdTls, o.etcdEndpoints), faultHandling: { host: () => etcdHostBreaker() } });
   const etcd = new EtcdStore(client);
   const registry = new Registry([...loadCrds(o.crdDir), leaseDefinition, eventDefinition, namespaceDefinition, tokenDefinition]);
   const cache = new WatchCache(etcd, registry.defs, log);
@@ -120,10 +125,11 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const ctx: ApiContext = { registry, etcd, cache, store, lister: new Lister(etcd, cache), namespaces, log, watches: new Set(), watchKeepaliveMs: o.watchKeepaliveMs ?? 15_000 };
   let closing = false;
   const notReady = async () => (closing ? 'shutting down' : (await cache.waitFresh(2000).catch(() => false)) ? null : 'etcd is unreachable or the watch cache is behind it');
+  const audit = openAuditLog(o.auditLog, log);
   const security: Security = {
     authenticator: new UnionAuthenticator([adminAuthenticator, new StoredTokenAuthenticator(tokenDefinition, cache.forResource(tokenDefinition), etcd)]),
     authorizer: new UnionAuthorizer([mastersAuthorizer, new NodeAuthorizer(cache, registry), discoveryAuthorizer, credentialExchangeAuthorizer]),
-    audit: noAudit,
+    audit,
   };
   const routes = nodeCredentialRoutes({ def: tokenDefinition, store, tokens: cache.forResource(tokenDefinition), ttlMs: o.nodeCredentialTtlMs ?? defaultApiServerOptions.nodeCredentialTtlMs });
   const app = createApp(ctx, { security, routes, openapi: new OpenApi(registry), cairnVersion: cairnVersion(), notReady });
@@ -154,6 +160,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
       server.closeIdleConnections();
       const forced = setTimeout(() => server.closeAllConnections(), 5000);
       await closed;
+      await audit.close();
       clearTimeout(forced);
       await cache.stop();
       client.close();

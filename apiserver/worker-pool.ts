@@ -3,11 +3,15 @@
  * (node:cluster), so a machine's cores all serve requests: the apiserver is
  * stateless and each worker keeps its own watch cache. The primary prepares
  * the certificates and token once (so workers never race to create them),
- * restarts a worker that dies, and stops them all on shutdown.
+ * restarts a worker that dies, and stops them all on shutdown. The primary
+ * also owns the audit log file: workers send it their entries over IPC.
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'winston';
+import { openAuditLog } from './audit/audit-log.js';
+import { auditEntryOf } from './audit/audit-forwarding.js';
 import { ensureAdminCredentials } from './auth/tokens.js';
+import { explainEtcdFailure } from './etcd/client-tls.js';
 import { ensurePki } from './pki.js';
 import { serverHosts, startApiServer, type ApiServerOptions, type RunningApiServer } from './server.js';
 import path from 'node:path';
@@ -25,6 +29,7 @@ export interface WorkerPool {
 export async function startWorkerPool(n: number, opts: ApiServerOptions, log: Logger): Promise<WorkerPool> {
   await ensurePki(path.join(opts.dataDir, 'pki'), { hosts: serverHosts(opts) });
   await ensureAdminCredentials(opts.dataDir);
+  const audit = openAuditLog(opts.auditLog, log);
   let stopping = false;
   let started = false;
   let failures = 0;
@@ -37,7 +42,9 @@ export async function startWorkerPool(n: number, opts: ApiServerOptions, log: Lo
   const fork = (): Worker => {
     const worker = cluster.fork({ CAIRN_APISERVER_OPTIONS: JSON.stringify(opts) });
     worker.on('message', (m: { type?: string; url: string; kubeconfigPath: string }) => {
-      if (m?.type === READY) {
+      const entry = auditEntryOf(m);
+      if (entry) audit.record(entry);
+      else if (m?.type === READY) {
         started = true;
         first?.(m);
       }
@@ -52,7 +59,10 @@ export async function startWorkerPool(n: number, opts: ApiServerOptions, log: Lo
     return worker;
   };
   for (let i = 0; i < n; i++) fork();
-  const { url, kubeconfigPath } = await ready;
+  const { url, kubeconfigPath } = await ready.catch(async (err: unknown) => {
+    await audit.close();
+    throw err;
+  });
   return {
     url,
     kubeconfigPath,
@@ -64,6 +74,7 @@ export async function startWorkerPool(n: number, opts: ApiServerOptions, log: Lo
         w.once('exit', () => resolve());
         w.process.kill('SIGTERM');
       })));
+      await audit.close();
     },
   };
 }
@@ -76,7 +87,9 @@ export function isApiServerWorker(): boolean {
 /** The body of a worker: serve until SIGTERM, then close gracefully. */
 export async function runApiServerWorker(): Promise<void> {
   const opts = JSON.parse(process.env.CAIRN_APISERVER_OPTIONS!) as ApiServerOptions;
-  const server: RunningApiServer = await startApiServer(opts);
+  const server: RunningApiServer = await startApiServer(opts).catch((err: unknown) => {
+    throw explainEtcdFailure(err, opts.etcdEndpoints, opts.etcdTls);
+  });
   process.send?.({ type: READY, url: server.url, kubeconfigPath: server.kubeconfigPath });
   process.once('SIGTERM', () => void server.close().then(() => process.exit(0)));
   process.once('SIGINT', () => undefined); // the primary decides when workers stop

@@ -13,10 +13,9 @@
  *   - heartbeat.ts (LeaseLock): GET, POST, PUT leases/node-<node>.
  *   - fencing.ts (LeaseLock): GET, POST, PUT leases/instance-<instance> for
  *     the instances of its WorkItems; PUT also for any lease it holds
- *     (holderIdentity = node name), to release one after its WorkItem went.
- *     `Fencing.release` DELETEs the lease today, which is refused (a node
- *     deletes nothing but its own Events): it must release by PUT instead
- *     (LeaseLock.release), which frees the lease just as fast.
+ *     (holderIdentity = node name), to release one after its WorkItem went
+ *     (`Fencing.release` clears the holder by PUT: a node deletes nothing
+ *     but its own Events, so the controller deletes the lease with its Instance).
  *   - agent.ts (Informer): LIST and WATCH workitems in its namespace with
  *     fieldSelector spec.nodeName=<node>.
  *   - reconciler.ts: PUT workitems/<w>/status; PATCH workitems/<w> with

@@ -48,8 +48,8 @@ export function createApp(ctx: ApiContext, opts: AppOptions): express.Express {
     const check = async () => {
       const user = await authenticateRequest(opts.security, req.headers.authorization);
       const attrs = nonResourceAttributes(user, req.method, req.path);
-      await authorizeRequest(opts.security, attrs);
       auditWhenAnswered(opts.security, res, attrs, req.path);
+      await authorizeRequest(opts.security, attrs);
       res.locals.user = user;
     };
     check().then(() => next(), (err) => sendError(res, err, ctx.log));

@@ -46,8 +46,8 @@ async function serve(
   const user = await authenticateRequest(sec, req.headers.authorization);
   const self = selfService[`${r.info.group}/${r.info.plural}`] as SelfServiceHandler | undefined;
   const attrs = resourceAttributes(user, req.method ?? 'GET', r.info, r.query);
-  const admit = self ? undefined : await authorizeRequest(sec, attrs);
   auditWhenAnswered(sec, res, attrs, r.path);
+  const admit = self ? undefined : await authorizeRequest(sec, attrs);
   const body = await readBody(req);
   const apiReq = Object.assign(req, { path: r.path, query: r.query, body, user, admit }) as ApiRequest;
   return self ? self(apiReq, res, r.info) : serveResource(ctx, apiReq, res, r.info);

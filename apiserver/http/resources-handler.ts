@@ -3,6 +3,7 @@
  * the HTTP verb to get / list / watch / create / update / patch / delete.
  */
 import type { ApiRequest as Request, ApiResponse as Response } from './context.js';
+import { noteCreatedName } from '../audit/created-name.js';
 import { ApiError, badRequest, methodNotAllowed } from '../errors.js';
 import { groupVersion, type ResourceDefinition } from '../resources.js';
 import type { RequestInfo } from '../request-info.js';
@@ -43,7 +44,10 @@ async function dispatch(ctx: ApiContext, req: Request, res: Response, def: Resou
       if (info.name) throw methodNotAllowed(`POST is not supported on a named ${def.kind}; use PUT or PATCH`);
       if (def.namespaced && !ns) throw new ApiError(404, 'NotFound', 'the server could not find the requested resource');
       const body = objectBody(req, def, ns);
+      // Noted before and after: a refused create is audited under the name it asked for, a generated name once known.
+      noteCreatedName(res, body.metadata.name);
       const r = await ctx.store.create(def, ns, body, write());
+      noteCreatedName(res, r.obj.metadata.name);
       return sendObject(req, res, def, 201, r.obj, r.warnings);
     }
     case 'PUT': {

@@ -5,6 +5,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
+import { createdName } from '../audit/created-name.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { MUTATING_VERBS, type RequestAttributes } from '../auth/attributes.js';
 import type { Authenticator } from '../auth/authenticator.js';
@@ -44,6 +45,7 @@ export function auditWhenAnswered(sec: Security, res: ServerResponse, a: Request
   if (!mutating) return;
   res.once('finish', () => {
     const r = a.resource;
+    const name = r?.name ?? createdName(res);
     sec.audit.record({
       time: new Date().toISOString(),
       user: a.user.name,
@@ -53,7 +55,7 @@ export function auditWhenAnswered(sec: Security, res: ServerResponse, a: Request
       ...(r ? { apiGroup: r.apiGroup, resource: r.resource } : {}),
       ...(r?.subresource ? { subresource: r.subresource } : {}),
       ...(r?.namespace ? { namespace: r.namespace } : {}),
-      ...(r?.name ? { name: r.name } : {}),
+      ...(name ? { name } : {}),
       code: res.statusCode,
     });
   });
