@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as k8s from '@kubernetes/client-node';
 import type { AuditEntry } from '../../../apiserver/audit/audit-sink.js';
+import { newToken } from '../../../api/token-format.js';
 import { rawRequest, type RawRequest } from '../../support/http.js';
 import { startServerProcess, type ServerProcess } from '../../support/server-process.js';
 
@@ -61,6 +62,12 @@ async function exercise(kc: k8s.KubeConfig, bulk: number): Promise<string[]> {
   await send({ method: 'DELETE', path: `${LEASES}/missing` }, 404, `delete coordination.k8s.io/leases ${NS}/missing 404`);
   await send({ method: 'DELETE', path: `${LEASES}/l1` }, 200, `delete coordination.k8s.io/leases ${NS}/l1 200`);
   await send({ method: 'DELETE', path: `${LEASES}?labelSelector=app%3Dnone` }, 200, `deletecollection coordination.k8s.io/leases ${NS}/ 200`);
+  // A user without any role: the refused write is logged (403), the refused read is not.
+  const mallory = newToken();
+  const tokenBody = json({ metadata: { name: mallory.id }, spec: { type: 'user', user: 'mallory', secretHash: mallory.secretHash } });
+  await send({ method: 'POST', path: '/apis/auth.cairn.dev/v1alpha1/tokens', body: tokenBody }, 201, `create auth.cairn.dev/tokens /${mallory.id} 201`);
+  await send({ method: 'POST', path: LEASES, body: lease('sneaky'), authorization: `Bearer ${mallory.token}` }, 403, `create coordination.k8s.io/leases ${NS}/ 403`); // refused before its body is read, as kube's audit does
+  await send({ path: LEASES, authorization: `Bearer ${mallory.token}` }, 403);
   // A review is a POST that stores nothing: a read (404 until SelfSubjectAccessReview is served; unaudited either way).
   const review = await rawRequest(kc, { method: 'POST', path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews', body: json({ spec: { resourceAttributes: { verb: 'get', resource: 'leases' } } }) });
   expect(review.status).to.be.oneOf([201, 404]);
@@ -91,6 +98,10 @@ function checkAuditLog(file: string, expected: string[], rotatedFiles: number): 
   const entries = readAuditLog(file);
   expect(entries.map(describeEntry).sort()).to.deep.equal([...expected].sort());
   for (const e of entries) {
+    if (e.code === 403) {
+      expect(e.user).to.equal('mallory');
+      continue;
+    }
     expect(e.user).to.equal('admin');
     expect(e.groups).to.include('system:masters');
     expect(Date.parse(e.time), e.time).to.be.closeTo(Date.now(), 10 * 60_000);
