@@ -16,7 +16,9 @@ import { createLogger } from '../api/log.js';
 import { openAuditLog, type AuditLogOptions } from './audit/audit-log.js';
 import { UnionAuthenticator } from './auth/authenticator.js';
 import { discoveryAuthorizer, MASTERS_GROUP, mastersAuthorizer, UnionAuthorizer } from './auth/authorizer.js';
+import { ensureBootstrapRoles } from './auth/bootstrap-roles.js';
 import { NodeAuthorizer } from './auth/node-authorizer.js';
+import { RbacAuthorizer } from './auth/rbac-authorizer.js';
 import { credentialExchangeAuthorizer, nodeCredentialRoutes } from './auth/node-credentials.js';
 import { StoredTokenAuthenticator } from './auth/stored-tokens.js';
 import { startTokenCleaner } from './auth/token-cleaner.js';
@@ -24,7 +26,9 @@ import { ensureAdminCredentials, TokenAuthenticator } from './auth/tokens.js';
 import { eventDefinition } from './builtin/event.js';
 import { leaseDefinition } from './builtin/lease.js';
 import { namespaceDefinition } from './builtin/namespace.js';
+import { rbacDefinitions } from './builtin/rbac.js';
 import { tokenDefinition } from './builtin/token.js';
+import { ACCESS_REVIEW_KEY, accessReviewHandler, selfSubjectAccessReviewDefinition } from './http/access-review.js';
 import { defaultCrdDir, loadCrds } from './crd-loader.js';
 import { loadEtcdCredentials, type EtcdTlsFiles } from './etcd/client-tls.js';
 import { createApp } from './http/app.js';
@@ -115,26 +119,27 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
 
   const client = new Etcd3({ hosts: o.etcdEndpoints, credentials: loadEtcdCredentials(o.etcdTls, o.etcdEndpoints), faultHandling: { host: () => etcdHostBreaker() } });
   const etcd = new EtcdStore(client);
-  const registry = new Registry([...loadCrds(o.crdDir), leaseDefinition, eventDefinition, namespaceDefinition, tokenDefinition]);
+  const registry = new Registry([...loadCrds(o.crdDir), leaseDefinition, eventDefinition, namespaceDefinition, tokenDefinition, ...rbacDefinitions, selfSubjectAccessReviewDefinition]);
   const cache = new WatchCache(etcd, registry.defs, log);
   await cache.start();
   const clusterDef = registry.find('cairn.dev', 'v1alpha1', 'clusters');
   if (!clusterDef) throw new Error(`no Cluster CRD found in ${o.crdDir}`);
   const namespaces = new Namespaces(etcd, cache, clusterDef, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
   const store = new ResourceStore({ etcd, registry, namespaces, eventLeases: new LeaseManager(etcd, o.eventTtlSeconds), now: () => new Date() });
+  await ensureBootstrapRoles(store, registry, log);
   const ctx: ApiContext = { registry, etcd, cache, store, lister: new Lister(etcd, cache), namespaces, log, watches: new Set(), watchKeepaliveMs: o.watchKeepaliveMs ?? 15_000 };
   let closing = false;
   const notReady = async () => (closing ? 'shutting down' : (await cache.waitFresh(2000).catch(() => false)) ? null : 'etcd is unreachable or the watch cache is behind it');
   const audit = openAuditLog(o.auditLog, log);
   const security: Security = {
     authenticator: new UnionAuthenticator([adminAuthenticator, new StoredTokenAuthenticator(tokenDefinition, cache.forResource(tokenDefinition), etcd)]),
-    authorizer: new UnionAuthorizer([mastersAuthorizer, new NodeAuthorizer(cache, registry), discoveryAuthorizer, credentialExchangeAuthorizer]),
+    authorizer: new UnionAuthorizer([mastersAuthorizer, new NodeAuthorizer(cache, registry), discoveryAuthorizer, credentialExchangeAuthorizer, new RbacAuthorizer(cache)]),
     audit,
   };
   const routes = nodeCredentialRoutes({ def: tokenDefinition, store, tokens: cache.forResource(tokenDefinition), ttlMs: o.nodeCredentialTtlMs ?? defaultApiServerOptions.nodeCredentialTtlMs });
   const app = createApp(ctx, { security, routes, openapi: new OpenApi(registry), cairnVersion: cairnVersion(), notReady });
 
-  const listener = createRequestListener(ctx, security, app);
+  const listener = createRequestListener(ctx, security, app, { [ACCESS_REVIEW_KEY]: accessReviewHandler(security.authorizer, registry) });
   const server = o.insecureHttp ? http.createServer(listener) : https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.2' }, listener);
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(o.port, o.listen, () => resolve()));

@@ -16,7 +16,8 @@ const labelHelp =
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name', or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
 /** Which rule names of a kind follow. */
-export type NameRule = 'dns1123-subdomain' | 'dns1123-label';
+/** How an object's name is checked; RBAC objects, as in kube, only as a URL path segment (`cairn:admin`). */
+export type NameRule = 'dns1123-subdomain' | 'dns1123-label' | 'path-segment';
 
 /** Field errors in `meta`, for an object whose names follow `rule`. */
 export function validateMetadata(meta: ObjectMeta, rule: NameRule): StatusCause[] {
@@ -52,6 +53,9 @@ function validateTypes(meta: ObjectMeta): StatusCause[] {
 function validateName(meta: ObjectMeta, rule: NameRule): StatusCause[] {
   if (!meta.name) {
     return meta.generateName ? [] : [required('metadata.name', 'name or generateName is required')];
+  }
+  if (rule === 'path-segment') {
+    return meta.name === '.' || meta.name === '..' || /[/%]/.test(meta.name) ? [invalidValue('metadata.name', meta.name, "may not be '.' or '..' or contain '/' or '%'")] : [];
   }
   const [re, max, help] = rule === 'dns1123-label' ? [DNS1123_LABEL, 63, labelHelp] : [DNS1123_SUBDOMAIN, 253, subdomainHelp];
   const causes: StatusCause[] = [];

@@ -61,5 +61,6 @@ function pruneBody(def: ResourceDefinition, obj: KubeObject): string[] {
 
 /** The rule a kind's names follow: a Cluster's name is also a namespace name, so it must be a DNS label. */
 export function nameRule(def: ResourceDefinition): NameRule {
+  if (def.group === 'rbac.authorization.k8s.io') return 'path-segment';
   return def.kind === 'Cluster' && def.group === 'cairn.dev' ? 'dns1123-label' : 'dns1123-subdomain';
 }
