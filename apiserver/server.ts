@@ -110,7 +110,7 @@ export function cairnVersion(): string {
 export async function startApiServer(o: ApiServerOptions): Promise<RunningApiServer> {
   const log = createLogger('apiserver', o.logLevel);
   if (o.insecureHttp && !isLoopback(o.listen)) {
-    throw new Error(`--insecure-http serves without TLS or tokens over the network; it is only allowed on a loopback --listen address, not ${o.listen}`);
+    throw new Error(`--insecure-http serves without TLS, so tokens would cross the network in clear text; it is only allowed on a loopback --listen address, not ${o.listen}`);
   }
   fs.mkdirSync(o.dataDir, { recursive: true, mode: 0o700 });
   const pki = await ensurePki(path.join(o.dataDir, 'pki'), { hosts: serverHosts(o) });

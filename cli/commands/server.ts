@@ -61,7 +61,7 @@ function addApiServerFlags(cmd: Command): Command {
     .option('--etcd-cafile <file>', 'CA certificate that signed the etcd serving certificate (external https:// --etcd-endpoints only)')
     .option('--etcd-certfile <file>', 'client certificate for an etcd run with --client-cert-auth (external --etcd-endpoints only; with --etcd-keyfile)')
     .option('--etcd-keyfile <file>', 'private key of --etcd-certfile (external --etcd-endpoints only)')
-    .addOption(new Option('--insecure-http', 'serve plain HTTP without authentication, for debugging on loopback only').default(false));
+    .addOption(new Option('--insecure-http', 'serve plain HTTP (no TLS; tokens are still required), for debugging on loopback only').default(false));
 }
 
 function parseSize(value: string): number {

@@ -67,7 +67,7 @@ describe('TLS hygiene of cairn server', function () {
     try {
       const r = await runCairn(['apiserver', '--etcd-endpoints', 'http://127.0.0.1:9', '--insecure-http', '--listen', '0.0.0.0', '--port', '0', '--data-dir', dataDir]);
       expect(r.code).to.equal(1);
-      expect(r.stderr).to.match(/^error: --insecure-http serves without TLS or tokens over the network; it is only allowed on a loopback --listen address, not 0\.0\.0\.0$/m);
+      expect(r.stderr).to.match(/^error: --insecure-http serves without TLS, so tokens would cross the network in clear text; it is only allowed on a loopback --listen address, not 0\.0\.0\.0$/m);
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
