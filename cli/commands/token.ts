@@ -37,7 +37,7 @@ Prints the token alone on stdout (so JOIN=$(cairn token create ...) works) and h
 Examples:
   cairn token create --cluster prod
   cairn token create --cluster prod --ttl 2h --uses 3 --description "rack 4"
-  cairn agent --server https://10.0.0.1:6443 --certificate-authority ca.crt --join-token "$JOIN" --cluster prod --node-name node-d`)
+  CAIRN_JOIN_TOKEN="$JOIN" cairn agent --server https://10.0.0.1:6443 --certificate-authority ca.crt --cluster prod --node-name node-d`)
     .action(
       runWithClient(async (ctx) => {
         const f = ctx.flags as { cluster: string; ttl: number; uses: number; description?: string };
