@@ -132,7 +132,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const notReady = async () => (closing ? 'shutting down' : (await cache.waitFresh(2000).catch(() => false)) ? null : 'etcd is unreachable or the watch cache is behind it');
   const audit = openAuditLog(o.auditLog, log);
   const security: Security = {
-    authenticator: new UnionAuthenticator([adminAuthenticator, new StoredTokenAuthenticator(tokenDefinition, cache.forResource(tokenDefinition), etcd)]),
+    authenticator: new UnionAuthenticator([adminAuthenticator, new StoredTokenAuthenticator(tokenDefinition, cache)]),
     authorizer: new UnionAuthorizer([mastersAuthorizer, new NodeAuthorizer(cache, registry), discoveryAuthorizer, credentialExchangeAuthorizer, new RbacAuthorizer(cache)]),
     audit,
   };

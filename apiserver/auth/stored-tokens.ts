@@ -1,8 +1,10 @@
 /**
  * Authentication by the Token objects stored in etcd (apiserver/builtin/token.ts).
  * A presented `<id>.<secret>` is looked up by its id in the watch cache —
- * falling back to etcd, so a credential issued a moment ago through another
- * apiserver replica works at once — and accepted when the SHA-256 of the
+ * again once the cache has caught up with etcd when it is not there, so a
+ * credential issued a moment ago through another apiserver replica works at
+ * once (the catch-up costs one revision read, shared by concurrent requests,
+ * rather than an etcd read per unknown token) — and accepted when the SHA-256 of the
  * whole token matches the stored digest (compared in constant time), it is
  * not revoked and not expired. Who it authenticates depends on its type:
  *   - node:  `system:node:<cluster>:<node>`, group system:nodes, bound to that Node;
@@ -12,9 +14,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
-import type { EtcdStore } from '../storage/etcd-store.js';
 import { objectKey } from '../storage/keys.js';
-import type { ResourceCache } from '../storage/resource-cache.js';
 import type { AuthResult, Authenticator } from './authenticator.js';
 import { tokenId } from '../../api/token-format.js';
 import { bearerToken, type UserInfo } from './tokens.js';
@@ -48,12 +48,20 @@ export function joinTokenIdOf(user: UserInfo): string | undefined {
   return user.groups.includes(BOOTSTRAPPERS_GROUP) && user.name.startsWith(BOOTSTRAP_PREFIX) ? user.name.slice(BOOTSTRAP_PREFIX.length) : undefined;
 }
 
+/** The part of the watch cache the authenticator reads (WatchCache has it). */
+export interface TokenCache {
+  forResource(def: ResourceDefinition): { readonly objects: ReadonlyMap<string, KubeObject> };
+  /** Resolves once the cache holds everything etcd had when called (false on timeout). */
+  waitFresh(timeoutMs: number): Promise<boolean>;
+}
+
+const FRESHNESS_WAIT_MS = 2000;
+
 /** Recognises tokens of the `<id>.<secret>` form by the Token objects in etcd. */
 export class StoredTokenAuthenticator implements Authenticator {
   constructor(
     private readonly def: ResourceDefinition,
-    private readonly cache: ResourceCache,
-    private readonly etcd: EtcdStore,
+    private readonly cache: TokenCache,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -62,7 +70,8 @@ export class StoredTokenAuthenticator implements Authenticator {
     const id = token === undefined ? undefined : tokenId(token);
     if (id === undefined) return null;
     const key = objectKey(this.def, undefined, id);
-    const obj = this.cache.objects.get(key) ?? (await this.etcd.get(key))?.obj;
+    const tokens = this.cache.forResource(this.def).objects;
+    const obj = tokens.get(key) ?? ((await this.cache.waitFresh(FRESHNESS_WAIT_MS)) ? tokens.get(key) : undefined);
     if (!obj || !digestMatches(token!, (obj.spec as TokenSpec).secretHash)) return null;
     return acceptance(obj, this.now());
   }
