@@ -15,6 +15,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { Logger } from 'winston';
 import { CairnClient } from '../api/client/cairn-client.js';
+import type { AcceleratorChoice } from '../api/cluster.js';
 import { formatTime } from '../api/conditions.js';
 import { loadKubeConfig, type ConnectionOptions } from '../api/client/kubeconfig.js';
 import { GROUP, PLURALS, VERSION } from '../api/types.js';
@@ -24,7 +25,9 @@ import { Controller } from '../controller/runtime/controller.js';
 import { startHealthServer, type HealthServer } from '../controller/runtime/health-server.js';
 import { Informer } from '../controller/runtime/informer.js';
 import { ExponentialBackoffLimiter } from '../controller/runtime/rate-limiter.js';
+import type { DriverSettings } from './drivers/driver.js';
 import { rotateInstanceLogs } from './drivers/log-rotation.js';
+import { probeQemu, type QemuCapability } from './drivers/qemu-probe.js';
 import { Fencing } from './fencing.js';
 import { Heartbeat } from './heartbeat.js';
 import { CredentialRotator, type StoredCredential } from './credentials.js';
@@ -58,6 +61,10 @@ export interface AgentOptions {
   /** Restart a WorkItem watch silent for this long (default 60 s). */
   watchIdleTimeoutMs?: number;
   agentVersion: string;
+  /** Accelerator of qemu VMs with accelerator auto: auto probes whether KVM runs guests (default). */
+  qemuAccelerator?: AcceleratorChoice;
+  /** Address other nodes reach this node's live-migration listeners on (default 127.0.0.1). */
+  migrationAddress?: string;
   /** The node credential the connection uses, renewed while the agent runs (joined with a join token). */
   credential?: StoredCredential;
   log: Logger;
@@ -84,7 +91,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const source = { group: GROUP, version: VERSION, plural: PLURALS.WorkItem, namespace: opts.cluster, fieldSelector: `spec.nodeName=${opts.nodeName}` };
   const informer = new Informer<WorkItem>(kubeConfig, source, { log, clock, idleTimeoutMs: opts.watchIdleTimeoutMs });
   const metrics = new AgentMetrics(() => (informer.hasSynced ? informer.list() : store.list()));
-  const settings = { dataDir: opts.dataDir, nodeName: opts.nodeName };
+  const qemu = await probeQemu(opts.qemuAccelerator ?? 'auto');
+  log.info('qemu driver', { available: qemu.driver.available, accelerator: qemu.accelerator, message: qemu.driver.message });
+  const settings: DriverSettings = { dataDir: opts.dataDir, nodeName: opts.nodeName, ...(qemu.accelerator ? { accelerator: qemu.accelerator } : {}), ...(opts.migrationAddress ? { migrationAddress: opts.migrationAddress } : {}) };
   const runner = new OperationRunner({ ...settings, logger: log, killGraceMs: opts.shutdownGraceMs });
   const operations: AgentReconcilerDeps['operations'] = new Map();
   let controller: Controller | undefined;
@@ -93,7 +102,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   controller = new Controller({ name: 'workitem', reconcile: (k) => reconcileWorkItem(deps, k), workers: opts.workers, log, metrics, clock, rateLimiter: new ExponentialBackoffLimiter(200, 60_000) });
   wireInformer(informer, controller, store, operations);
   const heartbeat = new Heartbeat(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, clock, log, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'heartbeat' }) });
-  const registration = registerUntilDone(client, opts, log);
+  const registration = registerUntilDone(client, opts, qemu, log);
   heartbeat.start();
   for (const w of store.list()) controller.queue.add(keyOf(w));
   informer.start();
@@ -152,7 +161,7 @@ function statusOnlyChange(a: WorkItem, b: WorkItem): boolean {
 }
 
 /** Registers the Node, retrying until the apiserver answers. */
-async function registerUntilDone(client: CairnClient, opts: AgentOptions, log: Logger): Promise<void> {
+async function registerUntilDone(client: CairnClient, opts: AgentOptions, qemu: QemuCapability, log: Logger): Promise<void> {
   const registration = {
     cluster: opts.cluster,
     nodeName: opts.nodeName,
@@ -161,10 +170,8 @@ async function registerUntilDone(client: CairnClient, opts: AgentOptions, log: L
     dataDir: path.resolve(opts.dataDir),
     agentVersion: opts.agentVersion,
     agentStartTime: formatTime(new Date()),
-    drivers: [
-      { name: 'process' as const, available: true },
-      { name: 'file' as const, available: true },
-    ],
+    drivers: [{ name: 'process' as const, available: true }, qemu.driver, { name: 'file' as const, available: true }],
+    ...(qemu.accelerator ? { accelerator: qemu.accelerator } : {}),
   };
   for (let delay = 500; ; delay = Math.min(delay * 2, 10_000)) {
     try {

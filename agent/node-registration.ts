@@ -5,6 +5,7 @@
  * with the resourceVersion read, retried on conflict, so fields the
  * controller owns (phase while draining, allocation) are never clobbered.
  */
+import type { Accelerator } from '../api/cluster.js';
 import type { CairnClient } from '../api/client/cairn-client.js';
 import { isConflict } from '../api/client/errors.js';
 import { formatTime, setCondition } from '../api/conditions.js';
@@ -22,6 +23,8 @@ export interface Registration {
   agentVersion: string;
   agentStartTime: string;
   drivers: NodeDriver[];
+  /** The accelerator qemu VMs with accelerator auto use here (unset without qemu). */
+  accelerator?: Accelerator;
 }
 
 /** The status fields the agent owns, merged into the current status. */
@@ -35,6 +38,7 @@ export function agentNodeStatus(current: NodeStatus | undefined, r: Registration
     addresses: detectAddresses(),
     agentVersion: r.agentVersion,
     drivers: r.drivers,
+    ...(r.accelerator ? { accelerator: r.accelerator } : {}),
     nodeInfo: detectNodeInfo(),
     dataDir: r.dataDir,
     agentStartTime: r.agentStartTime,

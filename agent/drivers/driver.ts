@@ -12,10 +12,13 @@
  * a restarted agent re-adopts what it left.
  */
 import type { ConditionInput } from '../../api/conditions.js';
-import type { WorkItem, WorkItemInstanceStatus, WorkItemVolumeReplicaStatus } from '../../api/workitem.js';
+import type { WorkItem, WorkItemInstanceStatus, WorkItemMigrationStatus, WorkItemVolumeReplicaStatus } from '../../api/workitem.js';
 
 /** What ensure() would do next; reported as WorkItemStatus.action and used to pick the default timeout. */
-export type DriverAction = 'create' | 'resize' | 'delete' | 'start' | 'restart' | 'stop' | 'recordExit';
+export type DriverAction = 'create' | 'resize' | 'delete' | 'start' | 'restart' | 'stop' | 'recordExit' | MigrationAction;
+
+/** The steps of a live migration (qemu-migration.ts). */
+export type MigrationAction = 'listen' | 'migrate' | 'finishMigration' | 'abortMigration' | 'resume';
 
 /** The verbs the runner can run in a worker. */
 export type Verb = 'ensure' | 'remove';
@@ -27,6 +30,10 @@ export interface DriverSettings {
   nodeName: string;
   /** A delegated cgroup v2 directory to put instances under; unset: the cgroup2 mount found in /proc/self/mounts. */
   cgroupRoot?: string;
+  /** The accelerator VMs with accelerator auto use here (probed at agent start); unset: tcg. */
+  accelerator?: 'kvm' | 'tcg';
+  /** Address other nodes reach this node's migration listeners on. Default 127.0.0.1. */
+  migrationAddress?: string;
 }
 
 /** What observe() needs: the settings and a clock (injectable for tests). */
@@ -61,6 +68,8 @@ export interface Observation {
   instance?: WorkItemInstanceStatus;
   /** For WorkItemStatus.volumeReplica. */
   volumeReplica?: WorkItemVolumeReplicaStatus;
+  /** For WorkItemStatus.migration: this node's side of a live migration. */
+  migration?: WorkItemMigrationStatus;
   /** Conditions to merge into WorkItemStatus.conditions with setCondition(). */
   conditions?: ConditionInput[];
 }

@@ -21,6 +21,39 @@ export interface ExitRecord {
   at: number;
 }
 
+/** The incoming side of a live migration, on the target node. */
+export interface IncomingRecord {
+  id: string;
+  address: string;
+  port: number;
+  nbdPort?: number;
+  /** Epoch ms the guest was resumed here (QMP cont). */
+  resumedAt?: number;
+}
+
+/** The outgoing side of a live migration, on the source node. */
+export interface OutgoingRecord {
+  id: string;
+  /** Epoch ms the transfer (or the storage mirror before it) started. */
+  startedAt: number;
+  /** Set when qemu completed the migration and quit here. */
+  completed?: { downtimeMs: number; totalTimeMs: number; bytesTransferred?: number; finishedAt: number };
+  /** Set when the migration failed or was cancelled; the guest kept running here. */
+  failed?: { message: string; at: number };
+}
+
+/** What a VM adds to state.json. */
+export interface VmRecord {
+  accelerator: 'kvm' | 'tcg';
+  /** qemu's own pid (the shim's child) and start ticks, from its pid file. */
+  pid?: number;
+  startTicks?: number;
+  /** Size of the console log when this run started: the readiness marker is looked for after it. */
+  logOffset: number;
+  incoming?: IncomingRecord;
+  outgoing?: OutgoingRecord;
+}
+
 /** state.json: which process is the instance, and its restart bookkeeping. */
 export interface ProcessState {
   version: 1;
@@ -46,6 +79,8 @@ export interface ProcessState {
   exit?: ExitRecord;
   /** How the run before this one ended, for lastExitCode/lastSignal while this one runs. */
   previousExit?: ExitRecord;
+  /** The VM of a qemu instance. */
+  vm?: VmRecord;
 }
 
 /** File names inside an instance directory. */

@@ -11,11 +11,15 @@
  * instance down. `restarts` counts every restart (by policy, restartToken or
  * spec change), not a first start or a start after runState Stopped.
  * ensure()/remove() run in workers, one at a time per instance.
+ *
+ * The same supervision serves VMs: supervisedDriver(runtime) takes what
+ * differs between a process and a qemu VM (the command, how to stop it
+ * gracefully, what "ready" means) as a Runtime; qemu.ts is the other one.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { WorkItem, WorkItemInstanceSpec } from '../../api/workitem.js';
+import type { WorkItem, WorkItemInstanceSpec, WorkItemInstanceStatus } from '../../api/workitem.js';
 import { parseQuantity } from '../../api/quantity.js';
 import { OperationError } from '../operations/errors.js';
 import { prepareCgroup, removeCgroup } from './cgroup.js';
@@ -24,7 +28,7 @@ import { fenceDeadlinePath, instanceDir, ownerKey, replicaPath } from './paths.j
 import { instanceEnv, launch, resolveCommand, specHash } from './process-launch.js';
 import { planInstance, type Plan } from './process-plan.js';
 import { EXIT_FILE, isSameProcess, LOG_FILE, readExitCode, readState, writeState, type ExitRecord, type ProcessState } from './process-state.js';
-import { stopInstance } from './process-stop.js';
+import { stopInstance, type StopOutcome } from './process-stop.js';
 import { bootId, readProcStat, startTimeIso } from './proc.js';
 
 /** Default terminationGracePeriodSeconds of an Instance. */
@@ -43,7 +47,7 @@ export function processSpec(item: WorkItem): WorkItemInstanceSpec & { process: N
   return spec as WorkItemInstanceSpec & { process: NonNullable<WorkItemInstanceSpec['process']> };
 }
 
-function memoryOf(item: WorkItem): number {
+export function memoryOf(item: WorkItem): number {
   try {
     return parseQuantity(item.spec.instance!.memory);
   } catch (err) {
@@ -77,10 +81,6 @@ function exitRecord(code: number | undefined, at: number, signal = signalOf(code
   return { ...(code !== undefined ? { code } : {}), ...(signal ? { signal } : {}), at };
 }
 
-function isRunning(state: ProcessState | undefined): boolean {
-  return state !== undefined && isSameProcess(state, readProcStat(state.pid), bootId());
-}
-
 /**
  * The exit to report as lastExitCode/lastSignal: the recorded end of the current run, else the status its
  * shim wrote, else — only while the current run is alive — how the run before it ended. A run that ended
@@ -93,22 +93,32 @@ export function reportedExit(state: ProcessState | undefined, running: boolean, 
   return running ? state?.previousExit : undefined;
 }
 
-function toObservation(plan: Plan, state: ProcessState | undefined, running: boolean, dir: string, observedExitCode?: number): Observation {
+/** What a runtime adds to an observation of a live instance. */
+export interface LiveView {
+  ready: boolean;
+  instance?: Partial<WorkItemInstanceStatus>;
+  message?: string;
+  requeueAfterMs?: number;
+}
+
+function toObservation(plan: Plan, state: ProcessState | undefined, running: boolean, dir: string, observedExitCode?: number, live?: LiveView): Observation {
   const exit = reportedExit(state, running, observedExitCode);
+  const requeueAfterMs = plan.requeueAfterMs ?? (running ? live?.requeueAfterMs : undefined);
   return {
     converged: plan.action === undefined,
     ...(plan.action ? { action: plan.action } : {}),
-    message: plan.message,
-    ...(plan.requeueAfterMs !== undefined ? { requeueAfterMs: plan.requeueAfterMs } : {}),
+    message: (running && plan.action === undefined && live?.message) || plan.message,
+    ...(requeueAfterMs !== undefined ? { requeueAfterMs } : {}),
     instance: {
       state: plan.state,
-      ready: running,
+      ready: running && (live?.ready ?? true),
       logPath: path.join(dir, LOG_FILE),
       restarts: state?.restarts ?? 0,
       ...(running && state ? { pid: state.pid, processStartTime: startTimeIso(state.startTicks) } : {}),
       ...(state ? { startedAt: new Date(state.startedAt).toISOString(), limitsEnforced: state.limitsEnforced } : {}),
       ...(exit?.code !== undefined ? { lastExitCode: exit.code } : {}),
       ...(exit?.signal ? { lastSignal: exit.signal } : {}),
+      ...(running ? live?.instance : {}),
     },
     conditions: state
       ? [{ type: 'LimitsEnforced', status: state.limitsEnforced ? 'True' : 'False', reason: state.limitsEnforced ? 'CgroupLimits' : 'CgroupUnavailable', message: state.limitsMessage }]
@@ -116,28 +126,8 @@ function toObservation(plan: Plan, state: ProcessState | undefined, running: boo
   };
 }
 
-async function observe(item: WorkItem, env: DriverEnv): Promise<Observation> {
-  const spec = processSpec(item);
-  const { namespace, name } = ownerKey(item);
-  const dir = instanceDir(env.dataDir, namespace, name);
-  const state = readState(dir);
-  const running = isRunning(state);
-  const observedExitCode = state && !running && !state.exit ? readExitCode(dir, state.pid) : undefined;
-  const hash = specHash(spec, volumePaths(item, env.dataDir, namespace));
-  const plan = planInstance({ spec, specHash: hash, state, running, observedExitCode, now: env.now() });
-  return toObservation(plan, state, running, dir, observedExitCode);
-}
-
-async function checkPaths(cwd: string, volumes: Record<string, string>, node: string): Promise<void> {
-  const st = await fs.promises.stat(cwd).catch(() => undefined);
-  if (!st?.isDirectory()) throw new OperationError('NotFound', `working directory ${cwd} does not exist on node ${node}`, `create ${cwd} on node ${node} or fix spec.process.workingDir`);
-  for (const [name, p] of Object.entries(volumes)) {
-    if (!fs.existsSync(p)) throw new OperationError('NotFound', `replica ${p} of volume ${name} is not on node ${node}`, 'wait until the Volume is Ready on this node, or fix the attachment');
-  }
-}
-
 /** Everything start() needs, resolved and checked before anything running is touched. */
-interface Prepared {
+export interface Prepared {
   namespace: string;
   name: string;
   dir: string;
@@ -146,48 +136,91 @@ interface Prepared {
   cwd: string;
   env: Record<string, string>;
   argv: string[];
+  /** The cgroup's memory limit. */
   memoryBytes: number;
+  /** Runtime.hashOf() of what is launched. */
+  specHash: string;
+  /** Extra fields for state.json (the runtime's own record). */
+  extra?: Partial<ProcessState>;
 }
 
-async function prepare(item: WorkItem, ctx: OperationContext): Promise<Prepared> {
-  const spec = processSpec(item);
+/** What differs between a supervised process and a supervised VM. */
+export interface Runtime {
+  /** The instance slice of `item`, checked (InvalidSpec otherwise). */
+  specOf(item: WorkItem): WorkItemInstanceSpec;
+  /** Hash of what the running workload was started with; a change restarts it. */
+  hashOf(item: WorkItem, volumes: Record<string, string>): string;
+  /** The command to launch, resolved and checked. */
+  prepare(item: WorkItem, ctx: OperationContext, base: Omit<Prepared, 'cwd' | 'env' | 'argv' | 'memoryBytes'>): Promise<Prepared>;
+  /** After the launch: wait until the workload is up and complete its record. */
+  launched?(p: Prepared, state: ProcessState, ctx: OperationContext): Promise<ProcessState>;
+  /** Stops it gracefully within the grace period, then by force. */
+  stop(state: ProcessState, item: WorkItem, ctx: OperationContext, dir: string): Promise<StopOutcome>;
+  /** Looks at a live workload (ready, extra status). */
+  look?(item: WorkItem, state: ProcessState, dir: string, env: DriverEnv): Promise<LiveView>;
+}
+
+/** Supervised instances run under a process shim; their record is state.json in the instance dir. */
+export function isRunning(state: ProcessState | undefined): boolean {
+  return state !== undefined && isSameProcess(state, readProcStat(state.pid), bootId());
+}
+
+async function observeWith(rt: Runtime, item: WorkItem, env: DriverEnv): Promise<Observation> {
+  const spec = rt.specOf(item);
+  const { namespace, name } = ownerKey(item);
+  const dir = instanceDir(env.dataDir, namespace, name);
+  const state = readState(dir);
+  const running = isRunning(state);
+  const observedExitCode = state && !running && !state.exit ? readExitCode(dir, state.pid) : undefined;
+  const hash = rt.hashOf(item, volumePaths(item, env.dataDir, namespace));
+  const plan = planInstance({ spec, specHash: hash, state, running, observedExitCode, now: env.now() });
+  const live = running && state && rt.look ? await rt.look(item, state, dir, env) : undefined;
+  return toObservation(plan, state, running, dir, observedExitCode, live);
+}
+
+async function checkVolumes(volumes: Record<string, string>, node: string): Promise<void> {
+  for (const [name, p] of Object.entries(volumes)) {
+    if (!fs.existsSync(p)) throw new OperationError('NotFound', `replica ${p} of volume ${name} is not on node ${node}`, 'wait until the Volume is Ready on this node, or fix the attachment');
+  }
+}
+
+async function basePrepared(rt: Runtime, item: WorkItem, ctx: OperationContext): Promise<Prepared> {
+  const spec = rt.specOf(item);
   const { namespace, name } = ownerKey(item);
   const volumes = volumePaths(item, ctx.dataDir, namespace);
-  const cwd = spec.process.workingDir ?? '/';
-  await checkPaths(cwd, volumes, ctx.nodeName);
-  const env = instanceEnv(spec, { instance: name, cluster: namespace, node: ctx.nodeName }, volumes);
-  const program = resolveCommand(spec.process.command[0]!, env.PATH!, cwd, ctx.nodeName);
-  const argv = [program, ...spec.process.command.slice(1), ...(spec.process.args ?? [])];
-  return { namespace, name, dir: instanceDir(ctx.dataDir, namespace, name), spec, volumes, cwd, env, argv, memoryBytes: memoryOf(item) };
+  await checkVolumes(volumes, ctx.nodeName);
+  return rt.prepare(item, ctx, { namespace, name, dir: instanceDir(ctx.dataDir, namespace, name), spec, volumes, specHash: rt.hashOf(item, volumes) });
 }
 
-async function start(p: Prepared, ctx: OperationContext, prior: Pick<ProcessState, 'restarts' | 'backoffCount' | 'previousExit'>): Promise<ProcessState> {
+async function start(rt: Runtime, p: Prepared, ctx: OperationContext, prior: Pick<ProcessState, 'restarts' | 'backoffCount' | 'previousExit'>): Promise<ProcessState> {
   await fs.promises.mkdir(p.dir, { recursive: true });
   const cgroup = await prepareCgroup(ctx.cgroupRoot, `${p.namespace}_${p.name}`, { cpus: p.spec.cpus, memoryBytes: p.memoryBytes });
   ctx.signal.throwIfAborted();
   const cgroupProcs = cgroup.dir ? { cgroupProcs: path.join(cgroup.dir, 'cgroup.procs') } : {};
   const { pid, startTicks } = launch({ argv: p.argv, env: p.env, cwd: p.cwd, logPath: path.join(p.dir, LOG_FILE), exitPath: path.join(p.dir, EXIT_FILE), fencePath: fenceDeadlinePath(ctx.dataDir, p.namespace, p.name), ...cgroupProcs });
-  const state: ProcessState = {
+  let state: ProcessState = {
     version: 1, pid, startTicks, bootId: bootId(), startedAt: ctx.now(), ...prior,
     ...(p.spec.restartToken !== undefined ? { restartToken: p.spec.restartToken } : {}),
-    specHash: specHash(p.spec, p.volumes), stopped: false,
+    specHash: p.specHash, stopped: false,
     limitsEnforced: cgroup.enforced, limitsMessage: cgroup.message, ...(cgroup.dir ? { cgroup: cgroup.dir } : {}),
+    ...p.extra,
   };
   writeState(p.dir, state);
   ctx.log.info('instance started', { instance: `${p.namespace}/${p.name}`, pid, restarts: prior.restarts, limitsEnforced: cgroup.enforced });
+  if (rt.launched) writeState(p.dir, (state = await rt.launched(p, state, ctx)));
   return state;
 }
 
-async function stop(dir: string, state: ProcessState, item: WorkItem, ctx: OperationContext): Promise<ProcessState> {
-  const outcome = await stopInstance(state, graceMs(item), ctx.signal);
+async function stop(rt: Runtime, dir: string, state: ProcessState, item: WorkItem, ctx: OperationContext): Promise<ProcessState> {
+  const outcome = await rt.stop(state, item, ctx, dir);
   if (outcome === 'gone') return state;
   const code = outcome === 'SIGKILL' ? 137 : readExitCode(dir, state.pid);
   ctx.log.info('instance stopped', { pid: state.pid, signal: outcome, exitCode: code });
   return { ...state, exit: exitRecord(code, ctx.now(), outcome === 'SIGKILL' ? 'SIGKILL' : (signalOf(code) ?? 'SIGTERM')) };
 }
 
-async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observation> {
-  const spec = processSpec(item);
+async function ensureWith(rt: Runtime, item: WorkItem, ctx: OperationContext): Promise<Observation> {
+  const spec = rt.specOf(item);
   const { namespace } = ownerKey(item);
   const dir = instanceDir(ctx.dataDir, namespace, item.spec.owner.name);
   let state = readState(dir);
@@ -196,27 +229,26 @@ async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observatio
     state = { ...state, exit: exitRecord(readExitCode(dir, state.pid), ctx.now()) };
     writeState(dir, state);
   }
-  const hash = specHash(spec, volumePaths(item, ctx.dataDir, namespace));
-  const plan = planInstance({ spec, specHash: hash, state, running, now: ctx.now() });
+  const volumes = volumePaths(item, ctx.dataDir, namespace);
+  const plan = planInstance({ spec, specHash: rt.hashOf(item, volumes), state, running, now: ctx.now() });
   if (plan.action === 'stop' && state) {
-    state = { ...(running ? await stop(dir, state, item, ctx) : state), stopped: true };
+    state = { ...(running ? await stop(rt, dir, state, item, ctx) : state), stopped: true };
     writeState(dir, state);
   } else if (plan.action === 'restart' && state) {
-    const prepared = await prepare(item, ctx);
-    if (running) writeState(dir, (state = await stop(dir, state, item, ctx)));
-    state = await start(prepared, ctx, { restarts: state.restarts + 1, backoffCount: plan.backoffCount ?? 0, ...(state.exit ? { previousExit: state.exit } : {}) });
+    const prepared = await basePrepared(rt, item, ctx);
+    if (running) writeState(dir, (state = await stop(rt, dir, state, item, ctx)));
+    state = await start(rt, prepared, ctx, { restarts: state.restarts + 1, backoffCount: plan.backoffCount ?? 0, ...(state.exit ? { previousExit: state.exit } : {}) });
   } else if (plan.action === 'start') {
-    state = await start(await prepare(item, ctx), ctx, { restarts: state?.restarts ?? 0, backoffCount: 0, ...(state?.exit ? { previousExit: state.exit } : {}) });
+    state = await start(rt, await basePrepared(rt, item, ctx), ctx, { restarts: state?.restarts ?? 0, backoffCount: 0, ...(state?.exit ? { previousExit: state.exit } : {}) });
   }
-  running = isRunning(state);
-  return toObservation(planInstance({ spec, specHash: hash, state, running, now: ctx.now() }), state, running, dir);
+  return observeWith(rt, item, ctx);
 }
 
-async function remove(item: WorkItem, ctx: OperationContext): Promise<void> {
+async function removeWith(rt: Runtime, item: WorkItem, ctx: OperationContext): Promise<void> {
   const { namespace, name } = ownerKey(item);
   const dir = instanceDir(ctx.dataDir, namespace, name);
   const state = readState(dir);
-  if (state) await stopInstance(state, graceMs(item), ctx.signal);
+  if (state && isRunning(state)) await rt.stop(state, item, ctx, dir);
   if (state?.cgroup) {
     await removeCgroup(state.cgroup).catch((err: Error) => ctx.log.warn('cannot remove the instance cgroup', { cgroup: state.cgroup, error: err.message }));
   }
@@ -224,5 +256,28 @@ async function remove(item: WorkItem, ctx: OperationContext): Promise<void> {
   ctx.log.info('instance removed', { instance: `${namespace}/${name}` });
 }
 
+/** The building blocks of a supervised driver, for runtimes that add steps of their own (qemu's migration). */
+export const supervised = { observe: observeWith, ensure: ensureWith, remove: removeWith, start, stop, basePrepared };
+
+/** A driver that supervises what `rt` launches. */
+export function supervisedDriver(name: string, rt: Runtime): Driver {
+  return { name, observe: (item, env) => observeWith(rt, item, env), ensure: (item, ctx) => ensureWith(rt, item, ctx), remove: (item, ctx) => removeWith(rt, item, ctx) };
+}
+
+const processRuntime: Runtime = {
+  specOf: processSpec,
+  hashOf: (item, volumes) => specHash(item.spec.instance!, volumes),
+  async prepare(item, ctx, base) {
+    const spec = processSpec(item);
+    const cwd = spec.process.workingDir ?? '/';
+    const st = await fs.promises.stat(cwd).catch(() => undefined);
+    if (!st?.isDirectory()) throw new OperationError('NotFound', `working directory ${cwd} does not exist on node ${ctx.nodeName}`, `create ${cwd} on node ${ctx.nodeName} or fix spec.process.workingDir`);
+    const env = instanceEnv(spec, { instance: base.name, cluster: base.namespace, node: ctx.nodeName }, base.volumes);
+    const program = resolveCommand(spec.process.command[0]!, env.PATH!, cwd, ctx.nodeName);
+    return { ...base, cwd, env, argv: [program, ...spec.process.command.slice(1), ...(spec.process.args ?? [])], memoryBytes: memoryOf(item) };
+  },
+  stop: (state, item, ctx) => stopInstance(state, graceMs(item), ctx.signal),
+};
+
 /** The process instance driver. */
-export const processDriver: Driver = { name: 'process', observe, ensure, remove };
+export const processDriver: Driver = supervisedDriver('process', processRuntime);

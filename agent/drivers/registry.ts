@@ -7,8 +7,9 @@ import { OperationError } from '../operations/errors.js';
 import type { Driver } from './driver.js';
 import { fileDriver } from './file.js';
 import { processDriver } from './process.js';
+import { qemuDriver } from './qemu-migration.js';
 
-/** The driver for `item`; DriverUnavailable for drivers this agent does not have (qemu, so far). */
+/** The driver for `item`; DriverUnavailable for drivers this agent does not have. */
 export function driverFor(item: WorkItem): Driver {
   if (item.spec.type === 'VolumeReplica') {
     const driver = item.spec.volumeReplica?.driver ?? 'file';
@@ -17,9 +18,6 @@ export function driverFor(item: WorkItem): Driver {
   }
   const driver = item.spec.instance?.driver;
   if (driver === 'process') return processDriver;
-  throw new OperationError(
-    'DriverUnavailable',
-    `instance driver ${driver ?? '(none)'} is not available on node ${item.spec.nodeName}`,
-    'this agent runs process instances only; use driver process or a node whose agent supports the driver',
-  );
+  if (driver === 'qemu') return qemuDriver;
+  throw new OperationError('DriverUnavailable', `instance driver ${driver ?? '(none)'} is not available on node ${item.spec.nodeName}`, 'use driver process or qemu');
 }

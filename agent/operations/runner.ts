@@ -35,6 +35,12 @@ export interface RunnerLogger {
   error(message: string, meta?: Record<string, unknown>): unknown;
 }
 
+/** The drivers' settings out of the runner's (plain data for the worker). */
+function driverSettings(o: DriverSettings): DriverSettings {
+  const { dataDir, nodeName, cgroupRoot, accelerator, migrationAddress } = o;
+  return { dataDir, nodeName, ...(cgroupRoot ? { cgroupRoot } : {}), ...(accelerator ? { accelerator } : {}), ...(migrationAddress ? { migrationAddress } : {}) };
+}
+
 /** Settings of a runner: the drivers' settings plus supervision knobs. */
 export interface RunnerOptions extends DriverSettings {
   logger?: RunnerLogger;
@@ -135,7 +141,7 @@ export class OperationRunner {
     this.live.set(key, { info, child });
     this.counters.started++;
     this.logger.info('operation started', { ...info, timeoutMs });
-    const request: WorkerRequest = { operationId, verb: req.verb, item: req.item, settings: { dataDir: this.options.dataDir, nodeName: this.options.nodeName, ...(this.options.cgroupRoot ? { cgroupRoot: this.options.cgroupRoot } : {}) } };
+    const request: WorkerRequest = { operationId, verb: req.verb, item: req.item, settings: driverSettings(this.options) };
     child.send(JSON.stringify(request));
     const what = `operation ${operationId} (${req.verb}${req.action ? ` ${req.action}` : ''} of WorkItem ${key})`;
     const timer = setTimeout(() => child.terminate({ reason: 'Timeout', message: `${what} exceeded its ${timeoutMs / 1000} s timeout and was killed` }, this.killGraceMs), timeoutMs);

@@ -4,6 +4,7 @@
  * its operations (SIGTERM, then SIGKILL after --shutdown-grace) but leave
  * instances running; a restarted agent re-adopts them.
  */
+import type { AcceleratorChoice } from '../../api/cluster.js';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
@@ -33,6 +34,8 @@ interface AgentFlags extends ConnectionFlags {
   monitorPort: number;
   shutdownGrace: number;
   watchIdleTimeout: number;
+  qemuAccelerator: AcceleratorChoice;
+  migrationAddress: string;
   logLevel: string;
   joinToken?: string;
 }
@@ -70,6 +73,8 @@ export function agentCommand(): Command {
     .option('--monitor-port <port>', 'port of /healthz, /metrics and /status (0 picks a free one)', parsePort, 8443)
     .option('--shutdown-grace <duration>', 'on shutdown, time between SIGTERM and SIGKILL of running operations', parseDuration, 5_000)
     .option('--watch-idle-timeout <duration>', 'restart the WorkItem watch when it delivers nothing, not even a bookmark, for this long (a partition can leave a connection silently dead)', parseDuration, 60_000)
+    .addOption(new Option('--qemu-accelerator <choice>', 'accelerator of qemu VMs whose spec says auto: auto boots a probe guest under KVM at start and falls back to tcg (software emulation) when KVM does not run it').choices(['auto', 'kvm', 'tcg']).default('auto'))
+    .option('--migration-address <ip>', 'address other nodes reach this node on for live migrations into it (qemu -incoming and the NBD disk export)', '127.0.0.1')
     .option('--log-level <level>', 'error, warn, info or debug', 'info')
     .addOption(new Option('--join-token <token>', 'join the cluster: exchange this token (from cairn token create) for a node credential kept in --data-dir; needs --server and --certificate-authority').env('CAIRN_JOIN_TOKEN'))
     .addHelpText('after', `
@@ -117,6 +122,8 @@ async function runAgent(flags: AgentFlags): Promise<void> {
     monitorPort: flags.monitorPort,
     shutdownGraceMs: flags.shutdownGrace,
     watchIdleTimeoutMs: flags.watchIdleTimeout,
+    qemuAccelerator: flags.qemuAccelerator,
+    migrationAddress: flags.migrationAddress,
     agentVersion: cairnVersion(),
     log,
   });

@@ -57,6 +57,8 @@ export async function startAgentProcess(o: AgentProcessOptions): Promise<AgentPr
     '--heartbeat-interval', o.heartbeatInterval ?? '1s',
     '--lease-duration', o.leaseDuration ?? '3s',
     '--shutdown-grace', o.shutdownGrace ?? '2s',
+    // The KVM probe costs seconds on machines where KVM stalls; tests that check it pass --qemu-accelerator auto.
+    '--qemu-accelerator', 'tcg',
     ...(o.extraArgs ?? []),
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });

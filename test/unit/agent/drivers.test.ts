@@ -19,10 +19,11 @@ describe('driver helpers', () => {
     expect(() => replicaPath('/d', 'c1', 'data', -1)).to.throw(/not a non-negative integer/);
   });
 
-  it('picks the driver of a WorkItem, DriverUnavailable for qemu', () => {
+  it('picks the driver of a WorkItem, DriverUnavailable for an unknown one', () => {
     expect(driverFor(item({ instance: { driver: 'process', runState: 'Running', cpus: 1, memory: '1Mi' } })).name).to.equal('process');
     expect(driverFor(item({ type: 'VolumeReplica', volumeReplica: { volumeName: 'v', index: 0, size: '1Mi' } })).name).to.equal('file');
-    expect(() => driverFor(item({ instance: { driver: 'qemu', runState: 'Running', cpus: 1, memory: '1Mi' } }))).to.throw(/instance driver qemu is not available on node n1/).with.property('reason', 'DriverUnavailable');
+    expect(driverFor(item({ instance: { driver: 'qemu', runState: 'Running', cpus: 1, memory: '1Mi' } })).name).to.equal('qemu');
+    expect(() => driverFor(item({ instance: { driver: 'lxc' as 'qemu', runState: 'Running', cpus: 1, memory: '1Mi' } }))).to.throw(/instance driver lxc is not available on node n1/).with.property('reason', 'DriverUnavailable');
   });
 
   it('builds the instance environment, spec values last', () => {
