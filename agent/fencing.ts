@@ -137,6 +137,19 @@ export class Fencing {
   }
 
   /**
+   * Hands key's lease to node `successor` (the target of a live migration, once the guest left this
+   * node): stops renewing it first, so no renewal races the hand-over, then swaps the holder in one
+   * compare-and-swap. Rejects (for a retry) on a conflict or when another node holds it.
+   */
+  async handOver(key: string, spec: FenceSpec, successor: string): Promise<void> {
+    const h = this.held.get(key);
+    const lock = h?.lock ?? new LeaseLock(this.kubeConfig, { namespace: this.opts.cluster, name: spec.leaseName, identity: this.opts.nodeName, leaseDurationSeconds: spec.durationSeconds, clock: this.opts.clock });
+    this.held.delete(key);
+    await lock.handOver(successor);
+    this.drop(key, spec.deadlineFile);
+  }
+
+  /**
    * Stops holding key's lease without touching the API (its instance is gone: let the lease expire),
    * and deletes its deadline file (`deadlineFile` names it when this run never held the lease).
    */

@@ -31,6 +31,8 @@ import { workItemStatus, type StatusUpdate } from './status.js';
 /** How often a converged instance is fully reconciled anyway (a dead process is noticed sooner by the liveness sweep). */
 export const LIVENESS_INTERVAL_MS = 60_000;
 const LEASE_RETRY_MS = 2_000;
+/** How often a migration target asks for the lease the source is about to hand over (this is guest downtime). */
+const MIGRATION_LEASE_POLL_MS = 50;
 /** Retry delay of a status write that failed after the local work was done. */
 const STATUS_RETRY_MS = 2_000;
 /** Longest wait for one API call of a reconcile. */
@@ -78,10 +80,39 @@ export async function reconcileWorkItem(d: AgentReconcilerDeps, key: string): Pr
   d.store.put(item);
   if (item.metadata.deletionTimestamp) return finalize(d, key, item);
   if (item.spec.type === 'InstanceRuntime' && (item.spec.instance?.runState ?? 'Running') === 'Running') {
-    const fenced = await holdFence(d, key, item);
+    const fenced = item.spec.instance?.migration ? await migrationFence(d, key, item) : await holdFence(d, key, item);
     if (fenced) return fenced;
   }
   return converge(d, key, item);
+}
+
+/**
+ * The fencing lease during a live migration (docs/migration.md). The target's qemu waits paused and
+ * needs no lease until it is to resume the guest; then it must hold it (handed over by the source), and
+ * waits for it without stopping anything. The source holds it while the guest runs there; once the
+ * transfer completed it quits qemu and hands the lease to the target before reporting Completed.
+ */
+async function migrationFence(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<Result | void> {
+  const m = item.spec.instance!.migration!;
+  const obs = await driverFor(item).observe(item, env(d));
+  const spec = fenceSpec(item, d.settings.dataDir);
+  if (m.role === 'Target') {
+    if (obs.action !== 'resume' && obs.migration?.phase !== 'Completed') return;
+    const r = await d.fencing.acquire(key, spec).catch((err: unknown) => ({ ok: false as const, holder: String(err) }));
+    if (r.ok) return;
+    await bestEffortStatus(d, item, { phase: 'InProgress', message: `incoming migration complete; waiting for node ${m.peerNodeName} to hand over the fencing lease ${spec.leaseName} (held by ${r.holder ?? 'nobody'})`, observation: obs });
+    return { requeueAfterMs: MIGRATION_LEASE_POLL_MS };
+  }
+  if (obs.action === 'finishMigration') {
+    const res = await run(d, key, item, 'ensure', 'finishMigration');
+    if (!res.ok) {
+      await writeStatus(d, item, { phase: 'Failed', message: res.error!.message, result: res, error: res.error });
+      throw new RetryLater(res.error!.message);
+    }
+  } else if (obs.migration?.phase !== 'Completed') return holdFence(d, key, item);
+  await bounded(d, d.fencing.handOver(key, spec, m.peerNodeName), API_TIMEOUT_MS, 'handing the fencing lease over').catch((err: unknown) => {
+    throw new RetryLater(`cannot hand the fencing lease ${spec.leaseName} to node ${m.peerNodeName}: ${String(err)}`);
+  });
 }
 
 /** A WorkItem deleted while we were away (or force-released after failover): undo it locally. */

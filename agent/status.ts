@@ -41,6 +41,7 @@ export function workItemStatus(item: WorkItem, u: StatusUpdate, now: number): Wo
     attempts,
     ...(obs?.instance ? { instance: obs.instance } : {}),
     ...(obs?.volumeReplica ? { volumeReplica: obs.volumeReplica } : {}),
+    ...(obs?.migration ? { migration: obs.migration } : {}),
     ...(u.result ? { operationId: u.result.operationId, action: u.result.action, startedAt: u.result.startedAt, finishedAt: u.result.finishedAt } : {}),
     conditions,
   };

@@ -18,6 +18,12 @@ export const DEFAULT_TIMEOUT_SECONDS: Readonly<Record<DriverAction, number>> = {
   restart: 30,
   stop: 30,
   recordExit: 30,
+  listen: 60,
+  // A storage mirror of a large volume runs inside migrate; spec.instance.migration.timeoutSeconds bounds it (below).
+  migrate: 300,
+  finishMigration: 60,
+  abortMigration: 60,
+  resume: 30,
 };
 
 /** The action a verb stands for when observe() named none: remove deletes, ensure is a start or create. */
@@ -30,6 +36,8 @@ function defaultAction(item: WorkItem, verb: Verb): DriverAction {
 export function operationTimeoutMs(item: WorkItem, verb: Verb, action?: DriverAction): number {
   if (item.spec.timeoutSeconds !== undefined && item.spec.timeoutSeconds > 0) return item.spec.timeoutSeconds * 1000;
   const chosen = action ?? defaultAction(item, verb);
+  const migration = item.spec.instance?.migration;
+  if (chosen === 'migrate' && migration?.timeoutSeconds) return (migration.timeoutSeconds + 30) * 1000;
   const stops = verb === 'remove' || chosen === 'stop' || chosen === 'restart';
   const grace = item.spec.type === 'InstanceRuntime' && stops ? graceMs(item) : 0;
   return DEFAULT_TIMEOUT_SECONDS[chosen] * 1000 + grace;

@@ -171,7 +171,13 @@ export class NodeAuthorizer implements Authorizer {
     if (r.name === heartbeatLease(node)) return allow(holderCheck);
     const instance = fencedInstance(r.name);
     if (instance === undefined) return deny(`a node may only use ${which}`);
-    if (this.placed(node, 'Instance', instance)) return allow(holderCheck);
+    const placements = this.placements(node, 'Instance', instance);
+    if (placements.length > 0) {
+      const peer = migrationTarget(placements);
+      if (peer === undefined) return allow(holderCheck);
+      // A migration source may hand over only a lease it holds (checked on the stored object).
+      return allow(admitUnless(a, (before, after) => leaseHolderProblem(after, node, leaseHolderOf(before) === holderIdentity(node) ? peer : undefined)));
+    }
     if (this.leaseHolder(node, r.name) === holderIdentity(node)) {
       // Authorized by holding it: the stored lease must still be the node's (no re-creating it).
       return allow(admitUnless(a, (before, after) => (leaseHolderOf(before) === holderIdentity(node) ? leaseHolderProblem(after, node) : `the node does not hold Lease ${r.name}`)));
@@ -225,8 +231,12 @@ export class NodeAuthorizer implements Authorizer {
 
   /** Whether a WorkItem places a piece of the Instance or Volume on the node. */
   private placed(node: NodeIdentity, kind: 'Instance' | 'Volume', name: string): boolean {
-    const cache = this.cache.forResource(this.workItems);
-    return cache.list((w) => isNodesWorkItem(w, node, { kind, name }), { field: 'spec.owner.name', value: name }).length > 0;
+    return this.placements(node, kind, name).length > 0;
+  }
+
+  /** The node's WorkItems of one Instance or Volume. */
+  private placements(node: NodeIdentity, kind: 'Instance' | 'Volume', name: string): KubeObject[] {
+    return this.cache.forResource(this.workItems).list((w) => isNodesWorkItem(w, node, { kind, name }), { field: 'spec.owner.name', value: name });
   }
 
   private leaseHolder(node: NodeIdentity, name: string): string | undefined {
@@ -236,6 +246,12 @@ export class NodeAuthorizer implements Authorizer {
   private cached(def: ResourceDefinition, node: NodeIdentity, name: string): KubeObject | undefined {
     return this.cache.forResource(def).objects.get(objectKey(def, node.cluster, name));
   }
+}
+
+/** The target node of a live migration whose source is the node of these WorkItems, as their spec says. */
+function migrationTarget(placements: KubeObject[]): string | undefined {
+  const migrations = placements.map((w) => (w.spec as { instance?: { migration?: { role?: string; peerNodeName?: string } } }).instance?.migration);
+  return migrations.find((m) => m?.role === 'Source')?.peerNodeName;
 }
 
 function leaseHolderOf(lease: KubeObject | undefined): string | undefined {

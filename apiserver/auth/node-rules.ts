@@ -101,10 +101,14 @@ export function nodeWriteProblem(before: KubeObject | undefined, after: KubeObje
   return set.length > 0 ? `a node registers itself with an empty spec; spec.${set.map(([k]) => k).join(', spec.')} ${set.length > 1 ? 'are' : 'is'} for operators to set` : undefined;
 }
 
-/** Why a Lease write is refused on holder grounds: a node holds leases for itself or releases them, never hands them to someone else. */
-export function leaseHolderProblem(after: KubeObject | undefined, node: NodeIdentity): string | undefined {
+/**
+ * Why a Lease write is refused on holder grounds: a node holds leases for itself or releases them, and
+ * gives one to another node only as the source of a live migration handing the instance's fencing
+ * Lease to the migration's target (`handOverTo`, from its own WorkItem; docs/migration.md).
+ */
+export function leaseHolderProblem(after: KubeObject | undefined, node: NodeIdentity, handOverTo?: string): string | undefined {
   const holder = (after?.spec as { holderIdentity?: string | null } | undefined)?.holderIdentity;
-  if (holder === undefined || holder === null || holder === '' || holder === holderIdentity(node)) return undefined;
+  if (holder === undefined || holder === null || holder === '' || holder === holderIdentity(node) || holder === handOverTo) return undefined;
   return `a node may only hold a Lease itself (spec.holderIdentity "${holderIdentity(node)}") or release it, not give it to "${holder}"`;
 }
 

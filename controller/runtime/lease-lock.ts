@@ -72,19 +72,43 @@ export class LeaseLock {
 
   /** Gives the lease up if this identity holds it, so a successor need not wait for expiry. */
   async release(): Promise<void> {
-    const { namespace, name, identity } = this.opts;
     try {
-      const current = await this.api.readNamespacedLease({ namespace, name });
-      if (current.spec?.holderIdentity !== identity) return;
-      const now = new Date(this.clock.now());
-      await this.api.replaceNamespacedLease({
-        namespace,
-        name,
-        body: { ...current, spec: { ...current.spec, holderIdentity: undefined, leaseDurationSeconds: 1, renewTime: now, acquireTime: now } },
-      });
+      const current = await this.read();
+      if (current.spec?.holderIdentity === this.opts.identity) await this.replaceHolder(current, undefined, 1);
     } catch (err) {
       if (!isNotFound(err) && !isConflict(err)) throw toApiError(err);
     }
+  }
+
+  /**
+   * Hands the lease to `successor` if this identity holds it, for a full duration from now (the
+   * switch-over of a live migration): never free in between. Resolves once `successor` holds it;
+   * a conflict (a concurrent renewal) or another holder rejects, for the caller to retry or report.
+   */
+  async handOver(successor: string): Promise<void> {
+    const current = await this.read().catch((err: unknown) => {
+      throw toApiError(err);
+    });
+    const holder = current.spec?.holderIdentity;
+    if (holder === successor) return;
+    if (holder !== this.opts.identity) throw new Error(`lease ${this.opts.name} is held by ${holder ?? 'nobody'}, not by ${this.opts.identity}: cannot hand it to ${successor}`);
+    await this.replaceHolder(current, successor, this.opts.leaseDurationSeconds).catch((err: unknown) => {
+      throw toApiError(err);
+    });
+  }
+
+  private read(): Promise<V1Lease> {
+    return this.api.readNamespacedLease({ namespace: this.opts.namespace, name: this.opts.name });
+  }
+
+  private async replaceHolder(current: V1Lease, holder: string | undefined, leaseDurationSeconds: number): Promise<void> {
+    const now = new Date(this.clock.now());
+    const transitions = (current.spec?.leaseTransitions ?? 0) + (holder ? 1 : 0);
+    await this.api.replaceNamespacedLease({
+      namespace: this.opts.namespace,
+      name: this.opts.name,
+      body: { ...current, spec: { ...current.spec, holderIdentity: holder, leaseDurationSeconds, renewTime: now, acquireTime: now, ...(holder ? { leaseTransitions: transitions } : {}) } },
+    });
   }
 
   /** Deletes the lease if this identity holds it. */

@@ -161,6 +161,20 @@ describe('node authorizer', () => {
       expect(admission(d, lease('instance-web', 'node-a'), lease('instance-web', 'node-b'))).to.match(/may only hold a Lease itself \(spec.holderIdentity "node-a"\) or release it, not give it to "node-b"/);
     });
 
+    it('hands a fencing lease it holds to the target its WorkItem names as the source of a live migration, and to no one else', async () => {
+      const source = workItem('vm.node-a', 'node-a', { kind: 'Instance', name: 'vm' });
+      (source.spec as Record<string, unknown>).instance = { migration: { id: 'm1', role: 'Source', peerNodeName: 'node-b' } };
+      cache.put(WORKITEMS, source);
+      const d = await decide(req('update', 'leases', { name: 'instance-vm' }));
+      expect(admission(d, lease('instance-vm', 'node-a'), lease('instance-vm', 'node-b'))).to.equal(undefined);
+      expect(admission(d, lease('instance-vm', 'node-a'), lease('instance-vm', 'node-c'))).to.match(/not give it to "node-c"/);
+      expect(admission(d, lease('instance-vm', 'node-c'), lease('instance-vm', 'node-b'))).to.match(/not give it to "node-b"/);
+      (source.spec as { instance: { migration: { role: string } } }).instance.migration.role = 'Target';
+      cache.put(WORKITEMS, source);
+      const asTarget = await decide(req('update', 'leases', { name: 'instance-vm' }));
+      expect(admission(asTarget, lease('instance-vm', 'node-a'), lease('instance-vm', 'node-b'))).to.match(/not give it to "node-b"/);
+    });
+
     it('renews or releases a fencing lease it still holds after its WorkItem went, but may not re-create it', async () => {
       const d = await decide(req('update', 'leases', { name: 'instance-old' }));
       expect(admission(d, lease('instance-old', 'node-a'), lease('instance-old', undefined))).to.equal(undefined);
