@@ -158,6 +158,8 @@ export interface MigrationProgress {
 
 /** Progress or outcome of an Instance's last migration. */
 export interface InstanceMigrationStatus extends MigrationProgress {
+  /** `<target node>-g<generation>` of a Live migration, also on both WorkItems. */
+  id?: string;
   mode?: 'Live' | 'Cold';
   sourceNode?: string;
   targetNode?: string;

@@ -13,6 +13,7 @@ import { describeCommand } from './commands/describe.js';
 import { diffCommand } from './commands/diff.js';
 import { failuresCommand } from './commands/failures.js';
 import { getCommand } from './commands/get.js';
+import { migrateCommand } from './commands/migrate.js';
 import { cordonCommand, drainCommand, restartCommand, uncordonCommand } from './commands/node-ops.js';
 import { apiserverCommand, serverCommand } from './commands/server.js';
 import { statusCommand } from './commands/status.js';
@@ -37,6 +38,7 @@ const program = new Command('cairn')
   .addCommand(uncordonCommand())
   .addCommand(drainCommand())
   .addCommand(restartCommand())
+  .addCommand(migrateCommand())
   .addCommand(tokenCommand())
   .addCommand(userCommand())
   .addCommand(versionCommand())

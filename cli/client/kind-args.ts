@@ -47,3 +47,16 @@ function typeNamePairs(catalog: ResourceCatalog, args: readonly string[], verb: 
 function unique(resources: ResourceInfo[]): ResourceInfo[] {
   return resources.filter((r, i) => resources.indexOf(r) === i);
 }
+
+/**
+ * The one instance a verb that acts on a single instance (restart, migrate) names, as `instance NAME`
+ * or `instance/NAME`; a CliError with `usage` otherwise.
+ */
+export function oneInstance(catalog: ResourceCatalog, args: readonly string[], verb: string, usage: string): { r: ResourceInfo; name: string } {
+  const targets = resolveKindArgs(catalog, args, verb);
+  const other = targets.find((t) => t.r.kind !== 'Instance');
+  if (other) throw new CliError(`cannot ${verb} ${other.r.plural}: only instances ${verb}`, usage);
+  const names = targets.flatMap((t) => t.names);
+  if (names.length !== 1) throw new CliError(`${verb} takes one instance, got ${names.length}`, `${usage}, or ${usage.replace(/instance NAME/, 'instance/NAME')}`);
+  return { r: targets[0]!.r, name: names[0]! };
+}

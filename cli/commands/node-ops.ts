@@ -11,8 +11,7 @@ import { parseDuration } from '../flags.js';
 import { objectPath, type ResourceCatalog, type ResourceInfo } from '../client/catalog.js';
 import { resourceName } from '../client/printers.js';
 import { clientCommand, runWithClient, type ClientContext } from '../client/context.js';
-import { CliError } from '../client/errors.js';
-import { resolveKindArgs } from '../client/kind-args.js';
+import { oneInstance } from '../client/kind-args.js';
 import { waitFor, type ApiObject } from '../client/watch.js';
 
 const MERGE_PATCH = { 'Content-Type': 'application/merge-patch+json' };
@@ -89,12 +88,7 @@ export function restartCommand(): Command {
     );
 }
 
-/** The one instance `restart` names, as `instance NAME` or `instance/NAME`; a CliError otherwise. */
+/** The one instance `restart` names; a CliError otherwise. */
 export function restartTarget(catalog: ResourceCatalog, args: readonly string[]): { r: ResourceInfo; name: string } {
-  const targets = resolveKindArgs(catalog, args, 'restart');
-  const other = targets.find((t) => t.r.kind !== 'Instance');
-  if (other) throw new CliError(`cannot restart ${other.r.plural}: only instances restart`, 'cairn restart instance NAME');
-  const names = targets.flatMap((t) => t.names);
-  if (names.length !== 1) throw new CliError(`restart takes one instance, got ${names.length}`, 'cairn restart instance NAME, or cairn restart instance/NAME');
-  return { r: targets[0]!.r, name: names[0]! };
+  return oneInstance(catalog, args, 'restart', 'cairn restart instance NAME');
 }

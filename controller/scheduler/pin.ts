@@ -14,7 +14,8 @@ export interface Pin {
   field: 'spec.migrateTo' | 'spec.placement.nodeName';
 }
 
-function migrationCarriedOut(instance: Instance, target: string): boolean {
+/** Whether status.migration records the request to move to `target` as done (Completed or Failed): it is not carried out again. */
+export function migrationCarriedOut(instance: Instance, target: string): boolean {
   const m = instance.status?.migration;
   return m?.targetNode === target && (m.phase === 'Completed' || m.phase === 'Failed');
 }

@@ -68,7 +68,7 @@ describe('kubectl e2e: watch, wait and describe over status and events', functio
       const rows = () => watch.stdout().split('\n').filter((l) => l.startsWith(`${name} `));
       await eventually(`the initial row of ${name}\n${watch.stdout()}${watch.stderr()}`, () => rows().length > 0 || !watch.running());
       expect(watch.running(), watch.stderr()).to.equal(true);
-      expect(watch.stdout().split('\n')[0]).to.match(/^NAME\s+PHASE\s+NODE\s+DRIVER\s+CPUS\s+MEMORY\s+READY\s+AGE$/);
+      expect(watch.stdout().split('\n')[0]).to.match(/^NAME\s+PHASE\s+NODE\s+DRIVER\s+ACCELERATOR\s+CPUS\s+MEMORY\s+READY\s+AGE$/);
       expect(rows()).to.have.length(1);
       expect(rows()[0]).not.to.contain('Starting');
 

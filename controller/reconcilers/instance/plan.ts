@@ -5,7 +5,9 @@
  *
  * Invariant: never two running copies. An instance moves (pin changed,
  * node draining, node lost) by first removing the old WorkItem and waiting
- * until it is gone; only then is a new one created. A WorkItem on a lost
+ * until it is gone; only then is a new one created. The one exception is
+ * the live migration of a running qemu VM (migration.ts): two WorkItems,
+ * of which the fencing lease lets only one run the guest. A WorkItem on a lost
  * node can only be released (its agent cannot confirm) once the instance's
  * fencing lease has expired — the old agent stops the workload itself
  * before that happens.
@@ -19,7 +21,8 @@ import type { WorkItem } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 import { pinnedNode } from '../../scheduler/index.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
-import { SPEC_HASH_ANNOTATION, desiredInstanceWorkItem, specHash } from './workitem-spec.js';
+import { planLiveMigration } from './migration.js';
+import { SPEC_HASH_ANNOTATION, desiredInstanceWorkItem, withSpec } from './workitem-spec.js';
 import { instanceStatus, type Placement } from './status.js';
 
 /** A scheduling decision (from controller/scheduler). */
@@ -32,12 +35,14 @@ export interface InstanceObserved {
   workItems: WorkItem[];
   volumes: ReadonlyMap<string, Volume>;
   node(name: string): NodeView;
-  /** The fencing lease is held (by anyone) and not expired; with ms until it expires, and the Lease as cached when it exists. */
-  fencing: { held: boolean; remainingMs: number; leaseName?: string; resourceVersion?: string };
+  /** The fencing lease is held (by `holder`, a node name, when known) and not expired; with ms until it expires, and the Lease as cached when it exists. */
+  fencing: { held: boolean; remainingMs: number; holder?: string; leaseName?: string; resourceVersion?: string };
   /** Places the instance now (called only when it has no WorkItem). */
   schedule(): ScheduleDecision;
   /** Why nodeName cannot hold the instance resized from `from` to `to` (a message with a hint), or undefined when it can. */
   resizeRefusal?(nodeName: string, from: { cpus: number; memory: string }, to: { cpus: number; memory: string }): string | undefined;
+  /** Why nodeName cannot receive the instance by live migration (cordoned, no room, anti-affinity...), or undefined when it can. */
+  targetRefusal?(nodeName: string): string | undefined;
   now: number;
 }
 
@@ -48,11 +53,19 @@ export function planInstance(o: InstanceObserved): Plan<InstanceStatus> {
   if (!o.instance.metadata.finalizers?.includes(CONTROLLER_FINALIZER)) actions.push({ type: 'addFinalizer' });
   const active = o.workItems.filter((w) => !w.metadata.deletionTimestamp);
   const terminating = o.workItems.filter((w) => w.metadata.deletionTimestamp);
-  const [current, ...extra] = active;
+  const live = planLiveMigration(o, active);
+  if (live?.kind === 'inFlight') return { ...live.plan, actions: [...actions, ...live.plan.actions] };
+  if (live) actions.push(...live.actions);
+  // A migration that just ended leaves its status behind for the rest of the plan (a Failed one no longer pins).
+  const observed = live ? { ...o, instance: { ...o.instance, status: live.status } } : o;
+  const current = live ? live.current : active[0];
+  const extra = active.filter((w) => w !== current);
   for (const w of extra) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
-  if (current) return planPlaced(o, current, actions);
-  if (terminating.length > 0) return planWaitingForOld(o, terminating, actions);
-  return planUnplaced(o, actions);
+  // Right after a migration ends, a pin is acted on only in the next pass, which may migrate live again (a changed migrateTo).
+  if (current) return planPlaced(observed, current, actions, !live);
+  const leaving = [...terminating, ...extra];
+  if (leaving.length > 0) return planWaitingForOld(observed, leaving, actions);
+  return planUnplaced(observed, actions);
 }
 
 function planDeletion(o: InstanceObserved): Plan<InstanceStatus> {
@@ -95,10 +108,10 @@ function failoverAllowed(o: InstanceObserved): boolean {
   return (o.instance.spec.failoverPolicy ?? 'Automatic') === 'Automatic' && o.cluster?.spec?.failover?.enabled !== false;
 }
 
-function planPlaced(o: InstanceObserved, current: WorkItem, actions: Action[]): Plan<InstanceStatus> {
+function planPlaced(o: InstanceObserved, current: WorkItem, actions: Action[], honourPin = true): Plan<InstanceStatus> {
   const nodeName = current.spec.nodeName;
   const node = o.node(nodeName);
-  const pin = pinnedNode(o.instance)?.nodeName;
+  const pin = honourPin ? pinnedNode(o.instance)?.nodeName : undefined;
   if (pin && pin !== nodeName) {
     actions.push({ type: 'deleteWorkItem', name: current.metadata.name!, uid: current.metadata.uid });
     actions.push({ type: 'event', eventType: 'Normal', reason: 'Moving', message: `moving from node ${nodeName} to pinned node ${pin}: stopping it on ${nodeName} first` });
@@ -133,8 +146,7 @@ function resizedWithinCapacity(o: InstanceObserved, current: WorkItem, desired: 
   if (!have || (want.cpus === have.cpus && want.memory === have.memory)) return { workItem: desired };
   const refused = o.resizeRefusal?.(current.spec.nodeName, have, want);
   if (!refused) return { workItem: desired };
-  const spec = { ...desired.spec, instance: { ...want, cpus: have.cpus, memory: have.memory } };
-  return { workItem: { ...desired, metadata: { ...desired.metadata, annotations: { ...desired.metadata.annotations, [SPEC_HASH_ANNOTATION]: specHash(spec) } }, spec }, refused };
+  return { workItem: withSpec(desired, { ...desired.spec, instance: { ...want, cpus: have.cpus, memory: have.memory } }), refused };
 }
 
 /** SpecAccepted=False (reason InsufficientCapacity, plus a Warning Event once) while a resize is refused; True again after. */

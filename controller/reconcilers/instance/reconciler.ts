@@ -14,6 +14,9 @@ import { leaseFreshness, nodeView } from '../../node-health.js';
 import type { Clock } from '../../runtime/clock.js';
 import type { Result } from '../../runtime/controller.js';
 import { nodeCapacity, scheduleInstance } from '../../scheduler/index.js';
+import { instanceFitContext, instanceFitFailure } from '../../scheduler/instance-fit.js';
+import { nodeViews } from '../../scheduler/node-view.js';
+import { objectKey } from '../../scheduler/snapshot.js';
 import { formatQuantity, parseQuantity } from '../../../api/quantity.js';
 import { reconcileOwner, type OwnerReconcileDeps } from '../owner-reconcile.js';
 import { planInstance, type InstanceObserved } from './plan.js';
@@ -49,8 +52,9 @@ function observe(deps: InstanceReconcilerDeps, instance: Instance, workItems: In
     workItems,
     volumes,
     node: (n) => nodeView(deps.cache.nodes.get(`${namespace}/${n}`), cluster, now),
-    fencing: { held: fencing.fresh, remainingMs: fencing.remainingMs, leaseName, resourceVersion: leaseObject?.metadata.resourceVersion },
+    fencing: { held: fencing.fresh, remainingMs: fencing.remainingMs, holder: lease?.holder, leaseName, resourceVersion: leaseObject?.metadata.resourceVersion },
     resizeRefusal: (nodeName, from, to) => resizeRefusal(deps, namespace, nodeName, from, to),
+    targetRefusal: (nodeName) => migrationTargetRefusal(deps, instance, nodeName),
     schedule: () => {
       const result = scheduleInstance(instance, deps.placements.snapshot(namespace));
       return 'nodeName' in result ? { nodeName: result.nodeName } : { unschedulable: true, message: result.message };
@@ -73,3 +77,15 @@ function resizeRefusal(deps: InstanceReconcilerDeps, namespace: string, nodeName
 }
 
 type Resize = { cpus: number; memory: string };
+
+/**
+ * The scheduler's verdict on one node as a migration target, against the running tally (which counts the
+ * instance on its source, not on the target): eligibility, selector, anti-affinity, replicas, limits, room.
+ */
+function migrationTargetRefusal(deps: InstanceReconcilerDeps, instance: Instance, nodeName: string): string | undefined {
+  const snapshot = deps.placements.snapshot(instance.metadata.namespace!);
+  const others = { ...snapshot, instances: snapshot.instances.filter((i) => objectKey(i) !== objectKey(instance)) };
+  const view = nodeViews(others).find((v) => v.name === nodeName);
+  if (!view) return 'it is not registered';
+  return instanceFitFailure(view, instanceFitContext(instance, others, {}));
+}

@@ -60,12 +60,16 @@ export function instanceStatus(o: StatusInput, placement: Placement): InstanceSt
 
 /**
  * spec.migrateTo is carried out once (Instance CRD): when the instance runs on that node, status.migration
- * records it Completed, and pinnedNode() ignores the field from then on (it is not a pin). The controller
- * moves stop-then-start, so the mode is Cold.
+ * records it Completed, and pinnedNode() ignores the field from then on (it is not a pin). This records a
+ * cold move (stop, then start); a live one (migration.ts) records itself. Clearing spec.migrateTo withdraws
+ * the report of a finished migration with the request, so that setting the same node again is a new
+ * request (the retry of docs/migration.md), not one already carried out.
  */
 function migrationStatus(o: StatusInput, prev: InstanceStatus, placement: Placement, phase: InstancePhase): InstanceStatus['migration'] {
   const target = o.instance.spec.migrateTo;
-  const done = prev.migration?.targetNode === target && (prev.migration?.phase === 'Completed' || prev.migration?.phase === 'Failed');
+  const finished = prev.migration?.phase === 'Completed' || prev.migration?.phase === 'Failed';
+  if (!target && finished) return undefined;
+  const done = prev.migration?.targetNode === target && finished;
   if (!target || done || placement.kind !== 'placed' || placement.workItem.spec.nodeName !== target || phase !== 'Running') return prev.migration;
   return { mode: 'Cold', targetNode: target, phase: 'Completed', finishedAt: formatTime(o.now) };
 }

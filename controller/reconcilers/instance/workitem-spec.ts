@@ -19,7 +19,7 @@ import {
 } from '../../../api/names.js';
 import { API_VERSION } from '../../../api/types.js';
 import type { Volume } from '../../../api/volume.js';
-import type { WorkItem, WorkItemInstanceSpec, WorkItemSpec, WorkItemVolume } from '../../../api/workitem.js';
+import type { WorkItem, WorkItemInstanceSpec, WorkItemMigrationSpec, WorkItemSpec, WorkItemVolume } from '../../../api/workitem.js';
 import { FAILURE_DEFAULTS } from '../../node-health.js';
 import { stableJson } from '../stable-json.js';
 
@@ -29,6 +29,17 @@ export const SPEC_HASH_ANNOTATION = 'cairn.dev/spec-hash';
 /** A stable hash of a WorkItem spec. */
 export function specHash(spec: WorkItemSpec): string {
   return createHash('sha256').update(stableJson(spec)).digest('hex').slice(0, 16);
+}
+
+/** w with another spec, its spec-hash annotation recomputed (the hash always says what the controller wrote). */
+export function withSpec(w: WorkItem, spec: WorkItemSpec): WorkItem {
+  return { ...w, metadata: { ...w.metadata, annotations: { ...w.metadata.annotations, [SPEC_HASH_ANNOTATION]: specHash(spec) } }, spec };
+}
+
+/** An instance WorkItem with its side of a live migration set, or removed (undefined): it is then the ordinary WorkItem. */
+export function withMigrationSpec(w: WorkItem, migration: WorkItemMigrationSpec | undefined): WorkItem {
+  const { migration: _old, ...instance } = w.spec.instance!;
+  return withSpec(w, { ...w.spec, instance: migration ? { ...instance, migration } : instance });
 }
 
 function attachedVolumes(instance: Instance, volumes: ReadonlyMap<string, Volume>, nodeName: string): WorkItemVolume[] | undefined {

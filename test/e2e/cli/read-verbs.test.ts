@@ -88,7 +88,7 @@ describe('cairn get, describe, wait (e2e)', function () {
       const r = await cairn('get', 'instances');
       expect(r.code).to.equal(0);
       const [header, row, ...rest] = lines(r.stdout);
-      expect(header).to.match(/^NAME +PHASE +NODE +DRIVER +CPUS +MEMORY +READY +AGE$/);
+      expect(header).to.match(/^NAME +PHASE +NODE +DRIVER +ACCELERATOR +CPUS +MEMORY +READY +AGE$/);
       expect(withoutAge(row!)).to.equal('web Running node-a process 1 16Mi True');
       expect(rest).to.deep.equal([]);
       const kubectl = lines(await cluster.kubectl.ok(['get', 'instances']));
