@@ -78,6 +78,14 @@ up() {
     sleep 0.5
   done
   cairn apply -f examples/
+  # A VM too: the test guest (Debian's cloud kernel + a busybox initramfs), as the Cluster's qemu defaults.
+  if guest=$(bash hack/build-test-guest.sh --print-dir); then
+    . "$guest/guest.env"
+    kubectl patch clusters.cairn.dev demo --type merge -p "{\"spec\":{\"driverDefaults\":{\"qemu\":{\"kernel\":\"$KERNEL\",\"initrd\":\"$INITRD\",\"cmdline\":\"$CMDLINE\"}}}}" >/dev/null
+    cairn apply -f examples/qemu/
+  else
+    echo "skipping the VM: the test guest could not be built (see above)" >&2
+  fi
   cairn status --watch --until-converged --timeout 2m || echo "not converged yet: 'cairn failures' says why" >&2
   cat <<EOT
 
@@ -87,6 +95,7 @@ The demo cluster runs. Its kubeconfig's namespace is the Cluster "demo":
   cairn get instances -o wide            # or -w to follow changes
   cairn status --watch                   # the cluster at a glance (Ctrl-C ends it)
   cairn describe instance writer
+  cairn migrate instance vm --to node-c --wait   # live-migrate the VM (no reboot: see its console.log)
   kill -9 \$(cat $PWD/$dir/agent-node-a.pid)   # a machine fails: watch its instances move
   cairn drain node-b --wait               # empty a node; 'cairn uncordon node-b' ends it
   cairn failures                          # what is failing, and how to fix it

@@ -19,7 +19,6 @@
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkItem, WorkItemMigrationSpec, WorkItemMigrationStatus } from '../../api/workitem.js';
-import { formatTime } from '../../api/conditions.js';
 import { OperationError } from '../operations/errors.js';
 import type { Driver, DriverEnv, Observation, OperationContext } from './driver.js';
 import { instanceDir, ownerKey } from './paths.js';
@@ -51,8 +50,9 @@ function diskCount(item: WorkItem): number {
   return item.spec.instance?.volumes?.length ?? 0;
 }
 
+// Millisecond precision (RFC 3339 allows fractions): the controller computes downtime from both sides' times.
 function time(ms: number | undefined): string | undefined {
-  return ms === undefined ? undefined : formatTime(new Date(ms));
+  return ms === undefined ? undefined : new Date(ms).toISOString();
 }
 
 /** A free TCP port on `address` (the kernel's pick; qemu binds it right after). */
@@ -66,13 +66,14 @@ async function freePort(address: string): Promise<number> {
 
 // ---------------------------------------------------------------- target side
 
-async function observeTarget(item: WorkItem, m: WorkItemMigrationSpec, env: DriverEnv): Promise<Observation> {
+/** The target side of migration `m`; `m.peerNodeName` is unknown once the controller made the WorkItem ordinary. */
+async function observeTarget(item: WorkItem, m: Pick<WorkItemMigrationSpec, 'id'> & { peerNodeName?: string }, env: DriverEnv): Promise<Observation> {
   const dir = stateDir(item, env.dataDir);
   const state = readState(dir);
   const incoming = state?.vm?.incoming;
   const base: WorkItemMigrationStatus = { id: m.id, role: 'Target' };
   if (!state || incoming?.id !== m.id) {
-    return { converged: false, action: 'listen', message: `preparing to receive the instance from node ${m.peerNodeName}`, migration: { ...base, phase: 'Preparing' } };
+    return { converged: false, action: 'listen', message: `preparing to receive the instance from node ${m.peerNodeName ?? '?'}`, migration: { ...base, phase: 'Preparing' } };
   }
   const endpoint = { address: incoming.address, port: incoming.port, ...(incoming.nbdPort ? { nbdPort: incoming.nbdPort } : {}) };
   if (incoming.resumedAt !== undefined) {
@@ -88,7 +89,7 @@ async function observeTarget(item: WorkItem, m: WorkItemMigrationSpec, env: Driv
   if (runState === 'paused') {
     return { ...obs, converged: false, action: 'resume', message: 'incoming migration complete: resuming the guest once this node holds the fencing lease', migration: { ...base, ...endpoint, phase: 'Transferring' } };
   }
-  return { ...obs, converged: true, requeueAfterMs: POLL_MS, message: `listening on ${incoming.address}:${incoming.port} for node ${m.peerNodeName} (qemu ${runState})`, migration: { ...base, ...endpoint, phase: 'Listening' } };
+  return { ...obs, converged: true, requeueAfterMs: POLL_MS, message: `listening on ${incoming.address}:${incoming.port} for node ${m.peerNodeName ?? '?'} (qemu ${runState})`, migration: { ...base, ...endpoint, phase: 'Listening' } };
 }
 
 /** Starts qemu as a paused migration target and makes it listen. */
@@ -165,7 +166,7 @@ async function observeOutgoing(item: WorkItem, state: ProcessState, o: OutgoingR
       converged: true,
       message,
       instance: { state: 'Stopped', ready: false, restarts: state.restarts },
-      migration: { ...outgoingStatus(item, o), phase: 'Completed', downtimeMs: c.downtimeMs, totalTimeMs: c.totalTimeMs, bytesTransferred: c.bytesTransferred, finishedAt: time(c.finishedAt), message },
+      migration: { ...outgoingStatus(item, o), phase: 'Completed', downtimeMs: c.downtimeMs, totalTimeMs: c.totalTimeMs, bytesTransferred: c.bytesTransferred, bytesRemaining: 0, finishedAt: time(c.finishedAt), message },
     };
   }
   const obs = await supervised.observe(qemuRuntime, item, env);
@@ -279,6 +280,10 @@ async function abortMigration(item: WorkItem, ctx: OperationContext): Promise<vo
 async function observe(item: WorkItem, env: DriverEnv): Promise<Observation> {
   const m = item.spec.instance?.migration;
   if (m?.role === 'Target') return observeTarget(item, m, env);
+  // The controller may make the target's WorkItem ordinary (once the source reported Completed) before this
+  // agent resumed the guest: the VM still waits for its resume, now under the ordinary fencing path.
+  const incoming = m ? undefined : readState(stateDir(item, env.dataDir))?.vm?.incoming;
+  if (incoming && incoming.resumedAt === undefined) return observeTarget(item, { id: incoming.id }, env);
   return observeSource(item, m, env);
 }
 

@@ -31,9 +31,13 @@ export function testGuest(): TestGuest {
   return cached;
 }
 
-/** The heartbeats in a console log: sequence number and guest uptime (s) of each. */
+/** The heartbeats in a console log file: sequence number and guest uptime (s) of each. */
 export function heartbeats(consoleLog: string): Array<{ seq: number; uptime: number }> {
-  const text = fs.existsSync(consoleLog) ? fs.readFileSync(consoleLog, 'utf8') : '';
+  return heartbeatsIn(fs.existsSync(consoleLog) ? fs.readFileSync(consoleLog, 'utf8') : '');
+}
+
+/** The heartbeats in console text. */
+export function heartbeatsIn(text: string): Array<{ seq: number; uptime: number }> {
   return [...text.matchAll(/CAIRN-HEARTBEAT seq=(\d+) uptime=([\d.]+)/g)].map((m) => ({ seq: Number(m[1]), uptime: Number(m[2]) }));
 }
 

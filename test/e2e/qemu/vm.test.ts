@@ -1,0 +1,218 @@
+/**
+ * Real virtual machines through the whole system: `cairn server` with its
+ * controller, three `cairn agent` processes, real qemu under TCG booting the
+ * project's test guest (hack/build-test-guest.sh). Covers the qemu driver's
+ * lifecycle, re-adoption after an agent is killed, live migration (with and
+ * without an attached replicated volume, and one whose target dies
+ * mid-way) and the failover of a VM from a dead node.
+ */
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import { CoordinationV1Api } from '@kubernetes/client-node';
+import type { Instance, InstanceSpec } from '../../../api/instance.js';
+import type { WorkItem } from '../../../api/workitem.js';
+import { loadKubeConfig } from '../../../api/client/kubeconfig.js';
+import { startTestCluster, type TestCluster } from '../../support/cairn-cli.js';
+import { eventually } from '../../support/eventually.js';
+import { heartbeats, heartbeatsIn, qemuPids, testGuest } from '../../support/test-guest.js';
+
+const NODES = ['node-a', 'node-b', 'node-c'];
+
+describe('qemu VMs end to end (real qemu, TCG)', function () {
+  this.timeout(180_000);
+  let c: TestCluster;
+  const ns = () => c.name;
+  const get = (name: string) => c.client.get('Instance', ns(), name) as Promise<Instance | undefined>;
+  const consoleLog = (node: string, name: string) => path.join(c.dir, 'agents', node, 'instances', ns(), name, 'console.log');
+  const workItems = async (name: string) => (await c.client.listAll('WorkItem', { namespace: ns() })).items.filter((w: WorkItem) => w.spec.owner.name === name);
+
+  function vmSpec(extra: Partial<InstanceSpec> = {}): InstanceSpec {
+    const g = testGuest();
+    return { driver: 'qemu', memory: '128Mi', terminationGracePeriodSeconds: 2, qemu: { kernel: g.kernel, initrd: g.initrd, cmdline: g.cmdline, readinessMarker: g.marker }, ...extra };
+  }
+  async function createVm(name: string, extra: Partial<InstanceSpec> = {}): Promise<Instance> {
+    await c.client.create('Instance', { metadata: { name, namespace: ns() }, spec: vmSpec(extra) });
+    return waitRunning(name);
+  }
+  /** What the instance and its WorkItems say, for failure messages. */
+  async function explain(name: string): Promise<string> {
+    const wis = (await workItems(name)).map((w) => ({ node: w.spec.nodeName, migration: w.spec.instance?.migration, deleting: !!w.metadata.deletionTimestamp, status: w.status }));
+    return JSON.stringify({ status: (await get(name))?.status, workItems: wis }, null, 1);
+  }
+  async function until(name: string, what: string, probe: (vm: Instance | undefined) => boolean, ms = 60_000): Promise<Instance> {
+    let vm: Instance | undefined;
+    try {
+      await eventually(what, async () => probe((vm = await get(name))), ms, 100);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n${await explain(name)}`);
+    }
+    return vm!;
+  }
+  async function waitRunning(name: string, node?: string): Promise<Instance> {
+    return until(name, `${name} Running${node ? ` on ${node}` : ''}`, (vm) => {
+      const ready = vm?.status?.conditions?.find((x) => x.type === 'Ready')?.status === 'True';
+      return vm?.status?.phase === 'Running' && ready && (!node || vm.status.nodeName === node);
+    });
+  }
+  /** Keeps a copy of a console log while it exists (the source's goes with its WorkItem after a migration). */
+  function tail(file: string): { text(): string; stop(): void } {
+    let text = '';
+    const timer = setInterval(() => {
+      if (fs.existsSync(file)) text = fs.readFileSync(file, 'utf8');
+    }, 20);
+    return { text: () => text, stop: () => clearInterval(timer) };
+  }
+  async function deleteVm(name: string): Promise<void> {
+    await c.client.delete('Instance', ns(), name);
+    await eventually(`${name} gone`, async () => !(await get(name)) && qemuPids(ns(), name).length === 0, 60_000, 200);
+  }
+  async function migrate(name: string, to: string, extra: string[] = []) {
+    return c.cairn(['migrate', 'instance', name, '--to', to, '--wait', '--timeout', '2m', ...extra]);
+  }
+
+  before(async () => {
+    testGuest();
+    c = await startTestCluster({ agents: NODES });
+  });
+  after(async () => {
+    for (const n of ['vm1', 'vm2', 'vm3', 'vm4', 'vm5']) for (const pid of qemuPids(ns(), n)) process.kill(pid, 'SIGKILL');
+    await c?.cleanup();
+  });
+
+  it('boots the test guest to Ready within 15 s, shows node and accelerator, powers it down, and deletes every trace', async () => {
+    const t0 = Date.now();
+    const vm = await createVm('vm1');
+    expect(Date.now() - t0).to.be.below(15_000);
+    const node = vm.status!.nodeName!;
+    expect(vm.status!.qemu).to.include({ accelerator: 'tcg', qmpState: 'running' });
+    expect(qemuPids(ns(), 'vm1')).to.deep.equal([vm.status!.pid]);
+    const table = (await c.cairn(['get', 'instances'])).stdout;
+    expect(table).to.match(new RegExp(`vm1\\s.*${node}.*tcg`));
+
+    await c.client.patch('Instance', ns(), 'vm1', { spec: { runState: 'Stopped' } });
+    await eventually('vm1 Stopped', async () => (await get('vm1'))?.status?.phase === 'Stopped', 30_000, 200);
+    expect(qemuPids(ns(), 'vm1')).to.deep.equal([]);
+
+    await deleteVm('vm1');
+    const dir = path.join(c.dir, 'agents', node, 'instances', ns(), 'vm1');
+    expect(fs.existsSync(dir), dir).to.equal(false);
+    expect(fs.existsSync(path.join(c.dir, 'agents', node, 'fencing', ns(), 'vm1.deadline'))).to.equal(false);
+  });
+
+  it('keeps the VM running when its agent is killed with SIGKILL; the restarted agent re-adopts the same qemu', async () => {
+    const vm = await createVm('vm2');
+    const node = vm.status!.nodeName!;
+    const pid = vm.status!.pid!;
+    await c.agents.get(node)!.kill9();
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(qemuPids(ns(), 'vm2')).to.deep.equal([pid]);
+    await c.startAgent(node);
+    await eventually('the WorkItem reconciled by the new agent', async () => {
+      const [w] = await workItems('vm2');
+      return Date.parse(w?.status?.conditions?.find((x) => x.type === 'Ready')?.lastTransitionTime ?? '0') >= 0 && (await get('vm2'))?.status?.pid === pid;
+    }, 30_000, 200);
+    const seen = Date.now();
+    await eventually('a few seconds under the new agent', () => Date.now() - seen > 3000, 10_000);
+    expect(qemuPids(ns(), 'vm2')).to.deep.equal([pid]);
+    expect((await get('vm2'))!.status!.phase).to.equal('Running');
+  });
+
+  it('live-migrates a running VM: the heartbeat goes on without a reboot, one qemu runs the guest at any moment, figures in status', async () => {
+    const vm = await get('vm2');
+    const from = vm!.status!.nodeName!;
+    const to = NODES.find((n) => n !== from)!;
+    const samples: number[] = [];
+    const sampler = setInterval(() => samples.push(qemuPids(ns(), 'vm2').length), 25);
+    const sourceLog = tail(consoleLog(from, 'vm2'));
+    const res = await migrate('vm2', to);
+    clearInterval(sampler);
+    sourceLog.stop();
+    expect(res.code, `${res.stdout}${res.stderr}${await explain('vm2')}`).to.equal(0);
+    const after = await waitRunning('vm2', to);
+    expect(after.status!.migration).to.include({ phase: 'Completed', sourceNode: from, targetNode: to });
+    expect(after.status!.migration!.downtimeMs).to.be.a('number');
+    expect(after.status!.migration!.totalTimeMs).to.be.a('number');
+    expect(qemuPids(ns(), 'vm2')).to.deep.equal([after.status!.pid]);
+    expect(Math.max(...samples)).to.be.at.most(2); // the paused target exists while the source runs
+    await eventually('heartbeats on the target', () => heartbeats(consoleLog(to, 'vm2')).length >= 3, 15_000);
+    const src = heartbeatsIn(sourceLog.text());
+    const dst = heartbeats(consoleLog(to, 'vm2'));
+    // No reboot (uptime and sequence go on) and no overlap (every source beat precedes every target beat).
+    expect(dst[0]!.seq).to.equal(src.at(-1)!.seq + 1);
+    expect(dst[0]!.uptime).to.be.greaterThan(src.at(-1)!.uptime);
+    expect(fs.existsSync(path.dirname(consoleLog(from, 'vm2')))).to.equal(false);
+    await deleteVm('vm2');
+  });
+
+  it('live-migrates a VM with a replicated volume: what the guest wrote before is on the target replica', async () => {
+    await c.client.create('Volume', { metadata: { name: 'data', namespace: ns() }, spec: { size: '16Mi', replicas: 2 } });
+    await eventually('volume Ready', async () => (await c.client.get('Volume', ns(), 'data'))?.status?.phase === 'Ready', 30_000, 200);
+    const vm = await createVm('vm3', { volumes: [{ name: 'data', volumeName: 'data' }] });
+    const from = vm.status!.nodeName!;
+    const replicas = (await c.client.get('Volume', ns(), 'data'))!.status!.replicas!;
+    const target = replicas.find((r) => r.nodeName !== from)!;
+    const targetFile = target.path!;
+    expect(fs.readFileSync(targetFile).includes('cairn-test-pattern')).to.equal(false);
+    await eventually('the guest wrote its disk', () => fs.readFileSync(consoleLog(from, 'vm3'), 'utf8').includes('CAIRN-DISK-WRITTEN'), 15_000);
+    const sourceLog = tail(consoleLog(from, 'vm3'));
+    const res = await migrate('vm3', target.nodeName!);
+    sourceLog.stop();
+    expect(res.code, `${res.stdout}${res.stderr}${await explain('vm3')}`).to.equal(0);
+    await waitRunning('vm3', target.nodeName!);
+    const lastOnSource = heartbeatsIn(sourceLog.text()).at(-1)!.seq;
+    const disk = fs.readFileSync(targetFile);
+    expect(disk.subarray(0, 512).toString()).to.match(/^CAIRN-DISK boot uptime=/);
+    expect(disk.subarray(1024 * 1024, 1024 * 1024 + 64).toString()).to.match(/^cairn-test-pattern-/);
+    await eventually('the guest goes on writing on the target replica', () => {
+      const m = /CAIRN-DISK seq=(\d+)/.exec(fs.readFileSync(targetFile).subarray(512, 1024).toString());
+      return m !== null && Number(m[1]) > lastOnSource;
+    }, 15_000);
+    await deleteVm('vm3');
+  });
+
+  it('rolls a migration back when its target qemu is killed mid-way: the VM runs on the source, with a MigrationFailed condition', async () => {
+    const vm = await createVm('vm4', { qemu: { ...vmSpec().qemu, migration: { bandwidthMiBps: 2, timeoutSeconds: 120 } } });
+    const from = vm.status!.nodeName!;
+    const pid = vm.status!.pid!;
+    const to = NODES.find((n) => n !== from)!;
+    await c.client.patch('Instance', ns(), 'vm4', { spec: { migrateTo: to } });
+    await until('vm4', 'transferring', (v) => v?.status?.migration?.phase === 'Transferring');
+    const targetPid = qemuPids(ns(), 'vm4').find((p) => p !== pid)!;
+    process.kill(targetPid, 'SIGKILL');
+    await until('vm4', 'migration Failed', (v) => v?.status?.migration?.phase === 'Failed');
+    const failed = (await get('vm4'))!;
+    const cond = failed.status!.conditions!.find((x) => x.type === 'MigrationFailed');
+    expect(cond, JSON.stringify(failed.status)).to.include({ status: 'True' });
+    expect(cond!.reason).to.be.oneOf(['TargetFailed', 'SourceFailed']);
+    expect(cond!.message).to.have.length.greaterThan(10);
+    const running = await waitRunning('vm4', from);
+    expect(running.status!.pid).to.equal(pid);
+    const beats = heartbeats(consoleLog(from, 'vm4')).length;
+    await eventually('heartbeats go on on the source', () => heartbeats(consoleLog(from, 'vm4')).length > beats + 2, 15_000);
+    expect(qemuPids(ns(), 'vm4')).to.deep.equal([pid]);
+    await deleteVm('vm4');
+  });
+
+  it('fails a VM over from a dead node to a node with its volume replica, only after its fencing lease expired', async () => {
+    const vm = await createVm('vm5', { volumes: [{ name: 'data', volumeName: 'data' }] });
+    const lost = vm.status!.nodeName!;
+    const leases = loadKubeConfig({ kubeconfig: c.kubeconfig }).makeApiClient(CoordinationV1Api);
+    await c.agents.get(lost)!.kill9();
+    for (const pid of qemuPids(ns(), 'vm5')) process.kill(pid, 'SIGKILL');
+    const lease = await leases.readNamespacedLease({ namespace: ns(), name: 'instance-vm5' });
+    const expiry = new Date(lease.spec!.renewTime as unknown as string).getTime() + lease.spec!.leaseDurationSeconds! * 1000;
+    let moved: Instance | undefined;
+    await eventually('vm5 Running elsewhere', async () => {
+      moved = await get('vm5');
+      return moved?.status?.phase === 'Running' && moved.status.nodeName !== lost;
+    }, 90_000, 200);
+    // The volume controller may have re-placed the lost node's replica meanwhile: any node holding one now qualifies.
+    const replicaNodes = (await c.client.get('Volume', ns(), 'data'))!.status!.replicas!.map((r) => r.nodeName);
+    expect(replicaNodes).to.include(moved!.status!.nodeName);
+    expect(Date.parse(moved!.status!.startedAt!)).to.be.at.least(expiry - 1000);
+    expect(qemuPids(ns(), 'vm5')).to.have.length(1);
+    await c.startAgent(lost);
+    await deleteVm('vm5');
+  });
+});
