@@ -171,14 +171,16 @@ describe('qemu VMs end to end (real qemu, TCG)', function () {
     await deleteVm('vm3');
   });
 
-  it('rolls a migration back when its target qemu is killed mid-way: the VM runs on the source, with a MigrationFailed condition', async () => {
+  it('rolls a migration back when its destination (agent and qemu) is killed mid-way: the VM runs on the source, with a MigrationFailed condition', async () => {
     const vm = await createVm('vm4', { qemu: { ...vmSpec().qemu, migration: { bandwidthMiBps: 2, timeoutSeconds: 120 } } });
     const from = vm.status!.nodeName!;
     const pid = vm.status!.pid!;
     const to = NODES.find((n) => n !== from)!;
     await c.client.patch('Instance', ns(), 'vm4', { spec: { migrateTo: to } });
     await until('vm4', 'transferring', (v) => v?.status?.migration?.phase === 'Transferring');
+    // The destination machine dies: its agent and its qemu, both SIGKILLed.
     const targetPid = qemuPids(ns(), 'vm4').find((p) => p !== pid)!;
+    await c.agents.get(to)!.kill9();
     process.kill(targetPid, 'SIGKILL');
     await until('vm4', 'migration Failed', (v) => v?.status?.migration?.phase === 'Failed');
     const failed = (await get('vm4'))!;
@@ -191,6 +193,8 @@ describe('qemu VMs end to end (real qemu, TCG)', function () {
     const beats = heartbeats(consoleLog(from, 'vm4')).length;
     await eventually('heartbeats go on on the source', () => heartbeats(consoleLog(from, 'vm4')).length > beats + 2, 15_000);
     expect(qemuPids(ns(), 'vm4')).to.deep.equal([pid]);
+    await c.startAgent(to);
+    await eventually('the dead target\'s WorkItem cleaned up by its restarted agent', async () => (await workItems('vm4')).length === 1, 30_000, 200);
     await deleteVm('vm4');
   });
 
