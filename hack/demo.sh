@@ -95,7 +95,7 @@ The demo cluster runs. Its kubeconfig's namespace is the Cluster "demo":
   cairn get instances -o wide            # or -w to follow changes
   cairn status --watch                   # the cluster at a glance (Ctrl-C ends it)
   cairn describe instance writer
-  cairn migrate instance vm --to node-c --wait   # live-migrate the VM (no reboot: see its console.log)
+  cairn migrate instance vm --to NODE --wait     # live-migrate the VM to another node (no reboot: see its console.log)
   kill -9 \$(cat $PWD/$dir/agent-node-a.pid)   # a machine fails: watch its instances move
   cairn drain node-b --wait               # empty a node; 'cairn uncordon node-b' ends it
   cairn failures                          # what is failing, and how to fix it

@@ -55,6 +55,10 @@ async function migrate(ctx: ClientContext, args: string[]): Promise<number> {
   const timeoutMs = ctx.flags.timeout as number;
   const path = objectPath(r, ctx.namespace, name);
   const before = await ctx.rest.request<ApiObject>('GET', path);
+  if (alreadyThere(before, node)) {
+    process.stdout.write(`${resourceName(r, name)} already runs on node ${node}: nothing to migrate\n`);
+    return 0;
+  }
   if (lastMigrationFinished(before, node)) {
     await patchMigrateTo(ctx, path, null);
     await waitFor(ctx, r, ctx.namespace, name, (obj) => !obj || !lastMigrationFinished(obj, node), {
@@ -93,6 +97,12 @@ interface MigrationReport {
 
 function report(obj: ApiObject): MigrationReport | undefined {
   return (obj.status as { migration?: MigrationReport } | undefined)?.migration;
+}
+
+/** Whether the instance runs on `node` with no migration in flight (moving it there is a no-op). */
+export function alreadyThere(obj: ApiObject, node: string): boolean {
+  const status = obj.status as { nodeName?: string; phase?: string } | undefined;
+  return status?.nodeName === node && status.phase === 'Running';
 }
 
 /**

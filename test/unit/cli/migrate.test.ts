@@ -1,7 +1,7 @@
 /** `cairn migrate`: the instance it names, when it must clear spec.migrateTo first, the outcome it prints, and its flags. */
 import { expect } from 'chai';
 import { CommanderError } from 'commander';
-import { lastMigrationFinished, migrateCommand, migrateTarget, migrationOutcome } from '../../../cli/commands/migrate.js';
+import { alreadyThere, lastMigrationFinished, migrateCommand, migrateTarget, migrationOutcome } from '../../../cli/commands/migrate.js';
 import { CliError } from '../../../cli/client/errors.js';
 import type { ApiObject } from '../../../cli/client/watch.js';
 import { catalog } from './apply-fixtures.js';
@@ -24,6 +24,14 @@ describe('cairn migrate', () => {
       expect(() => migrateTarget(catalog, ['instance'])).to.throw(CliError, 'migrate takes one instance, got 0');
       expect(() => migrateTarget(catalog, ['instance/a', 'instance/b'])).to.throw(CliError, 'migrate takes one instance, got 2');
     });
+  });
+
+  it('does nothing for an instance already running on the node (not while a migration is in flight)', () => {
+    const at = (nodeName: string, phase: string): ApiObject => ({ metadata: { name: 'vm1' }, status: { nodeName, phase } });
+    expect(alreadyThere(at('node-b', 'Running'), 'node-b')).to.equal(true);
+    expect(alreadyThere(at('node-a', 'Running'), 'node-b')).to.equal(false);
+    expect(alreadyThere(at('node-b', 'Migrating'), 'node-b')).to.equal(false);
+    expect(alreadyThere({ metadata: { name: 'vm1' } }, 'node-b')).to.equal(false);
   });
 
   describe('lastMigrationFinished (then the same node is asked again by clearing spec.migrateTo first)', () => {
