@@ -17,7 +17,7 @@ import { AGENT_FINALIZER, instanceLeaseName } from '../api/names.js';
 import type { WorkItem, WorkItemError } from '../api/workitem.js';
 import { withTimeout, type Clock } from '../controller/runtime/clock.js';
 import type { Result } from '../controller/runtime/controller.js';
-import type { DriverSettings } from './drivers/driver.js';
+import type { DriverSettings, Observation } from './drivers/driver.js';
 import { fenceDeadlinePath, ownerKey } from './drivers/paths.js';
 import { graceMs } from './drivers/process.js';
 import { driverFor } from './drivers/registry.js';
@@ -80,38 +80,40 @@ export async function reconcileWorkItem(d: AgentReconcilerDeps, key: string): Pr
   d.store.put(item);
   if (item.metadata.deletionTimestamp) return finalize(d, key, item);
   if (item.spec.type === 'InstanceRuntime' && (item.spec.instance?.runState ?? 'Running') === 'Running') {
-    const fenced = item.spec.instance?.migration ? await migrationFence(d, key, item) : await holdFence(d, key, item);
+    const fenced = item.spec.instance?.driver === 'qemu' ? await vmFence(d, key, item) : await holdFence(d, key, item);
     if (fenced) return fenced;
   }
   return converge(d, key, item);
 }
 
 /**
- * The fencing lease during a live migration (docs/migration.md). The target's qemu waits paused and
- * needs no lease until it is to resume the guest; then it must hold it (handed over by the source), and
- * waits for it without stopping anything. The source holds it while the guest runs there; once the
- * transfer completed it quits qemu and hands the lease to the target before reporting Completed.
+ * The fencing lease of a VM, which may be one side of a live migration (docs/migration.md). A target's
+ * qemu waits paused and needs no lease until it is to resume the guest; then it must hold it (handed
+ * over by the source) and waits for it without stopping anything — also once the controller made its
+ * WorkItem ordinary. The source holds it while the guest runs there; once the transfer completed it
+ * quits qemu and hands the lease to the target, before it reports Completed.
  */
-async function migrationFence(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<Result | void> {
-  const m = item.spec.instance!.migration!;
+async function vmFence(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<Result | void> {
+  const m = item.spec.instance!.migration;
   const obs = await driverFor(item).observe(item, env(d));
   const spec = fenceSpec(item, d.settings.dataDir);
-  if (m.role === 'Target') {
-    if (obs.action !== 'resume' && obs.migration?.phase !== 'Completed') return;
-    const r = await d.fencing.acquire(key, spec).catch((err: unknown) => ({ ok: false as const, holder: String(err) }));
-    if (r.ok) return;
-    await bestEffortStatus(d, item, { phase: 'InProgress', message: `incoming migration complete; waiting for node ${m.peerNodeName} to hand over the fencing lease ${spec.leaseName} (held by ${r.holder ?? 'nobody'})`, observation: obs });
-    return { requeueAfterMs: MIGRATION_LEASE_POLL_MS };
-  }
-  if (obs.action === 'finishMigration') {
-    const res = await run(d, key, item, 'ensure', 'finishMigration');
-    if (!res.ok) {
-      await writeStatus(d, item, { phase: 'Failed', message: res.error!.message, result: res, error: res.error });
-      throw new RetryLater(res.error!.message);
-    }
-  } else if (obs.migration?.phase !== 'Completed') return holdFence(d, key, item);
-  await bounded(d, d.fencing.handOver(key, spec, m.peerNodeName), API_TIMEOUT_MS, 'handing the fencing lease over').catch((err: unknown) => {
-    throw new RetryLater(`cannot hand the fencing lease ${spec.leaseName} to node ${m.peerNodeName}: ${String(err)}`);
+  if (obs.action === 'resume') return awaitHandOver(d, key, item, obs, spec, m?.peerNodeName);
+  if (m?.role === 'Target' && obs.migration?.phase !== 'Completed') return;
+  if (m?.role === 'Source' && (obs.action === 'finishMigration' || obs.migration?.phase === 'Completed')) return handOver(d, key, item, obs, spec, m.peerNodeName);
+  return holdFence(d, key, item);
+}
+
+async function awaitHandOver(d: AgentReconcilerDeps, key: string, item: WorkItem, obs: Observation, spec: FenceSpec, peer = 'the source'): Promise<Result | void> {
+  const r = await d.fencing.acquire(key, spec).catch((err: unknown) => ({ ok: false as const, holder: String(err) }));
+  if (r.ok) return runStep(d, key, item, 'resume');
+  await bestEffortStatus(d, item, { phase: 'InProgress', message: `incoming migration complete; waiting for node ${peer} to hand over the fencing lease ${spec.leaseName} (held by ${r.holder ?? 'nobody'})`, observation: obs });
+  return { requeueAfterMs: MIGRATION_LEASE_POLL_MS };
+}
+
+async function handOver(d: AgentReconcilerDeps, key: string, item: WorkItem, obs: Observation, spec: FenceSpec, peer: string): Promise<void> {
+  if (obs.action === 'finishMigration') await runStep(d, key, item, 'finishMigration');
+  await bounded(d, d.fencing.handOver(key, spec, peer), API_TIMEOUT_MS, 'handing the fencing lease over').catch((err: unknown) => {
+    throw new RetryLater(`cannot hand the fencing lease ${spec.leaseName} to node ${peer}: ${String(err)}`);
   });
 }
 
@@ -206,6 +208,9 @@ async function converge(d: AgentReconcilerDeps, key: string, item: WorkItem): Pr
   // Status writes after the node is right are best effort, retried on a short fixed delay: a thrown
   // error would retry with the queue's exponential backoff, which outgrows the fencing deadline while
   // the apiserver is away (an instance would then run past the expiry of its lease).
+  // A migration step that became due since vmFence looked: both go with the fencing lease, which vmFence
+  // handles (finishing hands it over; resuming needs it), so look again from the start.
+  if (obs.action === 'finishMigration' || obs.action === 'resume') return { requeueAfterMs: 0 };
   if (obs.converged) {
     const written = await bestEffortStatus(d, item, { phase: 'Done', message: obs.message, observation: obs });
     return { requeueAfterMs: nextLook(d, key, item, obs.requeueAfterMs, !written) };
@@ -233,16 +238,38 @@ function nextLook(d: AgentReconcilerDeps, key: string, item: WorkItem, driverMs:
 
 async function finalize(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<void> {
   if (item.metadata.finalizers?.includes(AGENT_FINALIZER)) {
+    const migratedTo = await migratedOutTo(d, item);
     const res = await run(d, key, item, 'remove');
     if (!res.ok) {
       await bestEffortStatus(d, item, { phase: 'Failed', message: res.error!.message, result: res, error: res.error });
       throw new RetryLater(res.error!.message);
     }
-    if (item.spec.type === 'InstanceRuntime') await bounded(d, d.fencing.release(key, fenceSpec(item, d.settings.dataDir).deadlineFile), API_TIMEOUT_MS, 'releasing the fencing lease').catch((err: unknown) => d.log.warn('could not release fencing lease', { workItem: key, error: String(err) }));
+    if (item.spec.type === 'InstanceRuntime') {
+      const spec = fenceSpec(item, d.settings.dataDir);
+      // A source that completed a migration gives the lease to the target, never back to nobody.
+      const giveUp = migratedTo ? d.fencing.handOver(key, spec, migratedTo) : d.fencing.release(key, spec.deadlineFile);
+      await bounded(d, giveUp, API_TIMEOUT_MS, 'releasing the fencing lease').catch((err: unknown) => d.log.warn('could not release fencing lease', { workItem: key, error: String(err) }));
+    }
     const finalizers = item.metadata.finalizers.filter((f) => f !== AGENT_FINALIZER);
     await bounded(d, d.client.patch('WorkItem', item.metadata.namespace, item.metadata.name!, { metadata: { finalizers, resourceVersion: item.metadata.resourceVersion } }), API_TIMEOUT_MS, 'removing the finalizer');
   }
   d.store.delete(key);
+}
+
+/** Runs one migration step that goes with the fencing lease; a failure is written and retried. */
+async function runStep(d: AgentReconcilerDeps, key: string, item: WorkItem, action: 'resume' | 'finishMigration'): Promise<void> {
+  const res = await run(d, key, item, 'ensure', action);
+  if (res.ok) return;
+  await writeStatus(d, item, { phase: 'Failed', message: res.error!.message, result: res, error: res.error });
+  throw new RetryLater(res.error!.message);
+}
+
+/** The target node when `item` is the source of a migration that completed here. */
+async function migratedOutTo(d: AgentReconcilerDeps, item: WorkItem): Promise<string | undefined> {
+  const m = item.spec.instance?.migration;
+  if (m?.role !== 'Source') return undefined;
+  const obs = await driverFor(item).observe(item, env(d)).catch(() => undefined);
+  return obs?.migration?.phase === 'Completed' ? m.peerNodeName : undefined;
 }
 
 async function run(d: AgentReconcilerDeps, key: string, item: WorkItem, verb: 'ensure' | 'remove', action?: Parameters<OperationRunner['run']>[0]['action']): Promise<OperationResult> {

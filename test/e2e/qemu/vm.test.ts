@@ -124,10 +124,24 @@ describe('qemu VMs end to end (real qemu, TCG)', function () {
     const to = NODES.find((n) => n !== from)!;
     const samples: number[] = [];
     const sampler = setInterval(() => samples.push(qemuPids(ns(), 'vm2').length), 25);
+    const leases = loadKubeConfig({ kubeconfig: c.kubeconfig }).makeApiClient(CoordinationV1Api);
+    const holders: string[] = [];
+    let sampling = true;
+    const leaseSampler = (async () => {
+      while (sampling) {
+        const l = await leases.readNamespacedLease({ namespace: ns(), name: 'instance-vm2' });
+        if (holders.at(-1) !== (l.spec?.holderIdentity ?? '')) holders.push(l.spec?.holderIdentity ?? '');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
     const sourceLog = tail(consoleLog(from, 'vm2'));
     const res = await migrate('vm2', to);
     clearInterval(sampler);
     sourceLog.stop();
+    sampling = false;
+    await leaseSampler;
+    // The fencing lease goes straight from the source to the target: never free, never back.
+    expect(holders).to.deep.equal([from, to]);
     expect(res.code, `${res.stdout}${res.stderr}${await explain('vm2')}`).to.equal(0);
     const after = await waitRunning('vm2', to);
     expect(after.status!.migration).to.include({ phase: 'Completed', sourceNode: from, targetNode: to });
