@@ -90,8 +90,8 @@ export async function reconcileWorkItem(d: AgentReconcilerDeps, key: string): Pr
  * The fencing lease of a VM, which may be one side of a live migration (docs/migration.md). A target's
  * qemu waits paused and needs no lease until it is to resume the guest; then it must hold it (handed
  * over by the source) and waits for it without stopping anything — also once the controller made its
- * WorkItem ordinary. The source holds it while the guest runs there; once the transfer completed it
- * quits qemu and hands the lease to the target, before it reports Completed.
+ * WorkItem ordinary. The source holds it while the guest runs there; once the transfer completed (qemu
+ * paused the guest there for good) it hands the lease to the target, then quits qemu and reports Completed.
  */
 async function vmFence(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<Result | void> {
   const m = item.spec.instance!.migration;
@@ -111,10 +111,16 @@ async function awaitHandOver(d: AgentReconcilerDeps, key: string, item: WorkItem
 }
 
 async function handOver(d: AgentReconcilerDeps, key: string, item: WorkItem, obs: Observation, spec: FenceSpec, peer: string): Promise<void> {
-  if (obs.action === 'finishMigration') await runStep(d, key, item, 'finishMigration');
+  // qemu paused the guest here for good when it completed the transfer. Without disks the lease goes first
+  // (the target resumes while this side quits qemu: a shorter switch-over); with disks the mirrors must
+  // complete first, because the target's resume ends its NBD exports.
+  const finish = obs.action === 'finishMigration';
+  const disks = (item.spec.instance?.volumes?.length ?? 0) > 0;
+  if (finish && disks) await runStep(d, key, item, 'finishMigration');
   await bounded(d, d.fencing.handOver(key, spec, peer), API_TIMEOUT_MS, 'handing the fencing lease over').catch((err: unknown) => {
     throw new RetryLater(`cannot hand the fencing lease ${spec.leaseName} to node ${peer}: ${String(err)}`);
   });
+  if (finish && !disks) await runStep(d, key, item, 'finishMigration');
 }
 
 /** A WorkItem deleted while we were away (or force-released after failover): undo it locally. */

@@ -36,6 +36,8 @@ export interface OutgoingRecord {
   id: string;
   /** Epoch ms the transfer (or the storage mirror before it) started. */
   startedAt: number;
+  /** Epoch ms the memory transfer (QMP migrate) started, after any storage mirror. */
+  transferAt?: number;
   /** Set when qemu completed the migration and quit here. */
   completed?: { downtimeMs: number; totalTimeMs: number; bytesTransferred?: number; finishedAt: number };
   /** Set when the migration failed or was cancelled; the guest kept running here. */

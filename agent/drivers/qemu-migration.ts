@@ -220,7 +220,9 @@ async function migrate(item: WorkItem, m: WorkItemMigrationSpec, ctx: OperationC
     if (disks > 0) await waitMirrorsReady(qmp, disks, startedAt + (m.timeoutSeconds ?? 300) * 1000, ctx.signal);
     const bandwidth = m.bandwidthMiBps ? m.bandwidthMiBps * 1024 * 1024 : UNLIMITED_BANDWIDTH;
     await qmp.execute('migrate-set-parameters', { 'downtime-limit': m.maxDowntimeMs ?? 300, 'max-bandwidth': bandwidth });
+    const transferAt = ctx.now();
     await qmp.execute('migrate', { uri: `tcp:${host}:${m.targetPort}` });
+    writeState(dir, { ...state, vm: { ...state.vm!, outgoing: { id: m.id, startedAt, transferAt } } });
   });
   ctx.log.info('migration started', { instance: item.spec.owner.name, to: m.peerNodeName, disks });
 }
@@ -248,7 +250,9 @@ async function finishMigration(item: WorkItem, ctx: OperationContext): Promise<v
   });
   await supervised.stop(qemuRuntime, dir, state, item, ctx);
   const totalTimeMs = q['total-time'] ?? ctx.now() - o.startedAt;
-  const completed = { downtimeMs: q.downtime ?? 0, totalTimeMs, ...(q.ram?.transferred !== undefined ? { bytesTransferred: q.ram.transferred } : {}), finishedAt: o.startedAt + totalTimeMs };
+  // qemu's total-time runs from the migrate command: when qemu stopped the guest for good is that much later.
+  const finishedAt = (o.transferAt ?? o.startedAt) + (q['total-time'] ?? totalTimeMs);
+  const completed = { downtimeMs: q.downtime ?? 0, totalTimeMs, ...(q.ram?.transferred !== undefined ? { bytesTransferred: q.ram.transferred } : {}), finishedAt };
   writeState(dir, { ...state, stopped: true, exit: { code: 0, at: ctx.now() }, vm: { ...state.vm!, outgoing: { ...o, completed } } });
   ctx.log.info('migration completed; qemu quit here', { instance: item.spec.owner.name, ...completed });
 }
@@ -282,8 +286,10 @@ async function observe(item: WorkItem, env: DriverEnv): Promise<Observation> {
   if (m?.role === 'Target') return observeTarget(item, m, env);
   // The controller may make the target's WorkItem ordinary (once the source reported Completed) before this
   // agent resumed the guest: the VM still waits for its resume, now under the ordinary fencing path.
-  const incoming = m ? undefined : readState(stateDir(item, env.dataDir))?.vm?.incoming;
-  if (incoming && incoming.resumedAt === undefined) return observeTarget(item, { id: incoming.id }, env);
+  // It also goes on reporting how the VM arrived (the target's Completed with its resume time, which the
+  // controller needs for the downtime) until a migration out of here starts.
+  const vm = m ? undefined : readState(stateDir(item, env.dataDir))?.vm;
+  if (vm?.incoming && !vm.outgoing) return observeTarget(item, { id: vm.incoming.id }, env);
   return observeSource(item, m, env);
 }
 

@@ -227,8 +227,10 @@ function planSwitchOver(o: InstanceObserved, f: Flight, active: readonly WorkIte
     return settleFailed(o, f, { reason: 'Timeout', detail: `node ${f.target} did not report the guest running and ready in time after the hand-over; it stays there` }, f.wT, figures);
   }
   const actions = [...deleteOthers(active, f), ...releaseSource(o, f)];
-  // The source hands the lease over just before it reports Completed with its figures: keep its WorkItem until then.
-  const sourceReported = f.sourceReport?.phase === 'Completed' || o.node(f.source).unreachable;
+  // Keep the source's WorkItem until both sides reported their times (the source hands the lease over just
+  // before its report; the target resumes once it holds it): the downtime needs both, and this status keeps it.
+  const bothReported = f.sourceReport?.phase === 'Completed' && f.targetReport?.finishedAt !== undefined;
+  const sourceReported = bothReported || o.node(f.source).unreachable;
   if (f.wS && sourceReported) actions.push({ type: 'deleteWorkItem', name: f.wS.metadata.name!, uid: f.wS.metadata.uid });
   if (f.wT.spec.instance?.migration) actions.push({ type: 'updateWorkItem', workItem: withMigrationSpec(f.wT, undefined) });
   return inFlight(o, f, actions, { phase: 'SwitchingOver', ...figures });

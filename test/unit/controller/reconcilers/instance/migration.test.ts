@@ -232,16 +232,19 @@ describe('planInstance: live migration of a qemu instance', () => {
     const sourceDone: WorkItemMigrationStatus = { id: ID, role: 'Source', phase: 'Completed', downtimeMs: 100, totalTimeMs: 900, startedAt: '2024-05-01T11:59:10Z', finishedAt: '2024-05-01T11:59:20Z', bytesTotal: 10, bytesTransferred: 10, bytesRemaining: 0 };
     const targetDone: WorkItemMigrationStatus = { id: ID, role: 'Target', phase: 'Completed', finishedAt: '2024-05-01T11:59:20.250Z' };
 
-    it('on the source\'s Completed: deletes the source WorkItem, makes the target\'s ordinary, phase SwitchingOver', () => {
+    it('on the source\'s Completed: makes the target\'s WorkItem ordinary, phase SwitchingOver; deletes the source\'s once the target reported its resume too', () => {
       const inst = vm({}, flying('Transferring'));
       const wT = side(inst, 'b', targetSpec, { migration: listening });
-      const plan = planInstance(observe(inst, [side(inst, 'a', sourceSpec, reporting(sourceDone)), wT]));
+      const early = planInstance(observe(inst, [side(inst, 'a', sourceSpec, reporting(sourceDone)), wT]));
+      expect(deleted(early)).to.deep.equal([]);
+      expect(updated(early, 'b')!.spec.instance).to.not.have.property('migration');
+      const plan = planInstance(observe(inst, [side(inst, 'a', sourceSpec, reporting(sourceDone)), side(inst, 'b', targetSpec, reporting(targetDone))]));
       expect(deleted(plan)).to.deep.equal(['vm.a']);
       const w = updated(plan, 'b')!;
       expect(w.spec.instance).to.not.have.property('migration');
       expect(w.metadata.annotations![SPEC_HASH_ANNOTATION]).to.equal(desiredInstanceWorkItem(inst, undefined, new Map(), 'b').metadata.annotations![SPEC_HASH_ANNOTATION]);
       expect(plan.status).to.include({ phase: 'Migrating', nodeName: 'a' });
-      expect(plan.status.migration).to.include({ phase: 'SwitchingOver', downtimeMs: 100, totalTimeMs: 900, bytesTransferred: 10 });
+      expect(plan.status.migration).to.include({ phase: 'SwitchingOver', downtimeMs: 350, totalTimeMs: 10_250, bytesTransferred: 10 });
       expect(instanceNodes({ ...inst, status: plan.status })).to.deep.equal(['a', 'b']);
     });
 
@@ -298,7 +301,7 @@ describe('planInstance: live migration of a qemu instance', () => {
 
     it('resumes step 7 when the target was made ordinary but the status write was lost', () => {
       const inst = vm({}, flying('Transferring'));
-      const plan = planInstance(observe(inst, [side(inst, 'a', sourceSpec, reporting(sourceDone)), side(inst, 'b', undefined, reporting())]));
+      const plan = planInstance(observe(inst, [side(inst, 'a', sourceSpec, reporting(sourceDone)), side(inst, 'b', undefined, reporting(targetDone))]));
       expect(deleted(plan)).to.deep.equal(['vm.a']);
       expect(plan.status.migration).to.include({ phase: 'SwitchingOver' });
     });
