@@ -88,7 +88,7 @@ export class Fencing {
     // Held and renewed within the renew period: the timer keeps it; no request per reconcile.
     if (h && h.leaseName === spec.leaseName && this.opts.clock.now() - h.lastRenew < renewPeriodMs(h)) return { ok: true };
     if (!h || h.leaseName !== spec.leaseName) {
-      const lock = new LeaseLock(this.kubeConfig, { namespace: this.opts.cluster, name: spec.leaseName, identity: this.opts.nodeName, leaseDurationSeconds: spec.durationSeconds, clock: this.opts.clock });
+      const lock = this.lockFor(spec);
       h = { ...spec, lock, lastRenew: this.restored[key] ?? 0 };
     }
     // Bounded: under a partition a request may hang rather than fail, and the caller must still be
@@ -143,7 +143,7 @@ export class Fencing {
    */
   async handOver(key: string, spec: FenceSpec, successor: string): Promise<void> {
     const h = this.held.get(key);
-    const lock = h?.lock ?? new LeaseLock(this.kubeConfig, { namespace: this.opts.cluster, name: spec.leaseName, identity: this.opts.nodeName, leaseDurationSeconds: spec.durationSeconds, clock: this.opts.clock });
+    const lock = h?.lock ?? this.lockFor(spec);
     this.held.delete(key);
     await lock.handOver(successor);
     this.drop(key, spec.deadlineFile);
@@ -168,6 +168,10 @@ export class Fencing {
   stop(): void {
     this.timer?.cancel();
     this.timer = undefined;
+  }
+
+  private lockFor(spec: FenceSpec): LeaseLock {
+    return new LeaseLock(this.kubeConfig, { namespace: this.opts.cluster, name: spec.leaseName, identity: this.opts.nodeName, leaseDurationSeconds: spec.durationSeconds, clock: this.opts.clock });
   }
 
   // Atomic (rename) so the shim never reads half a number; not fsynced: a crash that loses it also stopped the instance.

@@ -20,11 +20,11 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { WorkItem, WorkItemMigrationSpec, WorkItemMigrationStatus } from '../../api/workitem.js';
 import { OperationError } from '../operations/errors.js';
-import type { Driver, DriverEnv, Observation, OperationContext } from './driver.js';
+import type { Driver, DriverAction, DriverEnv, Observation, OperationContext } from './driver.js';
 import { instanceDir, ownerKey } from './paths.js';
 import { supervised } from './process.js';
 import { readState, writeState, type OutgoingRecord, type ProcessState } from './process-state.js';
-import { prepareVm, qemuRuntime, qmpState, vmAlive, vmPaths } from './qemu.js';
+import { prepareVm, qemuRuntime, vmAlive, vmPaths } from './qemu.js';
 import { diskNodeName } from './qemu-command.js';
 import { withQmp, type QmpClient } from './qmp.js';
 
@@ -84,8 +84,8 @@ async function observeTarget(item: WorkItem, m: Pick<WorkItemMigrationSpec, 'id'
     const message = `qemu exited on node ${item.spec.nodeName} before the incoming migration completed`;
     return { converged: true, message, instance: { state: 'Exited', ready: false }, migration: { ...base, ...endpoint, phase: 'Failed', message } };
   }
-  const runState = await qmpState(dir);
   const obs = await supervised.observe(qemuRuntime, item, env);
+  const runState = obs.instance?.qemu?.qmpState ?? 'unknown';
   if (runState === 'paused') {
     return { ...obs, converged: false, action: 'resume', message: 'incoming migration complete: resuming the guest once this node holds the fencing lease', migration: { ...base, ...endpoint, phase: 'Transferring' } };
   }
@@ -293,28 +293,20 @@ async function observe(item: WorkItem, env: DriverEnv): Promise<Observation> {
   return observeSource(item, m, env);
 }
 
+/** The migration steps ensure() carries out, by the action observe() named. */
+const STEPS: Partial<Record<DriverAction, (item: WorkItem, m: WorkItemMigrationSpec, ctx: OperationContext) => Promise<void>>> = {
+  listen,
+  resume: (item, _m, ctx) => resume(item, ctx),
+  migrate,
+  finishMigration: (item, _m, ctx) => finishMigration(item, ctx),
+  abortMigration: (item, _m, ctx) => abortMigration(item, ctx),
+};
+
 async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observation> {
   const obs = await observe(item, ctx);
-  const m = item.spec.instance?.migration;
-  switch (obs.action) {
-    case 'listen':
-      await listen(item, m!, ctx);
-      break;
-    case 'resume':
-      await resume(item, ctx);
-      break;
-    case 'migrate':
-      await migrate(item, m!, ctx);
-      break;
-    case 'finishMigration':
-      await finishMigration(item, ctx);
-      break;
-    case 'abortMigration':
-      await abortMigration(item, ctx);
-      break;
-    default:
-      return supervised.ensure(qemuRuntime, item, ctx);
-  }
+  const step = obs.action && STEPS[obs.action];
+  if (!step) return supervised.ensure(qemuRuntime, item, ctx);
+  await step(item, item.spec.instance!.migration!, ctx);
   return observe(item, ctx);
 }
 
