@@ -15,7 +15,7 @@ import { ApiStatusError } from '../api/client/errors.js';
 import { loadKubeConfig, type ConnectionOptions, type PooledKubeConfig } from '../api/client/kubeconfig.js';
 import { RestClient } from '../api/client/rest-client.js';
 import { JOIN_PATH, ROTATE_PATH, type NodeCredential } from '../api/credentials.js';
-import type { Clock, TimerHandle } from '../controller/runtime/clock.js';
+import type { Clock, TimerHandle } from '../runtime/clock.js';
 
 export const CREDENTIAL_FILE = 'node-credential.json';
 const RETRY_MS = 30_000;

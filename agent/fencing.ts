@@ -19,8 +19,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'winston';
-import { withTimeout, type Clock, type TimerHandle } from '../controller/runtime/clock.js';
-import { LeaseLock } from '../controller/runtime/lease-lock.js';
+import { withTimeout, type Clock, type TimerHandle } from '../runtime/clock.js';
+import { LeaseLock } from '../runtime/lease-lock.js';
 
 /** How often a held lease is renewed: a third of its duration (failed renewals are retried sooner, see RETRY_MS). */
 function renewPeriodMs(spec: FenceSpec): number {

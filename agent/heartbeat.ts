@@ -7,8 +7,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'winston';
 import { nodeLeaseName } from '../api/names.js';
-import { withTimeout, type Clock, type TimerHandle } from '../controller/runtime/clock.js';
-import { LeaseLock } from '../controller/runtime/lease-lock.js';
+import { withTimeout, type Clock, type TimerHandle } from '../runtime/clock.js';
+import { LeaseLock } from '../runtime/lease-lock.js';
 
 /** Settings of a Heartbeat. */
 export interface HeartbeatOptions {

@@ -5,7 +5,7 @@
  */
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { WorkItem } from '../api/workitem.js';
-import { RuntimeMetrics } from '../controller/runtime/metrics.js';
+import { RuntimeMetrics } from '../runtime/metrics.js';
 
 /** Metrics of one agent. */
 export class AgentMetrics extends RuntimeMetrics {

@@ -14,8 +14,8 @@ import type { Volume } from '../api/volume.js';
 import type { WorkItem } from '../api/workitem.js';
 import { GROUP, PLURALS, VERSION, type Kind } from '../api/types.js';
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../api/names.js';
-import { Informer, dropManagedFields, type InformerOptions, type ListedObject } from './runtime/informer.js';
-import type { Clock } from './runtime/clock.js';
+import { Informer, dropManagedFields, type InformerOptions, type ListedObject } from '../runtime/informer.js';
+import type { Clock } from '../runtime/clock.js';
 
 const NAMESPACE_INDEX = 'namespace';
 const OWNER_INDEX = 'owner';

@@ -15,10 +15,10 @@ import { reconcileCluster } from './reconcilers/cluster/reconciler.js';
 import { reconcileInstance } from './reconcilers/instance/reconciler.js';
 import { reconcileNode } from './reconcilers/node/reconciler.js';
 import { reconcileVolume } from './reconcilers/volume/reconciler.js';
-import type { Clock } from './runtime/clock.js';
-import { Controller } from './runtime/controller.js';
-import type { EventRecorder } from './runtime/events.js';
-import type { RuntimeMetrics } from './runtime/metrics.js';
+import type { Clock } from '../runtime/clock.js';
+import { Controller } from '../runtime/controller.js';
+import type { EventRecorder } from '../runtime/events.js';
+import type { RuntimeMetrics } from '../runtime/metrics.js';
 
 /** What the loops share. */
 export interface LoopDeps {

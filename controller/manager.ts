@@ -16,12 +16,12 @@ import { ControllerCache } from './cache.js';
 import { LeaseObservations } from './lease-observations.js';
 import { Placements } from './placements.js';
 import { StaleGuard } from './reconcilers/stale-guard.js';
-import { realClock } from './runtime/clock.js';
-import { EventRecorder } from './runtime/events.js';
-import { startHealthServer, type HealthServer } from './runtime/health-server.js';
-import { LeaderElector, type LeaderElectionTimings } from './runtime/leader-election.js';
-import { LeaseLock } from './runtime/lease-lock.js';
-import { RuntimeMetrics } from './runtime/metrics.js';
+import { realClock } from '../runtime/clock.js';
+import { EventRecorder } from '../runtime/events.js';
+import { startHealthServer, type HealthServer } from '../runtime/health-server.js';
+import { LeaderElector, type LeaderElectionTimings } from '../runtime/leader-election.js';
+import { LeaseLock } from '../runtime/lease-lock.js';
+import { RuntimeMetrics } from '../runtime/metrics.js';
 import { buildControllers, type ReconcileLoops } from './loops.js';
 
 /** Settings of the controller process (flags of `cairn controller`). */

@@ -23,7 +23,7 @@
  *   - credentials.ts: POST /cairn/v1/rotate (a non-resource path, allowed by
  *     credentialExchangeAuthorizer).
  *   - Events: the agent records none yet; an EventRecorder with host = the
- *     node name (controller/runtime/events.ts) is what the rules expect:
+ *     node name (runtime/events.ts) is what the rules expect:
  *     create, and update/patch/delete of Events naming the node in
  *     source.host or reportingInstance.
  * Instances and Volumes its WorkItems are pieces of may be read (get); the

@@ -114,7 +114,7 @@ export function leaseHolderProblem(after: KubeObject | undefined, node: NodeIden
 
 /**
  * Why an Event is not the node's own: the agent's EventRecorder writes
- * source.host and reportingInstance = its node name (controller/runtime/events.ts);
+ * source.host and reportingInstance = its node name (runtime/events.ts);
  * an Event of the node names it in one of them, names nobody else, and is
  * about an object of the node's cluster.
  */

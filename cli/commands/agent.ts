@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ConnectionOptions } from '../../api/client/kubeconfig.js';
 import { CREDENTIAL_FILE, credentialConnection, obtainCredential, type StoredCredential } from '../../agent/credentials.js';
-import { realClock } from '../../controller/runtime/clock.js';
+import { realClock } from '../../runtime/clock.js';
 import { createLogger } from '../../api/log.js';
 import { QUANTITY_PATTERN } from '../../api/quantity.js';
 import { startAgent } from '../../agent/agent.js';

@@ -7,7 +7,7 @@
 import { Command } from 'commander';
 import { createLogger } from '../../api/log.js';
 import { startControllerManager } from '../../controller/manager.js';
-import { DEFAULT_LEADER_TIMINGS, validateLeaderTimings } from '../../controller/runtime/leader-election.js';
+import { DEFAULT_LEADER_TIMINGS, validateLeaderTimings } from '../../runtime/leader-election.js';
 import { addConnectionFlags, connectionOptions, type ConnectionFlags } from '../connection-flags.js';
 import { parseCount, parseDuration, parsePort } from '../flags.js';
 

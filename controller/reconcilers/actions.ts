@@ -3,7 +3,7 @@
  * executors only write. Shared by the Instance and Volume reconcilers.
  */
 import type { WorkItem } from '../../api/workitem.js';
-import type { EventType } from '../runtime/events.js';
+import type { EventType } from '../../runtime/events.js';
 
 /** One write an executor performs. */
 export type Action =

@@ -13,7 +13,7 @@ import { AGENT_FINALIZER, CONTROLLER_FINALIZER } from '../../api/names.js';
 import type { Instance } from '../../api/instance.js';
 import type { Volume } from '../../api/volume.js';
 import type { WorkItem } from '../../api/workitem.js';
-import type { EventRecorder } from '../runtime/events.js';
+import type { EventRecorder } from '../../runtime/events.js';
 import type { Action } from './actions.js';
 import { stableJson } from './stable-json.js';
 import type { StaleGuard } from './stale-guard.js';

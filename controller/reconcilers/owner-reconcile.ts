@@ -9,7 +9,7 @@ import type { Instance } from '../../api/instance.js';
 import type { Volume } from '../../api/volume.js';
 import type { WorkItem } from '../../api/workitem.js';
 import type { Placements } from '../placements.js';
-import type { Result } from '../runtime/controller.js';
+import type { Result } from '../../runtime/controller.js';
 import type { Plan } from './actions.js';
 import { execute, type ExecutorDeps } from './executor.js';
 

@@ -15,8 +15,8 @@ import { isConflict } from '../../api/client/errors.js';
 import { createLogger } from '../../api/log.js';
 import { GROUP, PLURALS, VERSION } from '../../api/types.js';
 import type { WorkItem } from '../../api/workitem.js';
-import { LeaseLock } from '../../controller/runtime/lease-lock.js';
-import { Informer } from '../../controller/runtime/informer.js';
+import { LeaseLock } from '../../runtime/lease-lock.js';
+import { Informer } from '../../runtime/informer.js';
 import { runConcurrent } from './lib.js';
 
 const [kubeconfig, cluster, nodesArg, delayArg] = process.argv.slice(2);

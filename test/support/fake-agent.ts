@@ -30,8 +30,8 @@ import type { Node, NodeStatus } from '../../api/node.js';
 import { parseQuantity } from '../../api/quantity.js';
 import { GROUP, PLURALS, VERSION, type Resources } from '../../api/types.js';
 import type { WorkItem, WorkItemError, WorkItemStatus } from '../../api/workitem.js';
-import { Informer } from '../../controller/runtime/informer.js';
-import { LeaseLock } from '../../controller/runtime/lease-lock.js';
+import { Informer } from '../../runtime/informer.js';
+import { LeaseLock } from '../../runtime/lease-lock.js';
 import { stableJson } from '../../controller/reconcilers/stable-json.js';
 import { sleep } from './eventually.js';
 

@@ -4,7 +4,7 @@
  * Timers fire in due order (ties in the order they were set); a timer a
  * firing callback sets inside the advanced window fires in the same call.
  */
-import type { Clock, TimerHandle } from '../../controller/runtime/clock.js';
+import type { Clock, TimerHandle } from '../../runtime/clock.js';
 
 interface FakeTimer {
   at: number;

@@ -2,8 +2,8 @@
 import type { CairnClient } from '../../../api/client/cairn-client.js';
 import { CLUSTER_FINALIZER } from '../../../api/names.js';
 import type { ControllerCache } from '../../cache.js';
-import type { Clock } from '../../runtime/clock.js';
-import type { Result } from '../../runtime/controller.js';
+import type { Clock } from '../../../runtime/clock.js';
+import type { Result } from '../../../runtime/controller.js';
 import { stableJson } from '../stable-json.js';
 import type { StaleGuard } from '../stale-guard.js';
 import { planCluster, type ClusterAction } from './plan.js';

@@ -11,7 +11,7 @@ import type { Condition } from '../../../api/types.js';
 import type { Node, NodeAllocated, NodePhase, NodeStatus } from '../../../api/node.js';
 import { nodeLeaseName } from '../../../api/names.js';
 import { LEASE_EXPIRED_REASON, leaseFreshness, type LeaseView } from '../../node-health.js';
-import type { EventType } from '../../runtime/events.js';
+import type { EventType } from '../../../runtime/events.js';
 
 /** Everything the plan looks at. */
 export interface NodeObserved {

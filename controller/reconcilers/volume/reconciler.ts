@@ -6,8 +6,8 @@
 import type { Volume } from '../../../api/volume.js';
 import type { ControllerCache } from '../../cache.js';
 import { nodeView } from '../../node-health.js';
-import type { Clock } from '../../runtime/clock.js';
-import type { Result } from '../../runtime/controller.js';
+import type { Clock } from '../../../runtime/clock.js';
+import type { Result } from '../../../runtime/controller.js';
 import { scheduleVolumeReplicas } from '../../scheduler/index.js';
 import { reconcileOwner, type OwnerReconcileDeps } from '../owner-reconcile.js';
 import { planVolume, type VolumeObserved } from './plan.js';

@@ -15,7 +15,7 @@ import { loadKubeConfig, type PooledKubeConfig } from '../../../api/client/kubec
 import { parseQuantity } from '../../../api/quantity.js';
 import { GROUP, PLURALS, VERSION, type Resources } from '../../../api/types.js';
 import type { WorkItem } from '../../../api/workitem.js';
-import { Informer } from '../../../controller/runtime/informer.js';
+import { Informer } from '../../../runtime/informer.js';
 
 /** One broken invariant, with when it was seen. */
 export interface Violation {

@@ -18,7 +18,7 @@ import type { WorkItem } from '../../../api/workitem.js';
 import { execute } from '../../../controller/reconcilers/executor.js';
 import { desiredInstanceWorkItem } from '../../../controller/reconcilers/instance/workitem-spec.js';
 import { StaleGuard } from '../../../controller/reconcilers/stale-guard.js';
-import { EventRecorder } from '../../../controller/runtime/events.js';
+import { EventRecorder } from '../../../runtime/events.js';
 import { startTestEnv, type TestEnv } from '../../support/in-process.js';
 
 const NS = 'exec';

@@ -5,7 +5,7 @@ import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../../api/names.js';
 import type { Volume } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import type { ControllerCache } from '../../../controller/cache.js';
-import type { InformerHandlers } from '../../../controller/runtime/informer.js';
+import type { InformerHandlers } from '../../../runtime/informer.js';
 import { Placements } from '../../../controller/placements.js';
 import { NS, instance, instanceWorkItem, replicaDone, replicaWorkItem, volume } from './reconcilers/builders.js';
 

@@ -12,12 +12,12 @@
 import { expect } from 'chai';
 import { CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
 import type { Logger } from 'winston';
-import { loadKubeConfig, type PooledKubeConfig } from '../../../../api/client/kubeconfig.js';
-import { DEFAULT_LEADER_TIMINGS, LeaderElector, validateLeaderTimings, type LeaderElectionTimings } from '../../../../controller/runtime/leader-election.js';
-import { LeaseLock } from '../../../../controller/runtime/lease-lock.js';
-import { FakeClock } from '../../../support/fake-clock.js';
-import { eventually, sleep } from '../../../support/eventually.js';
-import { startTestEnv, type TestEnv } from '../../../support/in-process.js';
+import { loadKubeConfig, type PooledKubeConfig } from '../../../api/client/kubeconfig.js';
+import { DEFAULT_LEADER_TIMINGS, LeaderElector, validateLeaderTimings, type LeaderElectionTimings } from '../../../runtime/leader-election.js';
+import { LeaseLock } from '../../../runtime/lease-lock.js';
+import { FakeClock } from '../../support/fake-clock.js';
+import { eventually, sleep } from '../../support/eventually.js';
+import { startTestEnv, type TestEnv } from '../../support/in-process.js';
 
 const NS = 'cairn-system';
 const TIMINGS: LeaderElectionTimings = { leaseDurationMs: 1000, renewDeadlineMs: 700, retryPeriodMs: 150 };

@@ -10,7 +10,7 @@
  * candidates racing for an expired lease cannot both win.
  */
 import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
-import { isConflict, isNotFound, toApiError } from '../../api/client/errors.js';
+import { isConflict, isNotFound, toApiError } from '../api/client/errors.js';
 import { realClock, type Clock } from './clock.js';
 
 /** Identity and timing of a LeaseLock. */

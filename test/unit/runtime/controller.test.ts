@@ -9,11 +9,11 @@
 import { expect } from 'chai';
 import { ApiException } from '@kubernetes/client-node';
 import type { Logger } from 'winston';
-import { ApiStatusError, isConflict, isGone, isNotFound, statusCodeOf, toApiError } from '../../../../api/client/errors.js';
-import { Controller, PermanentError, type Result } from '../../../../controller/runtime/controller.js';
-import type { Informer, InformerHandlers, ListedObject } from '../../../../controller/runtime/informer.js';
-import { RuntimeMetrics } from '../../../../controller/runtime/metrics.js';
-import { FakeClock, flushMicrotasks } from '../../../support/fake-clock.js';
+import { ApiStatusError, isConflict, isGone, isNotFound, statusCodeOf, toApiError } from '../../../api/client/errors.js';
+import { Controller, PermanentError, type Result } from '../../../runtime/controller.js';
+import type { Informer, InformerHandlers, ListedObject } from '../../../runtime/informer.js';
+import { RuntimeMetrics } from '../../../runtime/metrics.js';
+import { FakeClock, flushMicrotasks } from '../../support/fake-clock.js';
 
 interface LogLine {
   level: string;

@@ -12,7 +12,7 @@
  * The queue guarantees one key is never reconciled twice at once.
  */
 import type { Logger } from 'winston';
-import { toApiError } from '../../api/client/errors.js';
+import { toApiError } from '../api/client/errors.js';
 import { realClock, type Clock, type TimerHandle } from './clock.js';
 import type { Informer, ListedObject } from './informer.js';
 import type { RuntimeMetrics } from './metrics.js';

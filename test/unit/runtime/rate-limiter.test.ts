@@ -5,15 +5,15 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { realClock, sleep } from '../../../../controller/runtime/clock.js';
+import { realClock, sleep } from '../../../runtime/clock.js';
 import {
   ExponentialBackoffLimiter,
   MaxOfLimiter,
   TokenBucketLimiter,
   defaultRateLimiter,
   type RateLimiter,
-} from '../../../../controller/runtime/rate-limiter.js';
-import { FakeClock, flushMicrotasks } from '../../../support/fake-clock.js';
+} from '../../../runtime/rate-limiter.js';
+import { FakeClock, flushMicrotasks } from '../../support/fake-clock.js';
 
 describe('rate limiters', () => {
   describe('ExponentialBackoffLimiter', () => {

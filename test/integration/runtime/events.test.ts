@@ -8,10 +8,10 @@
 import { expect } from 'chai';
 import { CoreV1Api, type CoreV1Event } from '@kubernetes/client-node';
 import type { Logger } from 'winston';
-import { loadKubeConfig, type PooledKubeConfig } from '../../../../api/client/kubeconfig.js';
-import { EventRecorder, type InvolvedObject } from '../../../../controller/runtime/events.js';
-import { FakeClock } from '../../../support/fake-clock.js';
-import { startTestEnv, type TestEnv } from '../../../support/in-process.js';
+import { loadKubeConfig, type PooledKubeConfig } from '../../../api/client/kubeconfig.js';
+import { EventRecorder, type InvolvedObject } from '../../../runtime/events.js';
+import { FakeClock } from '../../support/fake-clock.js';
+import { startTestEnv, type TestEnv } from '../../support/in-process.js';
 
 const NS = 'default';
 

@@ -12,7 +12,7 @@
  */
 import { CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'winston';
-import { isGone, toApiError } from '../../api/client/errors.js';
+import { isGone, toApiError } from '../api/client/errors.js';
 import { realClock, sleep, type Clock } from './clock.js';
 
 /** The minimum every listed object has. */

@@ -6,9 +6,9 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { ExponentialBackoffLimiter, type RateLimiter } from '../../../../controller/runtime/rate-limiter.js';
-import { WorkQueue, type QueueMetrics } from '../../../../controller/runtime/workqueue.js';
-import { FakeClock, flushMicrotasks } from '../../../support/fake-clock.js';
+import { ExponentialBackoffLimiter, type RateLimiter } from '../../../runtime/rate-limiter.js';
+import { WorkQueue, type QueueMetrics } from '../../../runtime/workqueue.js';
+import { FakeClock, flushMicrotasks } from '../../support/fake-clock.js';
 
 /** A get() whose result can be inspected synchronously after a flush. */
 function pendingGet(q: WorkQueue): { settled: boolean; key: string | undefined } {

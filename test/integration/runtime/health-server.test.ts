@@ -5,10 +5,10 @@
  * and close().
  */
 import { expect } from 'chai';
-import { startHealthServer, type HealthServer } from '../../../../controller/runtime/health-server.js';
-import { RuntimeMetrics } from '../../../../controller/runtime/metrics.js';
-import { WorkQueue } from '../../../../controller/runtime/workqueue.js';
-import { FakeClock } from '../../../support/fake-clock.js';
+import { startHealthServer, type HealthServer } from '../../../runtime/health-server.js';
+import { RuntimeMetrics } from '../../../runtime/metrics.js';
+import { WorkQueue } from '../../../runtime/workqueue.js';
+import { FakeClock } from '../../support/fake-clock.js';
 
 async function get(url: string): Promise<{ status: number; type: string; text: string }> {
   const r = await fetch(url);
