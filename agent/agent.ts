@@ -26,8 +26,8 @@ import { startHealthServer, type HealthServer } from '../runtime/health-server.j
 import { Informer } from '../runtime/informer.js';
 import { ExponentialBackoffLimiter } from '../runtime/rate-limiter.js';
 import type { DriverSettings } from './drivers/driver.js';
-import { rotateInstanceLogs } from './drivers/log-rotation.js';
-import { probeQemu, type QemuCapability } from './drivers/qemu-probe.js';
+import { rotateInstanceLogs } from './drivers/process/log-rotation.js';
+import { probeQemu, type QemuCapability } from './drivers/qemu/probe.js';
 import { Fencing } from './fencing.js';
 import { Heartbeat } from './heartbeat.js';
 import { CredentialRotator, type StoredCredential } from './credentials.js';

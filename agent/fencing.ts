@@ -8,7 +8,7 @@
  * agent knows its deadlines even while the apiserver is unreachable.
  * Each renewal also pushes the instance's deadline file forward
  * (lease expiry − 1.5 s): the instance's shim kills it when that passes, the
- * backstop for an agent that died (see drivers/process-launch.ts).
+ * backstop for an agent that died (see drivers/process/launch.ts).
  *
  * Concurrency model: one renew timer renews every held lease every
  * duration/3, and every 2 s after a round with a failure (so several

@@ -6,7 +6,7 @@
  * then rare, which is what keeps an agent with hundreds of instances idle.
  */
 import type { WorkItem } from '../api/workitem.js';
-import { isLive, readProcStat } from './drivers/proc.js';
+import { isLive, readProcStat } from './drivers/process/proc.js';
 import { keyOf } from './local-store.js';
 
 /** WorkItems whose reported instance process is no longer alive. */

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkItem } from '../api/workitem.js';
-import { writeJsonAtomicSync } from './drivers/process-state.js';
+import { writeJsonAtomicSync } from './drivers/process/state.js';
 
 interface StoreFile {
   workItems: WorkItem[];

@@ -19,7 +19,7 @@ import { withTimeout, type Clock } from '../runtime/clock.js';
 import type { Result } from '../runtime/controller.js';
 import type { DriverSettings, Observation } from './drivers/driver.js';
 import { fenceDeadlinePath, ownerKey } from './drivers/paths.js';
-import { graceMs } from './drivers/process.js';
+import { graceMs } from './drivers/driver.js';
 import { driverFor } from './drivers/registry.js';
 import { classify } from './operations/errors.js';
 import type { OperationResult, OperationRunner } from './operations/runner.js';

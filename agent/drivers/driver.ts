@@ -17,7 +17,7 @@ import type { WorkItem, WorkItemInstanceStatus, WorkItemMigrationStatus, WorkIte
 /** What ensure() would do next; reported as WorkItemStatus.action and used to pick the default timeout. */
 export type DriverAction = 'create' | 'resize' | 'delete' | 'start' | 'restart' | 'stop' | 'recordExit' | MigrationAction;
 
-/** The steps of a live migration (qemu-migration.ts). */
+/** The steps of a live migration (qemu/migration.ts). */
 export type MigrationAction = 'listen' | 'migrate' | 'finishMigration' | 'abortMigration' | 'resume';
 
 /** The verbs the runner can run in a worker. */
@@ -72,6 +72,14 @@ export interface Observation {
   migration?: WorkItemMigrationStatus;
   /** Conditions to merge into WorkItemStatus.conditions with setCondition(). */
   conditions?: ConditionInput[];
+}
+
+/** Default terminationGracePeriodSeconds of an Instance. */
+export const DEFAULT_GRACE_SECONDS = 10;
+
+/** Grace period of an instance's stop in ms: every instance driver honours it. */
+export function graceMs(item: WorkItem): number {
+  return (item.spec.instance?.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS) * 1000;
 }
 
 /** A driver: observe in-process, ensure and remove in a supervised worker. */

@@ -5,9 +5,9 @@
 import type { WorkItem } from '../../api/workitem.js';
 import { OperationError } from '../operations/errors.js';
 import type { Driver } from './driver.js';
-import { fileDriver } from './file.js';
-import { processDriver } from './process.js';
-import { qemuDriver } from './qemu-migration.js';
+import { fileDriver } from './volume/file.js';
+import { processDriver } from './process/driver.js';
+import { qemuDriver } from './qemu/driver.js';
 
 /** The driver for `item`; DriverUnavailable for drivers this agent does not have. */
 export function driverFor(item: WorkItem): Driver {

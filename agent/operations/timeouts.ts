@@ -7,7 +7,7 @@
  */
 import type { WorkItem } from '../../api/workitem.js';
 import type { DriverAction, Verb } from '../drivers/driver.js';
-import { graceMs } from '../drivers/process.js';
+import { graceMs } from '../drivers/driver.js';
 
 /** Default timeout of each action in seconds, before any grace period. */
 export const DEFAULT_TIMEOUT_SECONDS: Readonly<Record<DriverAction, number>> = {

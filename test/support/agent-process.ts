@@ -8,7 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { CAIRN_BIN } from '../../hack/cairn-process.js';
-import { isLive, readProcStat, type ProcStat } from '../../agent/drivers/proc.js';
+import { isLive, readProcStat, type ProcStat } from '../../agent/drivers/process/proc.js';
 
 /** How to start an agent. */
 export interface AgentProcessOptions {

@@ -125,7 +125,7 @@ export function fromWorkItem(o: StatusInput, w: WorkItem): Readiness {
  * what they mean follows the Instance CRD: a clean exit (status 0, no signal) that restartPolicy Never or
  * OnFailure leaves alone is a completed run, phase Stopped; any other exit they leave alone is Failed; one
  * that restartPolicy restarts is Starting again. The policy rule is the agent's shouldRestart()
- * (agent/drivers/restart-policy.ts), restated here because the controller does not import the agent.
+ * (agent/drivers/process/restart-policy.ts), restated here because the controller does not import the agent.
  * An unknown status counts as unclean, as it does there. A report for an older generation says nothing
  * about the new spec (a new restartToken restarts even a completed run), so it is progress, not an outcome.
  */

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { WorkItem, WorkItemInstanceSpec, WorkItemVolumeReplicaSpec } from '../../../api/workitem.js';
 import type { OperationContext, OperationLog } from '../../../agent/drivers/driver.js';
-import { isLive, readProcStat } from '../../../agent/drivers/proc.js';
+import { isLive, readProcStat } from '../../../agent/drivers/process/proc.js';
 
 /** A fresh directory under the OS temp dir. */
 export function tempDir(prefix: string): string {

@@ -3,9 +3,9 @@ import { expect } from 'chai';
 import type { WorkItem } from '../../../api/workitem.js';
 import { instanceDir, replicaPath, safeName } from '../../../agent/drivers/paths.js';
 import { driverFor } from '../../../agent/drivers/registry.js';
-import { processDriver, reportedExit, signalOf } from '../../../agent/drivers/process.js';
-import type { ProcessState } from '../../../agent/drivers/process-state.js';
-import { instanceEnv, specHash } from '../../../agent/drivers/process-launch.js';
+import { processDriver, reportedExit, signalOf } from '../../../agent/drivers/process/driver.js';
+import type { ProcessState } from '../../../agent/drivers/process/state.js';
+import { instanceEnv, specHash } from '../../../agent/drivers/process/launch.js';
 import { parseLogLine, parseResult } from '../../../agent/operations/protocol.js';
 
 const item = (spec: Partial<WorkItem['spec']>): WorkItem => ({ metadata: { namespace: 'c1', name: 'w' }, spec: { nodeName: 'n1', type: 'InstanceRuntime', owner: { kind: 'Instance', name: 'i' }, ...spec } });

@@ -6,10 +6,10 @@
  * injected clock. Level-triggered: the plan depends only on the current
  * desired and observed state, never on what happened before.
  */
-import type { RestartPolicy } from '../../api/instance.js';
-import type { InstanceRuntimeState, WorkItemInstanceSpec } from '../../api/workitem.js';
-import type { DriverAction } from './driver.js';
-import type { ExitRecord, ProcessState } from './process-state.js';
+import type { RestartPolicy } from '../../../api/instance.js';
+import type { InstanceRuntimeState, WorkItemInstanceSpec } from '../../../api/workitem.js';
+import type { DriverAction } from '../driver.js';
+import type { ExitRecord, ProcessState } from './state.js';
 import { decideRestart } from './restart-policy.js';
 
 /** What the plan looks at. */

@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { OperationError } from '../operations/errors.js';
+import { OperationError } from '../../operations/errors.js';
 import type { ProcStat } from './proc.js';
 import { isLive } from './proc.js';
 

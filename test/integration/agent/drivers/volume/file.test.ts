@@ -6,10 +6,10 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { formatQuantity } from '../../../api/quantity.js';
-import { fileDriver } from '../../../agent/drivers/file.js';
-import { OperationRunner } from '../../../agent/operations/runner.js';
-import { captureLog, directContext, replicaItem, tempDir } from './helpers.js';
+import { formatQuantity } from '../../../../../api/quantity.js';
+import { fileDriver } from '../../../../../agent/drivers/volume/file.js';
+import { OperationRunner } from '../../../../../agent/operations/runner.js';
+import { captureLog, directContext, replicaItem, tempDir } from '../../helpers.js';
 
 const MiB = 2 ** 20;
 

@@ -1,8 +1,8 @@
 /** The qemu command line built from a WorkItem, and the choice of accelerator: pure. */
 import { expect } from 'chai';
-import type { WorkItemInstanceSpec } from '../../../api/workitem.js';
-import { qemuArgs, type VmCommandInput } from '../../../agent/drivers/qemu-command.js';
-import { chooseAccelerator } from '../../../agent/drivers/qemu.js';
+import type { WorkItemInstanceSpec } from '../../../../../api/workitem.js';
+import { qemuArgs, type VmCommandInput } from '../../../../../agent/drivers/qemu/command.js';
+import { chooseAccelerator } from '../../../../../agent/drivers/qemu/runtime.js';
 
 const paths = { consoleLog: '/d/console.log', qmpSocket: '/d/qmp.sock', controlSocket: '/d/qmp-control.sock', pidFile: '/d/qemu.pid' };
 const spec = (qemu: WorkItemInstanceSpec['qemu']): WorkItemInstanceSpec => ({ driver: 'qemu', runState: 'Running', cpus: 2, memory: '128Mi', qemu });

@@ -32,9 +32,9 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { WorkItemInstanceSpec } from '../../api/workitem.js';
-import { volumeEnvName } from '../../api/names.js';
-import { OperationError } from '../operations/errors.js';
+import type { WorkItemInstanceSpec } from '../../../api/workitem.js';
+import { volumeEnvName } from '../../../api/names.js';
+import { OperationError } from '../../operations/errors.js';
 import { readProcStat } from './proc.js';
 
 /** The shim: $1 exit file, $2 cgroup.procs to join ('' for none), $3 fence file ('' for none), then the command and its arguments. */

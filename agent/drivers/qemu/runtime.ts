@@ -3,7 +3,7 @@
  * exactly like a process instance (process.ts: the detached shim, exit
  * file, fencing watchdog, cgroup, restart policy, re-adoption), with what
  * differs for a VM:
- * - the command line comes from the spec (qemu-command.ts);
+ * - the command line comes from the spec (command.ts);
  * - after launch the worker waits for qemu's pid file and QMP socket and
  *   records qemu's own pid and start time, so a restarted agent re-adopts
  *   the very VM it started (state.json + pid start time + QMP), never a
@@ -13,23 +13,24 @@
  *   readiness marker, that marker appeared on the serial console since
  *   this run started (a VM that arrived by live migration is ready when it
  *   runs: its marker was printed on the source).
- * Live migration adds steps on top (qemu-migration.ts).
+ * Live migration adds steps on top (migration.ts).
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Accelerator } from '../../api/cluster.js';
-import type { WorkItem, WorkItemInstanceSpec, WorkItemInstanceStatus } from '../../api/workitem.js';
-import { OperationError } from '../operations/errors.js';
-import type { DriverEnv, OperationContext } from './driver.js';
-import { isRunning, memoryOf, graceMs, type LiveView, type Prepared, type Runtime } from './process.js';
-import { resolveCommand } from './process-launch.js';
-import { LOG_FILE, type ProcessState, type VmRecord } from './process-state.js';
-import { isSameProcess } from './process-state.js';
-import { stopInstance, type StopOutcome } from './process-stop.js';
-import { bootId, readProcStat } from './proc.js';
-import { qemuArgs, type VmDisk, type VmPaths } from './qemu-command.js';
+import type { Accelerator } from '../../../api/cluster.js';
+import type { WorkItem, WorkItemInstanceSpec, WorkItemInstanceStatus } from '../../../api/workitem.js';
+import { OperationError } from '../../operations/errors.js';
+import type { DriverEnv, OperationContext } from '../driver.js';
+import { graceMs } from '../driver.js';
+import { isRunning, memoryOf, type LiveView, type Prepared, type Runtime } from '../process/driver.js';
+import { resolveCommand } from '../process/launch.js';
+import { LOG_FILE, type ProcessState, type VmRecord } from '../process/state.js';
+import { isSameProcess } from '../process/state.js';
+import { stopInstance, type StopOutcome } from '../process/stop.js';
+import { bootId, readProcStat } from '../process/proc.js';
+import { qemuArgs, type VmDisk, type VmPaths } from './command.js';
 import { withQmp } from './qmp.js';
 
 /** The qemu binary the driver runs. */

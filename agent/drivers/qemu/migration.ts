@@ -18,14 +18,14 @@
  */
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { WorkItem, WorkItemMigrationSpec, WorkItemMigrationStatus } from '../../api/workitem.js';
-import { OperationError } from '../operations/errors.js';
-import type { Driver, DriverAction, DriverEnv, Observation, OperationContext } from './driver.js';
-import { instanceDir, ownerKey } from './paths.js';
-import { supervised } from './process.js';
-import { readState, writeState, type OutgoingRecord, type ProcessState } from './process-state.js';
-import { prepareVm, qemuRuntime, vmAlive, vmPaths } from './qemu.js';
-import { diskNodeName } from './qemu-command.js';
+import type { WorkItem, WorkItemMigrationSpec, WorkItemMigrationStatus } from '../../../api/workitem.js';
+import { OperationError } from '../../operations/errors.js';
+import type { DriverAction, DriverEnv, Observation, OperationContext } from '../driver.js';
+import { instanceDir, ownerKey } from '../paths.js';
+import { supervised } from '../process/driver.js';
+import { readState, writeState, type OutgoingRecord, type ProcessState } from '../process/state.js';
+import { prepareVm, qemuRuntime, vmAlive, vmPaths } from './runtime.js';
+import { diskNodeName } from './command.js';
 import { withQmp, type QmpClient } from './qmp.js';
 
 /** How often a migration in flight is looked at. */
@@ -281,7 +281,8 @@ async function abortMigration(item: WorkItem, ctx: OperationContext): Promise<vo
 
 // ---------------------------------------------------------------- the driver
 
-async function observe(item: WorkItem, env: DriverEnv): Promise<Observation> {
+/** The VM's state on this node, a live migration's side included; never changes anything. */
+export async function observeVm(item: WorkItem, env: DriverEnv): Promise<Observation> {
   const m = item.spec.instance?.migration;
   if (m?.role === 'Target') return observeTarget(item, m, env);
   // The controller may make the target's WorkItem ordinary (once the source reported Completed) before this
@@ -302,13 +303,11 @@ const STEPS: Partial<Record<DriverAction, (item: WorkItem, m: WorkItemMigrationS
   abortMigration: (item, _m, ctx) => abortMigration(item, ctx),
 };
 
-async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observation> {
-  const obs = await observe(item, ctx);
+/** Carries out the migration step observeVm() named, or else the supervision's ensure. */
+export async function ensureVm(item: WorkItem, ctx: OperationContext): Promise<Observation> {
+  const obs = await observeVm(item, ctx);
   const step = obs.action && STEPS[obs.action];
   if (!step) return supervised.ensure(qemuRuntime, item, ctx);
   await step(item, item.spec.instance!.migration!, ctx);
-  return observe(item, ctx);
+  return observeVm(item, ctx);
 }
-
-/** The qemu instance driver. */
-export const qemuDriver: Driver = { name: 'qemu', observe, ensure, remove: (item, ctx) => supervised.remove(qemuRuntime, item, ctx) };

@@ -6,10 +6,10 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import { rotateInstanceLogs, rotateLog } from '../../../agent/drivers/log-rotation.js';
-import { processDriver } from '../../../agent/drivers/process.js';
-import { eventually } from '../../support/eventually.js';
-import { directContext, instanceItem, killGroups, tempDir } from './helpers.js';
+import { rotateInstanceLogs, rotateLog } from '../../../../../agent/drivers/process/log-rotation.js';
+import { processDriver } from '../../../../../agent/drivers/process/driver.js';
+import { eventually } from '../../../../support/eventually.js';
+import { directContext, instanceItem, killGroups, tempDir } from '../../helpers.js';
 
 describe('instance log rotation', function () {
   this.timeout(20_000);

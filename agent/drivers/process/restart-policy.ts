@@ -5,7 +5,7 @@
  * that lasted 10 min resets the backoff. Pure: times are numbers passed in,
  * so the decisions are tested with an injected clock.
  */
-import type { RestartPolicy } from '../../api/instance.js';
+import type { RestartPolicy } from '../../../api/instance.js';
 
 /** First backoff delay. */
 export const BACKOFF_INITIAL_MS = 1_000;

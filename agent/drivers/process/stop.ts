@@ -8,7 +8,7 @@
  * leaving the instance as it is for the next operation to finish.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isSameProcess, type ProcessState } from './process-state.js';
+import { isSameProcess, type ProcessState } from './state.js';
 import { bootId, readProcStat } from './proc.js';
 
 /** How often the stop checks whether the instance is gone. */

@@ -1,7 +1,7 @@
 /** The process driver's pure plan: runtime state and next step for each combination of desired and observed state. */
 import { expect } from 'chai';
-import { planInstance, type PlanInput } from '../../../agent/drivers/process-plan.js';
-import type { ProcessState } from '../../../agent/drivers/process-state.js';
+import { planInstance, type PlanInput } from '../../../../../agent/drivers/process/plan.js';
+import type { ProcessState } from '../../../../../agent/drivers/process/state.js';
 
 const state = (over: Partial<ProcessState> = {}): ProcessState => ({
   version: 1, pid: 42, startTicks: 7, bootId: 'b', startedAt: 0, restarts: 0, backoffCount: 0, specHash: 'h', stopped: false, limitsEnforced: false, limitsMessage: '', ...over,

@@ -1,7 +1,7 @@
 /** Restart decisions of process instances: policy, exponential backoff and its reset, on an injected clock. */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { BACKOFF_MAX_MS, backoffDelayMs, decideRestart, shouldRestart } from '../../../agent/drivers/restart-policy.js';
+import { BACKOFF_MAX_MS, backoffDelayMs, decideRestart, shouldRestart } from '../../../../../agent/drivers/process/restart-policy.js';
 
 describe('restart policy', () => {
   it('restarts per policy and exit status', () => {

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cgroup2MountPoint, cpuMax, prepareCgroup } from '../../../agent/drivers/cgroup.js';
+import { cgroup2MountPoint, cpuMax, prepareCgroup } from '../../../../../agent/drivers/process/cgroup.js';
 
 describe('cgroup v2 limits', () => {
   let root: string;

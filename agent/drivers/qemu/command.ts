@@ -9,9 +9,9 @@
  * Disk node names are positional (vol0, vol1 …) so both ends of a migration
  * name them alike.
  */
-import type { Accelerator } from '../../api/cluster.js';
-import type { WorkItemInstanceSpec } from '../../api/workitem.js';
-import { OperationError } from '../operations/errors.js';
+import type { Accelerator } from '../../../api/cluster.js';
+import type { WorkItemInstanceSpec } from '../../../api/workitem.js';
+import { OperationError } from '../../operations/errors.js';
 
 /** Default machine type of a VM. */
 export const DEFAULT_MACHINE = 'q35';

@@ -14,11 +14,11 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { formatQuantity, parseQuantity } from '../../api/quantity.js';
-import type { WorkItem, WorkItemVolumeReplicaSpec } from '../../api/workitem.js';
-import { classify, OperationError } from '../operations/errors.js';
-import type { Driver, DriverEnv, Observation, OperationContext } from './driver.js';
-import { ownerKey, replicaPath } from './paths.js';
+import { formatQuantity, parseQuantity } from '../../../api/quantity.js';
+import type { WorkItem, WorkItemVolumeReplicaSpec } from '../../../api/workitem.js';
+import { classify, OperationError } from '../../operations/errors.js';
+import type { Driver, DriverEnv, Observation, OperationContext } from '../driver.js';
+import { ownerKey, replicaPath } from '../paths.js';
 
 /** A replica's file as it is on disk. */
 interface OnDisk {

@@ -8,12 +8,12 @@
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { WorkItem, WorkItemMigrationSpec } from '../../../api/workitem.js';
-import type { Driver, Observation, OperationContext } from '../../../agent/drivers/driver.js';
-import { qemuDriver } from '../../../agent/drivers/qemu-migration.js';
-import { eventually } from '../../support/eventually.js';
-import { heartbeats, qemuPids, testGuest } from '../../support/test-guest.js';
-import { directContext, tempDir } from './helpers.js';
+import type { WorkItem, WorkItemMigrationSpec } from '../../../../../api/workitem.js';
+import type { Driver, Observation, OperationContext } from '../../../../../agent/drivers/driver.js';
+import { qemuDriver } from '../../../../../agent/drivers/qemu/driver.js';
+import { eventually } from '../../../../support/eventually.js';
+import { heartbeats, qemuPids, testGuest } from '../../../../support/test-guest.js';
+import { directContext, tempDir } from '../../helpers.js';
 
 function vmItem(name: string, node: string, extra: Partial<NonNullable<WorkItem['spec']['instance']>> = {}): WorkItem {
   const g = testGuest();

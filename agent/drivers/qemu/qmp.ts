@@ -9,7 +9,7 @@
  * queues behind a running migration.
  */
 import net from 'node:net';
-import { OperationError } from '../operations/errors.js';
+import { OperationError } from '../../operations/errors.js';
 
 /** An error QEMU answered a command with. */
 export class QmpError extends Error {

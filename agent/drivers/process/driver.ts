@@ -1,6 +1,6 @@
 /**
  * The `process` instance driver: an Instance's command as a real, detached
- * process (see process-launch.ts) that survives agent restarts and is
+ * process (see launch.ts) that survives agent restarts and is
  * re-adopted from state.json by (pid, start time, boot id). observe() reads
  * state.json, /proc and the exit file; ensure() carries out planInstance()'s
  * step (start, restart, stop, record an exit); remove() stops the instance
@@ -19,20 +19,17 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { WorkItem, WorkItemInstanceSpec, WorkItemInstanceStatus } from '../../api/workitem.js';
-import { parseQuantity } from '../../api/quantity.js';
-import { OperationError } from '../operations/errors.js';
+import type { WorkItem, WorkItemInstanceSpec, WorkItemInstanceStatus } from '../../../api/workitem.js';
+import { parseQuantity } from '../../../api/quantity.js';
+import { OperationError } from '../../operations/errors.js';
 import { prepareCgroup, removeCgroup } from './cgroup.js';
-import type { Driver, DriverEnv, Observation, OperationContext } from './driver.js';
-import { fenceDeadlinePath, instanceDir, ownerKey, replicaPath } from './paths.js';
-import { instanceEnv, launch, resolveCommand, specHash } from './process-launch.js';
-import { planInstance, type Plan } from './process-plan.js';
-import { EXIT_FILE, isSameProcess, LOG_FILE, readExitCode, readState, writeState, type ExitRecord, type ProcessState } from './process-state.js';
-import { stopInstance, type StopOutcome } from './process-stop.js';
+import { graceMs, type Driver, type DriverEnv, type Observation, type OperationContext } from '../driver.js';
+import { fenceDeadlinePath, instanceDir, ownerKey, replicaPath } from '../paths.js';
+import { instanceEnv, launch, resolveCommand, specHash } from './launch.js';
+import { planInstance, type Plan } from './plan.js';
+import { EXIT_FILE, isSameProcess, LOG_FILE, readExitCode, readState, writeState, type ExitRecord, type ProcessState } from './state.js';
+import { stopInstance, type StopOutcome } from './stop.js';
 import { bootId, readProcStat, startTimeIso } from './proc.js';
-
-/** Default terminationGracePeriodSeconds of an Instance. */
-export const DEFAULT_GRACE_SECONDS = 10;
 
 /** The instance slice of a process WorkItem, checked. */
 export function processSpec(item: WorkItem): WorkItemInstanceSpec & { process: NonNullable<WorkItemInstanceSpec['process']> } {
@@ -53,11 +50,6 @@ export function memoryOf(item: WorkItem): number {
   } catch (err) {
     throw new OperationError('InvalidSpec', `memory of instance ${item.spec.owner.name}: ${(err as Error).message}`, 'fix spec.memory of the Instance', { cause: err });
   }
-}
-
-/** Grace period of the instance's stop in ms. */
-export function graceMs(item: WorkItem): number {
-  return (item.spec.instance?.terminationGracePeriodSeconds ?? DEFAULT_GRACE_SECONDS) * 1000;
 }
 
 /** The replica path of each attached volume, by attachment name. */

@@ -12,9 +12,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Accelerator, AcceleratorChoice } from '../../api/cluster.js';
-import type { NodeDriver } from '../../api/node.js';
-import { QEMU_BINARY } from './qemu.js';
+import type { Accelerator, AcceleratorChoice } from '../../../api/cluster.js';
+import type { NodeDriver } from '../../../api/node.js';
+import { QEMU_BINARY } from './runtime.js';
 
 /** How long a KVM guest may take to reach the end of its firmware's self test. */
 const PROBE_TIMEOUT_MS = 3_000;

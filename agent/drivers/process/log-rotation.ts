@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { LOG_FILE } from './process-state.js';
+import { LOG_FILE } from './state.js';
 
 /** When to rotate and how many old copies to keep. */
 export interface LogRotationOptions {

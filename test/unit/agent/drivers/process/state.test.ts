@@ -3,9 +3,9 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isSameProcess, readExitCode, readState, writeState, type ProcessState } from '../../../agent/drivers/process-state.js';
-import { parseProcStat, readProcStat, type ProcStat } from '../../../agent/drivers/proc.js';
-import { OperationError } from '../../../agent/operations/errors.js';
+import { isSameProcess, readExitCode, readState, writeState, type ProcessState } from '../../../../../agent/drivers/process/state.js';
+import { parseProcStat, readProcStat, type ProcStat } from '../../../../../agent/drivers/process/proc.js';
+import { OperationError } from '../../../../../agent/operations/errors.js';
 
 const stat = (over: Partial<ProcStat> = {}): ProcStat => ({ pid: 42, state: 'S', ppid: 1, pgrp: 42, session: 42, startTicks: 1000, ...over });
 

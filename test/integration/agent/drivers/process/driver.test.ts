@@ -9,16 +9,16 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { WorkItem } from '../../../api/workitem.js';
-import { fenceDeadlinePath } from '../../../agent/drivers/paths.js';
-import { processDriver } from '../../../agent/drivers/process.js';
-import { writeState, type ProcessState } from '../../../agent/drivers/process-state.js';
-import { bootId, readProcStat } from '../../../agent/drivers/proc.js';
-import { OperationError } from '../../../agent/operations/errors.js';
-import { OperationRunner } from '../../../agent/operations/runner.js';
-import { parseOperationId } from '../../../agent/operations/operation-id.js';
-import { eventually } from '../../support/eventually.js';
-import { alive, captureLog, directContext, groupCommandLines, groupMembers, instanceItem, killGroups, tempDir } from './helpers.js';
+import type { WorkItem } from '../../../../../api/workitem.js';
+import { fenceDeadlinePath } from '../../../../../agent/drivers/paths.js';
+import { processDriver } from '../../../../../agent/drivers/process/driver.js';
+import { writeState, type ProcessState } from '../../../../../agent/drivers/process/state.js';
+import { bootId, readProcStat } from '../../../../../agent/drivers/process/proc.js';
+import { OperationError } from '../../../../../agent/operations/errors.js';
+import { OperationRunner } from '../../../../../agent/operations/runner.js';
+import { parseOperationId } from '../../../../../agent/operations/operation-id.js';
+import { eventually } from '../../../../support/eventually.js';
+import { alive, captureLog, directContext, groupCommandLines, groupMembers, instanceItem, killGroups, tempDir } from '../../helpers.js';
 
 describe('process driver (real processes)', function () {
   this.timeout(20_000);
@@ -64,7 +64,7 @@ describe('process driver (real processes)', function () {
   });
 
   it('keeps the instance running when the process that started it is killed with SIGKILL, and re-adopts it', async () => {
-    const runnerModule = new URL('../../../agent/operations/runner.js', import.meta.url).href;
+    const runnerModule = new URL('../../../../../agent/operations/runner.js', import.meta.url).href;
     const item = instanceItem('survivor', { command: ['sleep', '1000'] });
     const script = `const { OperationRunner } = await import(${JSON.stringify(runnerModule)});
       const r = new OperationRunner({ dataDir: ${JSON.stringify(dataDir)}, nodeName: 'n1', logger: { info() {}, warn() {}, error() {} } });
