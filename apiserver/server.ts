@@ -13,7 +13,8 @@ import path from 'node:path';
 import { circuitBreaker, ConsecutiveBreaker, handleWhen } from 'cockatiel';
 import { Etcd3, isRecoverableError } from 'etcd3';
 import { createLogger } from '../api/log.js';
-import { openAuditLog, type AuditLogOptions } from './audit/audit-log.js';
+import { cairnVersion } from '../api/version.js';
+import { openAuditLog } from './audit/audit-log.js';
 import { UnionAuthenticator } from './auth/authenticator.js';
 import { discoveryAuthorizer, MASTERS_GROUP, mastersAuthorizer, UnionAuthorizer } from './auth/authorizer.js';
 import { ensureBootstrapRoles } from './auth/bootstrap-roles.js';
@@ -30,10 +31,11 @@ import { rbacDefinitions } from './builtin/rbac.js';
 import { tokenDefinition } from './builtin/token.js';
 import { ACCESS_REVIEW_KEY, accessReviewHandler, selfSubjectAccessReviewDefinition } from './http/access-review.js';
 import { defaultCrdDir, loadCrds } from './crd-loader.js';
-import { loadEtcdCredentials, type EtcdTlsFiles } from './etcd/client-tls.js';
+import { loadEtcdCredentials } from './etcd/client-tls.js';
 import { createApp } from './http/app.js';
 import type { ApiContext } from './http/context.js';
 import { OpenApi } from './http/openapi.js';
+import { defaultApiServerOptions, type ApiServerOptions } from './options.js';
 import { createRequestListener } from './http/request-listener.js';
 import type { Security } from './http/security.js';
 import { buildKubeconfig, writeKubeconfig } from './kubeconfig.js';
@@ -47,63 +49,12 @@ import { EtcdStore } from './storage/etcd-store.js';
 import { LeaseManager } from './storage/lease-manager.js';
 import { WatchCache } from './storage/watch-cache.js';
 
-/** Settings of `cairn apiserver`, with their defaults in `defaultApiServerOptions`. */
-export interface ApiServerOptions {
-  etcdEndpoints: string[];
-  /** Holds pki/, admin.token and admin.kubeconfig. */
-  dataDir: string;
-  /** Address to listen on. */
-  listen: string;
-  /** Port; 0 picks a free one. */
-  port: number;
-  /** Extra address clients reach the server at (added to the certificate). */
-  advertiseAddress?: string;
-  /** Serve plain HTTP instead of HTTPS; only allowed on loopback. */
-  insecureHttp: boolean;
-  crdDir: string;
-  /** Where to write the admin kubeconfig; default <dataDir>/admin.kubeconfig. */
-  kubeconfigPath?: string;
-  /** Namespace of the admin kubeconfig's context, when given. */
-  kubeconfigNamespace?: string;
-  compactionIntervalMs: number;
-  eventTtlSeconds: number;
-  logLevel: string;
-  /** Silence after which a watch gets a bookmark or newline; default 15 s. */
-  watchKeepaliveMs?: number;
-  /** Lifetime of the node credentials agents get for a join token (they rotate at two thirds of it); default 24 h. */
-  nodeCredentialTtlMs?: number;
-  /** The audit log file and its rotation; absent: no audit log. */
-  auditLog?: AuditLogOptions;
-  /** TLS files of the etcd client, for an external etcd on https:// endpoints. */
-  etcdTls?: EtcdTlsFiles;
-}
-
-/** Defaults for everything but the etcd endpoints and data dir. */
-export const defaultApiServerOptions = {
-  listen: '127.0.0.1',
-  port: 6443,
-  insecureHttp: false,
-  compactionIntervalMs: 5 * 60_000,
-  eventTtlSeconds: 3600,
-  nodeCredentialTtlMs: 24 * 3600_000,
-  logLevel: 'info',
-};
-
 /** A running apiserver. */
 export interface RunningApiServer {
   url: string;
   kubeconfigPath: string;
   /** Stops accepting, ends watches, closes etcd; resolves when done. */
   close(): Promise<void>;
-}
-
-/** The version Cairn reports (from package.json). */
-export function cairnVersion(): string {
-  const here = path.dirname(new URL(import.meta.url).pathname);
-  for (const p of [path.join(here, '..', '..', 'package.json'), path.join(here, '..', 'package.json')]) {
-    if (fs.existsSync(p)) return (JSON.parse(fs.readFileSync(p, 'utf8')) as { version: string }).version;
-  }
-  return '0.0.0';
 }
 
 /** Starts an apiserver; resolves once it is listening with a warm cache. */
@@ -188,4 +139,4 @@ function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
-export { defaultCrdDir };
+export { defaultCrdDir, defaultApiServerOptions, type ApiServerOptions };

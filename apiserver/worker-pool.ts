@@ -12,6 +12,7 @@ import { openAuditLog } from './audit/audit-log.js';
 import { auditEntryOf } from './audit/audit-forwarding.js';
 import { ensureAdminCredentials } from './auth/tokens.js';
 import { explainEtcdFailure } from './etcd/client-tls.js';
+import { WORKER_OPTIONS_ENV } from './options.js';
 import { ensurePki } from './pki.js';
 import { serverHosts, startApiServer, type ApiServerOptions, type RunningApiServer } from './server.js';
 import path from 'node:path';
@@ -40,7 +41,7 @@ export async function startWorkerPool(n: number, opts: ApiServerOptions, log: Lo
     fail = reject;
   });
   const fork = (): Worker => {
-    const worker = cluster.fork({ CAIRN_APISERVER_OPTIONS: JSON.stringify(opts) });
+    const worker = cluster.fork({ [WORKER_OPTIONS_ENV]: JSON.stringify(opts) });
     worker.on('message', (m: { type?: string; url: string; kubeconfigPath: string }) => {
       const entry = auditEntryOf(m);
       if (entry) audit.record(entry);
@@ -81,12 +82,12 @@ export async function startWorkerPool(n: number, opts: ApiServerOptions, log: Lo
 
 /** True in a process forked by startWorkerPool. */
 export function isApiServerWorker(): boolean {
-  return cluster.isWorker && !!process.env.CAIRN_APISERVER_OPTIONS;
+  return cluster.isWorker && !!process.env[WORKER_OPTIONS_ENV];
 }
 
 /** The body of a worker: serve until SIGTERM, then close gracefully. */
 export async function runApiServerWorker(): Promise<void> {
-  const opts = JSON.parse(process.env.CAIRN_APISERVER_OPTIONS!) as ApiServerOptions;
+  const opts = JSON.parse(process.env[WORKER_OPTIONS_ENV]!) as ApiServerOptions;
   const server: RunningApiServer = await startApiServer(opts).catch((err: unknown) => {
     throw explainEtcdFailure(err, opts.etcdEndpoints, opts.etcdTls);
   });

@@ -1,54 +1,23 @@
 /**
- * The `cairn` command: the control-plane processes (`server`, `apiserver`,
- * `controller`, `agent`) and the kubectl-style client verbs.
+ * The entry point of `cairn` (bin/cairn.js): a pool worker of `cairn server
+ * --workers`, `cairn --version`, or the commands of program.ts.
  */
-import { Command } from 'commander';
-import { cairnVersion } from '../apiserver/server.js';
-import { isApiServerWorker, runApiServerWorker } from '../apiserver/worker-pool.js';
-import { agentCommand } from './commands/agent.js';
-import { applyCommand } from './commands/apply.js';
-import { controllerCommand } from './commands/controller.js';
-import { deleteCommand } from './commands/delete.js';
-import { describeCommand } from './commands/describe.js';
-import { diffCommand } from './commands/diff.js';
-import { failuresCommand } from './commands/failures.js';
-import { getCommand } from './commands/get.js';
-import { migrateCommand } from './commands/migrate.js';
-import { cordonCommand, drainCommand, restartCommand, uncordonCommand } from './commands/node-ops.js';
-import { apiserverCommand, serverCommand } from './commands/server.js';
-import { statusCommand } from './commands/status.js';
-import { tokenCommand } from './commands/token.js';
-import { userCommand } from './commands/user.js';
-import { versionCommand } from './commands/version.js';
-import { waitCommand } from './commands/wait.js';
+import { cairnVersion } from '../api/version.js';
+import { WORKER_OPTIONS_ENV } from '../apiserver/options.js';
 
-const program = new Command('cairn')
-  .description('Cairn: a declarative control plane for clusters of machines running instances and replicated volumes')
-  .version(cairnVersion(), '--version', 'print the Cairn version')
-  .showHelpAfterError('(run with --help for usage)')
-  .addCommand(applyCommand())
-  .addCommand(getCommand())
-  .addCommand(describeCommand())
-  .addCommand(deleteCommand())
-  .addCommand(diffCommand())
-  .addCommand(waitCommand())
-  .addCommand(statusCommand())
-  .addCommand(failuresCommand())
-  .addCommand(cordonCommand())
-  .addCommand(uncordonCommand())
-  .addCommand(drainCommand())
-  .addCommand(restartCommand())
-  .addCommand(migrateCommand())
-  .addCommand(tokenCommand())
-  .addCommand(userCommand())
-  .addCommand(versionCommand())
-  .addCommand(serverCommand())
-  .addCommand(apiserverCommand())
-  .addCommand(controllerCommand())
-  .addCommand(agentCommand());
+async function main(argv: string[]): Promise<unknown> {
+  // The most common question answers before the commands are defined; commander would print the same.
+  if (argv.length === 3 && argv[2] === '--version') return process.stdout.write(`${cairnVersion()}\n`);
+  // A `--workers` server forks pool workers that run this entry point again, its options in their environment.
+  if (process.env[WORKER_OPTIONS_ENV]) {
+    const pool = await import('../apiserver/worker-pool.js');
+    if (pool.isApiServerWorker()) return pool.runApiServerWorker();
+  }
+  const { cairnProgram } = await import('./program.js');
+  return cairnProgram().parseAsync(argv);
+}
 
-const main = isApiServerWorker() ? runApiServerWorker() : program.parseAsync(process.argv);
-main.catch((err: unknown) => {
+main(process.argv).catch((err: unknown) => {
   process.stderr.write(`error: ${(err as Error)?.message ?? String(err)}\n`);
   process.exit(1);
 });

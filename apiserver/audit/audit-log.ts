@@ -32,9 +32,6 @@ export interface AuditLogOptions {
   maxFiles: number;
 }
 
-/** The defaults of the audit log's rotation. */
-export const defaultAuditLogRotation = { maxSizeBytes: 100 * 2 ** 20, maxFiles: 5 };
-
 /** An audit sink that must be closed to flush what it holds. */
 export interface AuditLog extends AuditSink {
   /** Resolves once every recorded entry is written (or handed to the primary). */

@@ -7,7 +7,6 @@
  * file, the document and the line. Parsing is pure; only readManifests
  * touches the file system.
  */
-import type { Command } from 'commander';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML, { LineCounter } from 'yaml';
@@ -33,13 +32,6 @@ export interface ReadOptions {
   recursive?: boolean;
   /** Reads standard input for `-f -` (injectable for tests). */
   readStdin?: () => string;
-}
-
-/** Adds kubectl's `-f FILE|DIR|-` (repeatable) and `-R` to a verb; `purpose` completes "the manifests ...". */
-export function addFilenameFlags(cmd: Command, purpose: string): Command {
-  return cmd
-    .option('-f, --filename <file>', `file, directory or - (stdin) holding the manifests ${purpose}; repeatable`, (v: string, prev: string[] = []) => [...prev, v])
-    .option('-R, --recursive', 'also read the subdirectories of a -f directory');
 }
 
 const MANIFEST_EXTENSIONS = new Set(['.yaml', '.yml', '.json']);

@@ -4,20 +4,8 @@
  * (4-space indent); `-o name` as `instance.cairn.dev/web`; and the message
  * an empty human-readable result prints on stderr. Pure.
  */
-import { InvalidArgumentError } from 'commander';
 import YAML from 'yaml';
 import type { ResourceInfo } from './catalog.js';
-
-/** The `-o` formats of `get`. */
-export const OUTPUT_FORMATS = ['table', 'wide', 'yaml', 'json', 'name'] as const;
-/** One `-o` format. */
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-
-/** Parses `-o`, refusing an unknown format with the allowed ones. */
-export function parseOutputFormat(value: string): OutputFormat {
-  if ((OUTPUT_FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
-  throw new InvalidArgumentError(`unable to match a printer suitable for the output format "${value}", allowed formats are: ${OUTPUT_FORMATS.join(',')}`);
-}
 
 /** `instance.cairn.dev`, or `event` for the core group: the kind part of `-o name`. */
 export function kindName(r: ResourceInfo): string {

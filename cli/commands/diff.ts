@@ -1,23 +1,7 @@
-/**
- * `cairn diff -f FILE|DIR|-`: what `cairn apply` would change, as a unified
- * diff of each object's live state against a server-side dry-run apply.
- * kubectl's exit contract: 0 no differences, 1 differences, >1 an error
- * (any error stops the diff: a partial diff would read as "no changes").
- */
+/** `cairn diff`: its flags and help; what it does is in ../run/diff.ts, loaded when it runs. */
 import type { Command } from 'commander';
-import { applyErrorText, applyTarget, readLive } from '../client/apply.js';
-import { clientCommand, runWithClient, type ClientContext } from '../client/context.js';
-import { diffFileName, diffYaml, runDiffProgram, type DiffPair } from '../client/diff.js';
-import { exitCodeOf, formatError } from '../client/errors.js';
-import { addFilenameFlags, readManifests, selectManifests } from '../client/manifests.js';
-import { toTarget } from '../client/targets.js';
-
-interface DiffFlags {
-  filename?: string[];
-  recursive?: boolean;
-  forceConflicts?: boolean;
-  selector?: string;
-}
+import { clientCommand, runWithClient } from '../client/command.js';
+import { addFilenameFlags } from '../client/verb-flags.js';
 
 const EXAMPLES = `
 Examples:
@@ -44,42 +28,5 @@ export function diffCommand(): Command {
     .option('-l, --selector <selector>', 'compare only the input objects with these labels')
     .option('--server-side', 'accepted for kubectl compatibility: cairn always diffs a server-side apply')
     .addHelpText('after', EXAMPLES)
-    .action(runWithClient(runDiff, { failureExitCode: 2 }));
-}
-
-// A failure of one object of the input, reported with its file.
-class ObjectFailure {
-  constructor(
-    readonly err: unknown,
-    readonly source: string,
-  ) {}
-}
-
-async function runDiff(ctx: ClientContext): Promise<number> {
-  try {
-    return runDiffProgram(await diffPairs(ctx), process.env);
-  } catch (err) {
-    const text = err instanceof ObjectFailure ? applyErrorText(err.err, err.source) : formatError(err, ctx.kc.getCurrentCluster()?.server);
-    process.stderr.write(`${text}\n`);
-    return Math.max(2, exitCodeOf(err));
-  }
-}
-
-async function diffPairs(ctx: ClientContext): Promise<DiffPair[]> {
-  const flags = ctx.flags as unknown as DiffFlags;
-  const manifests = selectManifests(readManifests(flags.filename ?? [], { recursive: flags.recursive }), flags.selector);
-  const catalog = await ctx.catalog();
-  const rule = { namespace: ctx.namespace, explicit: ctx.explicitNamespace };
-  const pairs: DiffPair[] = [];
-  for (const m of manifests) {
-    try {
-      const t = toTarget(m, catalog, rule);
-      const live = await readLive(ctx, t);
-      const merged = await applyTarget(ctx, t, { dryRun: true, force: flags.forceConflicts ?? false });
-      pairs.push({ file: diffFileName(t.r, t.namespace, t.name), live: diffYaml(live), merged: diffYaml(merged) });
-    } catch (err) {
-      throw new ObjectFailure(err, m.source);
-    }
-  }
-  return pairs;
+    .action(runWithClient(async (ctx) => (await import('../run/diff.js')).runDiff(ctx), { failureExitCode: 2 }));
 }

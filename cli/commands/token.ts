@@ -1,28 +1,7 @@
-/**
- * `cairn token create|revoke`: join tokens, the one-time secrets a new
- * machine's agent exchanges for its node credential (`cairn agent
- * --join-token`). The token is drawn here and only its SHA-256 is sent, so
- * the clear value exists on this terminal and nowhere in the cluster.
- * `cairn get tokens` lists them (join, node and user tokens alike).
- */
+/** `cairn token create|revoke`: their arguments, flags and help; what they do is in ../run/token.ts, loaded when one runs. */
 import { Command } from 'commander';
-import { newToken } from '../../api/token-format.js';
 import { parseCount, parseDuration } from '../flags.js';
-import { clientCommand, runWithClient, type ClientContext } from '../client/context.js';
-import { CliError } from '../client/errors.js';
-
-/** Where Token objects live. */
-export const TOKENS_PATH = '/apis/auth.cairn.dev/v1alpha1/tokens';
-
-/** Stores a new token of `spec` and returns its clear value. */
-export async function storeToken(ctx: ClientContext, spec: Record<string, unknown>, ttlMs: number): Promise<{ id: string; token: string; expires?: string }> {
-  const t = newToken();
-  const expires = ttlMs > 0 ? new Date(Date.now() + ttlMs).toISOString().replace(/\.\d{3}Z$/, 'Z') : undefined;
-  await ctx.rest.request('POST', TOKENS_PATH, {
-    body: { apiVersion: 'auth.cairn.dev/v1alpha1', kind: 'Token', metadata: { name: t.id }, spec: { ...spec, secretHash: t.secretHash, ...(expires ? { expires } : {}) } },
-  });
-  return { id: t.id, token: t.token, expires };
-}
+import { clientCommand, runWithClient } from '../client/command.js';
 
 function createCommand(): Command {
   return clientCommand('create')
@@ -38,18 +17,7 @@ Examples:
   cairn token create --cluster prod
   cairn token create --cluster prod --ttl 2h --uses 3 --description "rack 4"
   CAIRN_JOIN_TOKEN="$JOIN" cairn agent --server https://10.0.0.1:6443 --certificate-authority ca.crt --cluster prod --node-name node-d`)
-    .action(
-      runWithClient(async (ctx) => {
-        const f = ctx.flags as { cluster: string; ttl: number; uses: number; description?: string };
-        const t = await storeToken(ctx, { type: 'join', cluster: f.cluster, maxUses: f.uses, ...(f.description ? { description: f.description } : {}) }, f.ttl);
-        process.stdout.write(`${t.token}\n`);
-        const server = ctx.kc.getCurrentCluster()?.server ?? 'https://SERVER:6443';
-        process.stderr.write(
-          `join token ${t.id} for cluster ${f.cluster}: ${f.uses} use${f.uses === 1 ? '' : 's'}, ${t.expires ? `expires ${t.expires}` : 'no expiry'}\n` +
-            `join a node: cairn agent --server ${server} --certificate-authority CA.crt --join-token TOKEN --cluster ${f.cluster} --node-name NAME\n`,
-        );
-      }),
-    );
+    .action(runWithClient(async (ctx) => (await import('../run/token.js')).createToken(ctx)));
 }
 
 function revokeCommand(): Command {
@@ -57,13 +25,7 @@ function revokeCommand(): Command {
     .description('Revoke a token (join, node or user) at once; it stays listed as revoked')
     .argument('<id>', 'the token id: the part before the dot, as cairn get tokens lists it')
     .addHelpText('after', '\nExamples:\n  cairn token revoke k3x9q2m1ab\n  cairn get tokens')
-    .action(
-      runWithClient(async (ctx, id: string) => {
-        if (!/^[a-z0-9]{10}$/.test(id)) throw new CliError(`"${id}" is not a token id`, 'give the 10 characters before the dot; cairn get tokens lists them');
-        await ctx.rest.request('PATCH', `${TOKENS_PATH}/${id}`, { body: { spec: { revoked: true } }, headers: { 'Content-Type': 'application/merge-patch+json' } });
-        process.stdout.write(`token.auth.cairn.dev/${id} revoked\n`);
-      }),
-    );
+    .action(runWithClient(async (ctx, id: string) => (await import('../run/token.js')).revokeToken(ctx, id)));
 }
 
 /** `cairn token`. */

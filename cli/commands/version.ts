@@ -1,7 +1,7 @@
 /** `cairn version`: this client's version and, unless --client, the server's. */
 import type { Command } from 'commander';
-import { cairnVersion } from '../../apiserver/server.js';
-import { clientCommand, runWithClient, type ClientFlags } from '../client/context.js';
+import { cairnVersion } from '../../api/version.js';
+import { clientCommand, runWithClient, type ClientFlags } from '../client/command.js';
 
 const printServerVersion = runWithClient(async (ctx) => {
   const server = await ctx.rest.request<{ gitVersion: string }>('GET', '/version');

@@ -5,7 +5,9 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { CAIRN_BIN } from '../../hack/cairn-process.js';
+import { ROOT } from '../support/paths.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 const cairn = (...args: string[]) => spawnSync(process.execPath, [CAIRN_BIN, ...args], { encoding: 'utf8', timeout: 30_000 });
@@ -29,6 +31,13 @@ describe('the cairn command', function () {
     const r = cairn('version', '--client');
     expect(r.status).to.equal(0);
     expect(r.stdout).to.match(/^Client Version: \d+\.\d+\.\d+ \(API compatible with Kubernetes 1\.32\)\n$/);
+  });
+
+  it('cairn --version prints the version of package.json, as version --client does', () => {
+    const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
+    const r = cairn('--version');
+    expect([r.status, r.stdout, r.stderr]).to.deep.equal([0, `${version}\n`, '']);
+    expect(cairn('version', '--client').stdout).to.include(`Client Version: ${version} `);
   });
 
   it('rejects a bad flag value with a hint', () => {

@@ -1,7 +1,8 @@
 /** `cairn migrate`: the instance it names, when it must clear spec.migrateTo first, the outcome it prints, and its flags. */
 import { expect } from 'chai';
 import { CommanderError } from 'commander';
-import { alreadyThere, lastMigrationFinished, migrateCommand, migrateTarget, migrationOutcome } from '../../../cli/commands/migrate.js';
+import { migrateCommand } from '../../../cli/commands/migrate.js';
+import { alreadyThere, lastMigrationFinished, migrateTarget, migrationOutcome } from '../../../cli/run/migrate.js';
 import { CliError } from '../../../cli/client/errors.js';
 import type { ApiObject } from '../../../cli/client/watch.js';
 import { catalog } from './apply-fixtures.js';

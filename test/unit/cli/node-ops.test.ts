@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { restartTarget } from '../../../cli/commands/node-ops.js';
+import { restartTarget } from '../../../cli/run/node-ops.js';
 import { CliError } from '../../../cli/client/errors.js';
 import { catalog } from './apply-fixtures.js';
 

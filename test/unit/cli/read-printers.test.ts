@@ -4,7 +4,8 @@ import YAML from 'yaml';
 import { ResourceCatalog } from '../../../cli/client/catalog.js';
 import { CliError } from '../../../cli/client/errors.js';
 import { resolveKindArgs } from '../../../cli/client/kind-args.js';
-import { asList, formatDocument, kindName, noResourcesMessage, ObjectStream, parseOutputFormat, resourceName } from '../../../cli/client/printers.js';
+import { asList, formatDocument, kindName, noResourcesMessage, ObjectStream, resourceName } from '../../../cli/client/printers.js';
+import { parseOutputFormat } from '../../../cli/client/verb-flags.js';
 
 const res = resourceInfo;
 

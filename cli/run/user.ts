@@ -1,0 +1,70 @@
+/**
+ * `cairn user create NAME --role R [--cluster C]`: a person's or a tool's
+ * access. Issues a user token (stored hashed), binds the user to one of the
+ * built-in roles — cluster-wide (ClusterRoleBinding) or in one Cluster only
+ * (RoleBinding in its namespace) — and writes a kubeconfig for it that
+ * kubectl and cairn read as they are.
+ */
+import { promises as fs } from 'node:fs';
+import { buildKubeconfig, writeKubeconfig } from '../../apiserver/kubeconfig.js';
+import { ApiStatusError } from '../../api/client/errors.js';
+import type { ClientContext } from '../client/context.js';
+import { CliError } from '../client/errors.js';
+import { ROLES } from '../commands/user.js';
+import { storeToken } from './token.js';
+
+const RBAC = '/apis/rbac.authorization.k8s.io/v1';
+
+interface UserFlags {
+  role: string;
+  cluster?: string;
+  ttl: number;
+  output?: string;
+}
+
+function roleName(role: string): string {
+  const short = role.replace(/^cairn:/, '');
+  if (!ROLES.includes(short)) throw new CliError(`"${role}" is not a built-in role`, `use one of ${ROLES.join(', ')}; for other roles create a RoleBinding with kubectl`);
+  return `cairn:${short}`;
+}
+
+/** Binds the user to the role; an existing binding of the same name is kept. */
+async function bind(ctx: ClientContext, user: string, role: string, cluster: string | undefined): Promise<string> {
+  const kind = cluster ? 'RoleBinding' : 'ClusterRoleBinding';
+  const name = `user:${user}:${role.replace(/^cairn:/, '')}`;
+  const path = cluster ? `${RBAC}/namespaces/${cluster}/rolebindings` : `${RBAC}/clusterrolebindings`;
+  const body = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind,
+    metadata: { name, ...(cluster ? { namespace: cluster } : {}), labels: { 'cairn.dev/user': user } },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+    subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],
+  };
+  try {
+    await ctx.rest.request('POST', path, { body });
+  } catch (err) {
+    if (!(err instanceof ApiStatusError && err.code === 409)) throw err;
+  }
+  return `${kind.toLowerCase()}.rbac.authorization.k8s.io/${name}${cluster ? ` in ${cluster}` : ''}`;
+}
+
+/** The CA of the current cluster as PEM, to embed in the new kubeconfig. */
+async function currentCa(ctx: ClientContext): Promise<{ caCertPem?: string; insecureSkipTlsVerify?: boolean }> {
+  const c = ctx.kc.getCurrentCluster();
+  if (c?.caData) return { caCertPem: Buffer.from(c.caData, 'base64').toString('utf8') };
+  if (c?.caFile) return { caCertPem: await fs.readFile(c.caFile, 'utf8') };
+  return c?.skipTLSVerify ? { insecureSkipTlsVerify: true } : {};
+}
+
+/** Runs `cairn user create NAME`: the token, the binding and the kubeconfig. */
+export async function createUser(ctx: ClientContext, name: string): Promise<void> {
+  const f = ctx.flags as unknown as UserFlags;
+  const role = roleName(f.role);
+  const server = ctx.kc.getCurrentCluster()?.server;
+  if (!server) throw new CliError('the kubeconfig has no current cluster', 'pass --kubeconfig or --server');
+  const t = await storeToken(ctx, { type: 'user', user: name, description: `user ${name}, ${role}${f.cluster ? ` in ${f.cluster}` : ''}` }, f.ttl);
+  const binding = await bind(ctx, name, role, f.cluster);
+  const file = f.output ?? `${name}.kubeconfig`;
+  await writeKubeconfig(file, buildKubeconfig({ server, token: t.token, user: name, ...(f.cluster ? { namespace: f.cluster } : {}), ...(await currentCa(ctx)) }));
+  process.stdout.write(`user ${name} created: token ${t.id}${t.expires ? ` (expires ${t.expires})` : ''}, ${binding}, kubeconfig ${file}\n`);
+}
