@@ -1,5 +1,6 @@
 /**
- * The node agent process: registers its Node, renews its heartbeat Lease,
+ * The node agent process: registers its Node, renews its node Lease (its
+ * heartbeat and its fence, docs/fencing.md),
  * list+watches only the WorkItems addressed to it (fieldSelector
  * spec.nodeName=<node>, served from an index by the apiserver) and
  * reconciles them through the shared work queue. It never accepts inbound
@@ -26,10 +27,11 @@ import { startHealthServer, type HealthServer } from '../runtime/health-server.j
 import { Informer } from '../runtime/informer.js';
 import { ExponentialBackoffLimiter } from '../runtime/rate-limiter.js';
 import type { DriverSettings } from './drivers/driver.js';
+import { fenceDeadlinePath } from './drivers/paths.js';
 import { rotateInstanceLogs } from './drivers/process/log-rotation.js';
 import { probeQemu, type QemuCapability } from './drivers/qemu/probe.js';
-import { Fencing } from './fencing.js';
-import { Heartbeat } from './heartbeat.js';
+import { claimNameOf, InstanceClaims } from './fencing/claims.js';
+import { NodeFence } from './fencing/node-fence.js';
 import { CredentialRotator, type StoredCredential } from './credentials.js';
 import { startLivenessSweep } from './liveness.js';
 import { LocalStore, keyOf } from './local-store.js';
@@ -93,21 +95,26 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const metrics = new AgentMetrics(() => (informer.hasSynced ? informer.list() : store.list()));
   const qemu = await probeQemu(opts.qemuAccelerator ?? 'auto');
   log.info('qemu driver', { available: qemu.driver.available, accelerator: qemu.accelerator, message: qemu.driver.message });
-  const settings: DriverSettings = { dataDir: opts.dataDir, nodeName: opts.nodeName, ...(qemu.accelerator ? { accelerator: qemu.accelerator } : {}), ...(opts.migrationAddress ? { migrationAddress: opts.migrationAddress } : {}) };
+  const deadlineFile = fenceDeadlinePath(opts.dataDir, opts.cluster);
+  const settings: DriverSettings = { dataDir: opts.dataDir, nodeName: opts.nodeName, fenceFile: deadlineFile, ...(qemu.accelerator ? { accelerator: qemu.accelerator } : {}), ...(opts.migrationAddress ? { migrationAddress: opts.migrationAddress } : {}) };
   const runner = new OperationRunner({ ...settings, logger: log, killGraceMs: opts.shutdownGraceMs });
   const operations: AgentReconcilerDeps['operations'] = new Map();
   let controller: Controller | undefined;
-  const fencing = new Fencing(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, clock, log, onUnsafe: (k) => controller?.queue.add(k), onRenewResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'fencing' }) }, store.fencingRenewals);
-  const deps: AgentReconcilerDeps = { client, runner, fencing, store, cached: (k) => informer.get(k), synced: () => informer.hasSynced, settings, clock, log, metrics, operations };
+  const items = () => (informer.hasSynced ? informer.list() : store.list());
+  const wakeAll = () => items().forEach((w) => controller?.queue.add(keyOf(w)));
+  const stored = store.storedFence;
+  const fence = new NodeFence(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }) }, stored);
+  const claims = new InstanceClaims(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds, clock });
+  if (stored && fence.term === stored.term) claims.restore(stored.term, stored.claimed, (k) => { const w = store.get(k); return w && claimNameOf(w); });
+  const deps: AgentReconcilerDeps = { client, runner, fence, claims, store, cached: (k) => informer.get(k), synced: () => informer.hasSynced, settings, clock, log, metrics, operations };
   controller = new Controller({ name: 'workitem', reconcile: (k) => reconcileWorkItem(deps, k), workers: opts.workers, log, metrics, clock, rateLimiter: new ExponentialBackoffLimiter(200, 60_000) });
   wireInformer(informer, controller, store, operations);
-  const heartbeat = new Heartbeat(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, clock, log, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'heartbeat' }) });
   const registration = registerUntilDone(client, opts, qemu, log);
-  heartbeat.start();
+  fence.start();
   for (const w of store.list()) controller.queue.add(keyOf(w));
   informer.start();
   const workers = controller.run();
-  const timers = [...startHousekeeping(opts, store, fencing, log), startLivenessSweep(() => (informer.hasSynced ? informer.list() : store.list()), (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS)];
+  const timers = [...startHousekeeping(opts, store, fence, claims, log), startLivenessSweep(items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS)];
   const monitor = opts.monitorPort >= 0 ? await startMonitor(opts, metrics, informer, runner, store, registration) : undefined;
   log.info('agent started', { node: opts.nodeName, cluster: opts.cluster, dataDir: opts.dataDir, monitor: monitor?.url });
   return {
@@ -115,12 +122,11 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     async stop() {
       rotator?.stop();
       controller!.stop();
-      heartbeat.stop();
-      fencing.stop();
+      fence.stop();
       for (const t of timers) clearInterval(t);
       await runner.shutdown(opts.shutdownGraceMs);
       await Promise.race([workers, new Promise((r) => setTimeout(r, opts.shutdownGraceMs))]);
-      store.setFencingRenewals(fencing.renewals());
+      persistFence(store, fence, claims);
       store.flush();
       await informer.stop();
       await monitor?.close();
@@ -185,8 +191,13 @@ async function registerUntilDone(client: CairnClient, opts: AgentOptions, qemu: 
   }
 }
 
-function startHousekeeping(opts: AgentOptions, store: LocalStore, fencing: Fencing, log: Logger): NodeJS.Timeout[] {
-  const persist = setInterval(() => store.setFencingRenewals(fencing.renewals()), 2_000);
+function persistFence(store: LocalStore, fence: NodeFence, claims: InstanceClaims): void {
+  const term = fence.term;
+  store.setFence(fence.record(), term ? claims.claimedIn(term) : []);
+}
+
+function startHousekeeping(opts: AgentOptions, store: LocalStore, fence: NodeFence, claims: InstanceClaims, log: Logger): NodeJS.Timeout[] {
+  const persist = setInterval(() => persistFence(store, fence, claims), 2_000);
   const rotate = setInterval(() => void rotateInstanceLogs(opts.dataDir).catch((err: unknown) => log.warn('log rotation failed', { error: String(err) })), 60_000);
   for (const t of [persist, rotate]) t.unref();
   return [persist, rotate];

@@ -1,7 +1,7 @@
 /**
  * What the agent remembers across restarts without the apiserver: the last
- * version of every WorkItem addressed to this node, and when each fencing
- * lease was last renewed. Written atomically (temp file, fsync, rename) at
+ * version of every WorkItem addressed to this node, and its fencing term
+ * (when the node lease was last renewed, and the instances claimed in it). Written atomically (temp file, fsync, rename) at
  * most once per flush interval, so a kill -9 loses at most that interval
  * and never leaves a torn file. A restarted agent that cannot reach the
  * apiserver reconciles from this copy: it re-adopts running instances and
@@ -11,23 +11,29 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkItem } from '../api/workitem.js';
 import { writeJsonAtomicSync } from './drivers/process/state.js';
+import type { FenceRecord } from './fencing/node-fence.js';
 
 interface StoreFile {
   workItems: WorkItem[];
 }
 
+/** The fencing term of the last run, and the keys of the instances claimed in it. */
+export interface StoredFence extends FenceRecord {
+  claimed: string[];
+}
+
 /** The agent's persisted copy of its WorkItems. */
 export class LocalStore {
   private readonly items = new Map<string, WorkItem>();
-  private renewals: Record<string, number> = {};
+  private fence: StoredFence | undefined;
   private dirty = false;
-  private renewalsDirty = false;
+  private fenceDirty = false;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly file: string,
-    /** Renewal times live in their own small file: they change every few seconds, the WorkItems rarely. */
-    private readonly renewalsFile = `${file}.fencing`,
+    /** The term lives in its own small file: it changes every few seconds, the WorkItems rarely. */
+    private readonly fenceFile = `${file}.fencing`,
     private readonly flushMs = 1000,
   ) {}
 
@@ -47,10 +53,11 @@ export class LocalStore {
     }
     for (const w of parsed.workItems ?? []) this.items.set(keyOf(w), w);
     try {
-      this.renewals = JSON.parse(fs.readFileSync(this.renewalsFile, 'utf8')) as Record<string, number>;
+      const fence = JSON.parse(fs.readFileSync(this.fenceFile, 'utf8')) as Partial<StoredFence>;
+      this.fence = typeof fence.lastRenewAt === 'number' && typeof fence.term === 'string' ? { claimed: [], acquiredAt: '', ...fence } as StoredFence : undefined;
     } catch {
-      // none yet, or torn: deadlines then count from now minus nothing, which only fences earlier
-      this.renewals = {};
+      // none yet, or torn: a new term then begins, which only fences earlier
+      this.fence = undefined;
     }
   }
 
@@ -79,16 +86,17 @@ export class LocalStore {
     if (this.items.delete(key)) this.markDirty();
   }
 
-  /** Fencing renewal times of the last run. */
-  get fencingRenewals(): Record<string, number> {
-    return { ...this.renewals };
+  /** The fencing term of the last run. */
+  get storedFence(): StoredFence | undefined {
+    return this.fence;
   }
 
-  /** Records fencing renewal times (persisted with the next flush, and only when they changed). */
-  setFencingRenewals(renewals: Record<string, number>): void {
-    if (JSON.stringify(renewals) === JSON.stringify(this.renewals)) return;
-    this.renewals = renewals;
-    this.renewalsDirty = true;
+  /** Records the fencing term and its claims (persisted with the next flush, and only when they changed). */
+  setFence(record: FenceRecord | undefined, claimed: string[]): void {
+    const fence = record && { ...record, claimed };
+    if (JSON.stringify(fence) === JSON.stringify(this.fence)) return;
+    this.fence = fence;
+    this.fenceDirty = true;
     this.scheduleFlush();
   }
 
@@ -100,9 +108,9 @@ export class LocalStore {
       this.dirty = false;
       writeJsonAtomicSync(this.file, { workItems: this.list() } satisfies StoreFile);
     }
-    if (this.renewalsDirty) {
-      this.renewalsDirty = false;
-      writeJsonAtomicSync(this.renewalsFile, this.renewals);
+    if (this.fenceDirty) {
+      this.fenceDirty = false;
+      writeJsonAtomicSync(this.fenceFile, this.fence ?? {});
     }
   }
 

@@ -1,37 +1,40 @@
 /**
- * Makes one WorkItem true on this node. Level-triggered and idempotent:
- * observe (in-process, cheap) → if not converged, run ensure in a
- * supervised worker → write status. Deleting WorkItems run remove, release
- * the fencing lease and drop the agent's finalizer.
+ * Makes one WorkItem true on this node: the thin executor of plan.ts.
+ * Level-triggered and idempotent: observe (in-process, cheap) → plan the
+ * next step → carry it out (ensure and remove in an operation worker,
+ * claims through the API) → write status → plan again.
  *
- * Instances run only under a fencing lease: before starting one the agent
- * must hold <cluster>/instance-<name>; when renewals fail past the safe
- * window it stops the instance itself (Fenced) and starts it again once it
- * holds the lease again. Status writes that fail (apiserver away) are
- * retried with backoff, but never block the local work: an instance that
- * crashes while the control plane is down is still restarted per policy.
+ * Instances run only inside the node's term and under their claim
+ * (docs/fencing.md): before starting one the agent claims
+ * <cluster>/instance-<name>; when the node lease is not renewed within its
+ * safe window every instance is stopped (Fenced) and starts again, claimed
+ * anew, once a new term begins. Status writes that fail (apiserver away)
+ * are retried, but never block the local work: an instance that crashes
+ * while the control plane is down is still restarted per policy.
  */
 import type { Logger } from 'winston';
 import type { CairnClient } from '../api/client/cairn-client.js';
-import { AGENT_FINALIZER, instanceLeaseName } from '../api/names.js';
+import { AGENT_FINALIZER, nodeLeaseName } from '../api/names.js';
 import type { WorkItem, WorkItemError } from '../api/workitem.js';
 import { withTimeout, type Clock } from '../runtime/clock.js';
 import type { Result } from '../runtime/controller.js';
-import type { DriverSettings, Observation } from './drivers/driver.js';
-import { fenceDeadlinePath, ownerKey } from './drivers/paths.js';
-import { graceMs } from './drivers/driver.js';
+import { graceMs, type DriverSettings, type Observation } from './drivers/driver.js';
 import { driverFor } from './drivers/registry.js';
+import { claimNameOf, type ClaimResult, type InstanceClaims } from './fencing/claims.js';
+import { FENCE_STOP_GRACE_MS, type NodeFence } from './fencing/node-fence.js';
 import { classify } from './operations/errors.js';
 import type { OperationResult, OperationRunner } from './operations/runner.js';
-import type { Fencing, FenceSpec } from './fencing.js';
-import { keyOf, type LocalStore } from './local-store.js';
+import type { LocalStore } from './local-store.js';
 import type { AgentMetrics } from './metrics.js';
+import { planWorkItem } from './plan.js';
 import { workItemStatus, type StatusUpdate } from './status.js';
 
 /** How often a converged instance is fully reconciled anyway (a dead process is noticed sooner by the liveness sweep). */
 export const LIVENESS_INTERVAL_MS = 60_000;
 const LEASE_RETRY_MS = 2_000;
-/** How often a migration target asks for the lease the source is about to hand over (this is guest downtime). */
+/** Most steps one reconcile plans (claim, then converge, is two). */
+const MAX_PASSES = 4;
+/** How often a migration target asks for the claim the source is about to hand over (this is guest downtime). */
 const MIGRATION_LEASE_POLL_MS = 50;
 /** Retry delay of a status write that failed after the local work was done. */
 const STATUS_RETRY_MS = 2_000;
@@ -42,7 +45,8 @@ const API_TIMEOUT_MS = 5_000;
 export interface AgentReconcilerDeps {
   client: CairnClient;
   runner: OperationRunner;
-  fencing: Fencing;
+  fence: NodeFence;
+  claims: InstanceClaims;
   store: LocalStore;
   /** The WorkItem as the informer has it (undefined while offline and never synced). */
   cached(key: string): WorkItem | undefined;
@@ -71,155 +75,155 @@ function latestOf(cached: WorkItem | undefined, stored: WorkItem | undefined): W
   return Number.isSafeInteger(c) && Number.isSafeInteger(s) && s > c ? stored : cached;
 }
 
-/** Reconciles the WorkItem with key namespace/name. */
+/** Reconciles the WorkItem with key namespace/name: plans the next step (plan.ts), carries it out, plans again. */
 export async function reconcileWorkItem(d: AgentReconcilerDeps, key: string): Promise<Result | void> {
   const stored = d.store.get(key);
   const cached = latestOf(d.cached(key), stored);
   const item = d.synced() ? cached : (cached ?? stored);
-  if (!item) return forgetGone(d, key);
-  d.store.put(item);
-  if (item.metadata.deletionTimestamp) return finalize(d, key, item);
-  if (item.spec.type === 'InstanceRuntime' && (item.spec.instance?.runState ?? 'Running') === 'Running') {
-    const fenced = item.spec.instance?.driver === 'qemu' ? await vmFence(d, key, item) : await holdFence(d, key, item);
-    if (fenced) return fenced;
+  if (item) d.store.put(item);
+  let heldBy: string | undefined;
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const obs = item && !item.metadata.deletionTimestamp ? await observe(d, item) : undefined;
+    const term = d.fence.term;
+    const step = planWorkItem({ item, obs, fence: { term, claimed: d.claims.holds(key, term), heldBy } });
+    switch (step.type) {
+      case 'forget':
+        return forgetGone(d, key);
+      case 'finalize':
+        return finalize(d, key, item!);
+      case 'claim': {
+        const claim = await claimInstance(d, key, item!, term!, obs!);
+        if (claim === 'retry') return { requeueAfterMs: LEASE_RETRY_MS };
+        heldBy = claim.ok ? undefined : (claim.holder ?? 'another node');
+        continue;
+      }
+      case 'stopLocal':
+        return stopAndReport(d, key, item!, step.reason, heldBy);
+      case 'wait':
+        return waitAndReport(d, item!, step.reason, obs!, heldBy);
+      case 'handOver':
+        return handOver(d, key, item!, obs!, step.to);
+      case 'converge':
+        return converge(d, key, item!, obs!);
+    }
   }
-  return converge(d, key, item);
+  throw new RetryLater(`WorkItem ${key}: no stable plan after ${MAX_PASSES} steps`);
+}
+
+/** What the driver sees for `item`; an error is retried with backoff. */
+async function observe(d: AgentReconcilerDeps, item: WorkItem): Promise<Observation> {
+  try {
+    return await driverFor(item).observe(item, env(d));
+  } catch (err) {
+    throw new RetryLater(classify(err, { doing: 'observing', node: item.spec.nodeName }).message);
+  }
+}
+
+/** Claims the instance in this term; 'retry' when the apiserver did not answer (a running copy keeps running). */
+async function claimInstance(d: AgentReconcilerDeps, key: string, item: WorkItem, term: string, obs: Observation): Promise<ClaimResult | 'retry'> {
+  const leaseName = claimNameOf(item);
+  try {
+    const r = await bounded(d, d.claims.claim(key, leaseName, term), apiBudgetMs(d), `claiming ${leaseName}`);
+    if (r.ok) d.store.setFence(d.fence.record(), d.claims.claimedIn(term));
+    return r;
+  } catch (err) {
+    d.log.warn('cannot claim the instance', { workItem: key, lease: leaseName, error: String(err) });
+    await bestEffortStatus(d, item, { phase: 'InProgress', message: `waiting to claim ${leaseName} (${String(err)})`, observation: obs });
+    return 'retry';
+  }
+}
+
+/** Stops a local copy that must not run here now (Fenced: the node lost its term; LeaseHeld: another node holds the claim). */
+async function stopAndReport(d: AgentReconcilerDeps, key: string, item: WorkItem, reason: 'Fenced' | 'LeaseHeld', holder?: string): Promise<Result> {
+  const obs = await stopLocally(d, key, item, reason);
+  const error = fenceError(item, reason, holder);
+  await bestEffortStatus(d, item, { phase: 'Failed', message: error.message, error, observation: { ...obs, instance: { ...obs.instance, state: 'Fenced' } } });
+  return { requeueAfterMs: LEASE_RETRY_MS };
+}
+
+/** Nothing runs here and nothing may start yet: say why; look again soon (a new term also wakes every WorkItem). */
+async function waitAndReport(d: AgentReconcilerDeps, item: WorkItem, reason: 'Fenced' | 'LeaseHeld' | 'AwaitingHandOver', obs: Observation, holder?: string): Promise<Result> {
+  if (reason === 'AwaitingHandOver') {
+    const peer = item.spec.instance?.migration?.peerNodeName ?? 'the source';
+    await bestEffortStatus(d, item, { phase: 'InProgress', message: `incoming migration complete; waiting for node ${peer} to hand over the claim ${claimNameOf(item)} (held by ${holder ?? 'nobody'})`, observation: obs });
+    return { requeueAfterMs: MIGRATION_LEASE_POLL_MS };
+  }
+  const error = fenceError(item, reason, holder);
+  await bestEffortStatus(d, item, { phase: 'Failed', message: error.message, error, observation: { ...obs, instance: { ...obs.instance, state: reason === 'Fenced' ? 'Fenced' : obs.instance?.state } } });
+  return { requeueAfterMs: LEASE_RETRY_MS };
+}
+
+function fenceError(item: WorkItem, reason: 'Fenced' | 'LeaseHeld', holder?: string): WorkItemError {
+  const node = item.spec.nodeName;
+  if (reason === 'LeaseHeld') {
+    return {
+      reason,
+      message: `the claim ${claimNameOf(item)} is held by node ${holder}; the instance may still run there`,
+      hint: `it starts here once node ${holder} stops it and gives the claim up, or the controller fails node ${holder} over`,
+    };
+  }
+  return {
+    reason,
+    message: `not running on node ${node}: the node lease ${nodeLeaseName(node)} was not renewed within its safe window (apiserver unreachable?)`,
+    hint: `it starts again by itself once the agent renews the node lease; if node ${node} was failed over meanwhile, the instance runs on another node`,
+  };
 }
 
 /**
- * The fencing lease of a VM, which may be one side of a live migration (docs/migration.md). A target's
- * qemu waits paused and needs no lease until it is to resume the guest; then it must hold it (handed
- * over by the source) and waits for it without stopping anything — also once the controller made its
- * WorkItem ordinary. The source holds it while the guest runs there; once the transfer completed (qemu
- * paused the guest there for good) it hands the lease to the target, then quits qemu and reports Completed.
+ * A migration source whose transfer completed (qemu paused the guest here for good) hands the claim
+ * to the target. Without disks the claim goes first (the target resumes while this side quits qemu: a
+ * shorter switch-over); with disks the mirrors must complete first, because the target's resume ends
+ * its NBD exports.
  */
-async function vmFence(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<Result | void> {
-  const m = item.spec.instance!.migration;
-  const obs = await driverFor(item).observe(item, env(d));
-  const spec = fenceSpec(item, d.settings.dataDir);
-  if (obs.action === 'resume') return awaitHandOver(d, key, item, obs, spec, m?.peerNodeName);
-  if (m?.role === 'Target' && obs.migration?.phase !== 'Completed') return;
-  if (m?.role === 'Source' && (obs.action === 'finishMigration' || obs.migration?.phase === 'Completed')) return handOver(d, key, item, obs, spec, m.peerNodeName);
-  return holdFence(d, key, item);
-}
-
-async function awaitHandOver(d: AgentReconcilerDeps, key: string, item: WorkItem, obs: Observation, spec: FenceSpec, peer = 'the source'): Promise<Result | void> {
-  const r = await d.fencing.acquire(key, spec).catch((err: unknown) => ({ ok: false as const, holder: String(err) }));
-  if (r.ok) return runStep(d, key, item, 'resume');
-  await bestEffortStatus(d, item, { phase: 'InProgress', message: `incoming migration complete; waiting for node ${peer} to hand over the fencing lease ${spec.leaseName} (held by ${r.holder ?? 'nobody'})`, observation: obs });
-  return { requeueAfterMs: MIGRATION_LEASE_POLL_MS };
-}
-
-async function handOver(d: AgentReconcilerDeps, key: string, item: WorkItem, obs: Observation, spec: FenceSpec, peer: string): Promise<void> {
-  // qemu paused the guest here for good when it completed the transfer. Without disks the lease goes first
-  // (the target resumes while this side quits qemu: a shorter switch-over); with disks the mirrors must
-  // complete first, because the target's resume ends its NBD exports.
+async function handOver(d: AgentReconcilerDeps, key: string, item: WorkItem, obs: Observation, peer: string): Promise<void> {
   const finish = obs.action === 'finishMigration';
   const disks = (item.spec.instance?.volumes?.length ?? 0) > 0;
   if (finish && disks) await runStep(d, key, item, 'finishMigration');
-  await bounded(d, d.fencing.handOver(key, spec, peer), API_TIMEOUT_MS, 'handing the fencing lease over').catch((err: unknown) => {
-    throw new RetryLater(`cannot hand the fencing lease ${spec.leaseName} to node ${peer}: ${String(err)}`);
+  const leaseName = claimNameOf(item);
+  await bounded(d, d.claims.handOver(key, leaseName, peer), API_TIMEOUT_MS, 'handing the claim over').catch((err: unknown) => {
+    throw new RetryLater(`cannot hand the claim ${leaseName} to node ${peer}: ${String(err)}`);
   });
   if (finish && !disks) await runStep(d, key, item, 'finishMigration');
 }
 
-/** A WorkItem deleted while we were away (or force-released after failover): undo it locally. */
+/** A WorkItem deleted while we were away (or released by the controller after failover): undo it locally. */
 async function forgetGone(d: AgentReconcilerDeps, key: string): Promise<void> {
   const old = d.store.get(key);
+  d.claims.forget(key);
   if (!old) return;
   const res = await run(d, key, old, 'remove');
   if (!res.ok) throw new RetryLater(res.error?.message);
-  d.fencing.drop(key, old.spec.type === 'InstanceRuntime' ? fenceSpec(old, d.settings.dataDir).deadlineFile : undefined);
   d.store.delete(key);
 }
 
-function fenceSpec(item: WorkItem, dataDir: string): FenceSpec {
-  const f = item.spec.instance?.fencing;
-  return {
-    leaseName: f?.leaseName ?? instanceLeaseName(item.spec.owner.name),
-    durationSeconds: f?.leaseDurationSeconds ?? 30,
-    graceMs: graceMs(item),
-    deadlineFile: deadlineFileOf(item, dataDir),
-  };
-}
-
-// An owner name unfit for a path has no instance dir: the driver reports the WorkItem as InvalidSpec.
-function deadlineFileOf(item: WorkItem, dataDir: string): string | undefined {
-  try {
-    const { namespace, name } = ownerKey(item);
-    return fenceDeadlinePath(dataDir, namespace, name);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Holds the fencing lease; returns a result when the instance must not run now. */
-async function holdFence(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<Result | void> {
-  const spec = fenceSpec(item, d.settings.dataDir);
-  let heldBy: string | undefined;
-  try {
-    const r = await d.fencing.acquire(key, spec);
-    if (r.ok) return;
-    // A write conflict with this node's own renewal reports this node as holder: not another node.
-    if (r.holder !== d.settings.nodeName) heldBy = r.holder;
-  } catch (err) {
-    d.log.warn('cannot renew fencing lease', { workItem: key, lease: spec.leaseName, error: String(err) });
-  }
-  if (heldBy) {
-    // Another node holds the lease: a copy here (say, from before a partition) must not keep running.
-    await stopLocally(d, key, item);
-    const error: WorkItemError = {
-      reason: 'LeaseHeld',
-      message: `fencing lease ${spec.leaseName} is held by node ${heldBy}; the instance may still run there`,
-      hint: `it starts here once node ${heldBy} stops it or its lease expires (at most ${spec.durationSeconds}s after that node stopped renewing)`,
-    };
-    await bestEffortStatus(d, item, { phase: 'Failed', message: error.message, error });
-    return { requeueAfterMs: LEASE_RETRY_MS };
-  }
-  if (d.fencing.isSafe(key, spec)) return;
-  return fence(d, key, item, spec);
-}
-
-/** Stops the local copy of an instance (runState Stopped through the driver); returns the observation after. */
-async function stopLocally(d: AgentReconcilerDeps, key: string, item: WorkItem) {
-  const stopped: WorkItem = { ...item, spec: { ...item.spec, instance: { ...item.spec.instance!, runState: 'Stopped' } } };
+/**
+ * Stops the local copy of an instance (runState Stopped through the driver); returns the observation
+ * after. A fence stop gives the instance at most FENCE_STOP_GRACE_MS: the lease does not wait longer.
+ */
+async function stopLocally(d: AgentReconcilerDeps, key: string, item: WorkItem, reason: 'Fenced' | 'LeaseHeld') {
+  const grace = Math.min(graceMs(item), FENCE_STOP_GRACE_MS) / 1000;
+  const stopped: WorkItem = { ...item, spec: { ...item.spec, instance: { ...item.spec.instance!, runState: 'Stopped', terminationGracePeriodSeconds: grace } } };
   const obs = await driverFor(stopped).observe(stopped, env(d));
   if (obs.converged) return obs;
   const res = await run(d, key, stopped, 'ensure', obs.action);
   if (!res.ok) throw new RetryLater(res.error?.message);
-  d.log.warn('stopped the local copy of an instance: this node does not hold its fencing lease', { workItem: key, lease: fenceSpec(item, d.settings.dataDir).leaseName });
+  d.log.warn('stopped the local copy of an instance', { workItem: key, reason });
   return res.observation ?? obs;
-}
-
-/** Stops an instance whose fencing lease could not be renewed in time. */
-async function fence(d: AgentReconcilerDeps, key: string, item: WorkItem, spec: FenceSpec): Promise<Result> {
-  const obs = await stopLocally(d, key, item);
-  const error: WorkItemError = {
-    reason: 'Fenced',
-    message: `stopped on node ${item.spec.nodeName}: the fencing lease ${spec.leaseName} could not be renewed in time (apiserver unreachable?)`,
-    hint: 'it starts again by itself once the agent renews the lease; if the node was failed over meanwhile, the instance runs on another node',
-  };
-  await bestEffortStatus(d, item, { phase: 'Failed', message: error.message, error, observation: { ...obs, instance: { ...obs.instance, state: 'Fenced' } } });
-  return { requeueAfterMs: LEASE_RETRY_MS };
 }
 
 function env(d: AgentReconcilerDeps) {
   return { ...d.settings, now: () => d.clock.now() };
 }
 
-async function converge(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<Result | void> {
-  const obs = await driverFor(item).observe(item, env(d)).catch((err: unknown) => {
-    throw new RetryLater(classify(err, { doing: 'observing', node: item.spec.nodeName }).message);
-  });
-  // Status writes after the node is right are best effort, retried on a short fixed delay: a thrown
-  // error would retry with the queue's exponential backoff, which outgrows the fencing deadline while
-  // the apiserver is away (an instance would then run past the expiry of its lease).
-  // A migration step that became due since vmFence looked: both go with the fencing lease, which vmFence
-  // handles (finishing hands it over; resuming needs it), so look again from the start.
-  if (obs.action === 'finishMigration' || obs.action === 'resume') return { requeueAfterMs: 0 };
+/**
+ * Lets the driver converge and reports. Status writes after the node is right are best effort, retried
+ * on a short fixed delay: a thrown error would retry with the queue's exponential backoff, which
+ * outgrows the fencing window while the apiserver is away.
+ */
+async function converge(d: AgentReconcilerDeps, key: string, item: WorkItem, obs: Observation): Promise<Result | void> {
   if (obs.converged) {
     const written = await bestEffortStatus(d, item, { phase: 'Done', message: obs.message, observation: obs });
-    return { requeueAfterMs: nextLook(d, key, item, obs.requeueAfterMs, !written) };
+    return { requeueAfterMs: nextLook(item, obs.requeueAfterMs, !written) };
   }
   // A retry of a failed attempt keeps showing Failed (and its lastError) until it succeeds, rather than
   // flickering through InProgress on every backoff; it still counts as an attempt.
@@ -232,14 +236,16 @@ async function converge(d: AgentReconcilerDeps, key: string, item: WorkItem): Pr
     throw new RetryLater(res.error!.message);
   }
   const written = await bestEffortStatus(d, latest, { phase: 'Done', message: res.observation?.message ?? 'done', result: res });
-  return { requeueAfterMs: nextLook(d, key, item, res.observation?.requeueAfterMs, !written) };
+  return { requeueAfterMs: nextLook(item, res.observation?.requeueAfterMs, !written) };
 }
 
-/** When to look at a converged item again: liveness checks for instances, the fencing deadline, the driver's wish, a status write to retry. */
-function nextLook(d: AgentReconcilerDeps, key: string, item: WorkItem, driverMs: number | undefined, statusPending = false): number {
+/**
+ * When to look at a converged item again: liveness checks for instances, the driver's wish, a status
+ * write to retry. (The end of the node's term wakes every WorkItem by itself.)
+ */
+function nextLook(item: WorkItem, driverMs: number | undefined, statusPending = false): number {
   const liveness = item.spec.type === 'InstanceRuntime' ? LIVENESS_INTERVAL_MS : 10 * LIVENESS_INTERVAL_MS;
-  const fence = item.spec.type === 'InstanceRuntime' && item.spec.instance?.runState !== 'Stopped' ? d.fencing.msUntilUnsafe(key, fenceSpec(item, d.settings.dataDir)) + 10 : Infinity;
-  return Math.min(liveness, fence, driverMs ?? Infinity, statusPending ? STATUS_RETRY_MS : Infinity);
+  return Math.min(liveness, driverMs ?? Infinity, statusPending ? STATUS_RETRY_MS : Infinity);
 }
 
 async function finalize(d: AgentReconcilerDeps, key: string, item: WorkItem): Promise<void> {
@@ -251,10 +257,13 @@ async function finalize(d: AgentReconcilerDeps, key: string, item: WorkItem): Pr
       throw new RetryLater(res.error!.message);
     }
     if (item.spec.type === 'InstanceRuntime') {
-      const spec = fenceSpec(item, d.settings.dataDir);
-      // A source that completed a migration gives the lease to the target, never back to nobody.
-      const giveUp = migratedTo ? d.fencing.handOver(key, spec, migratedTo) : d.fencing.release(key, spec.deadlineFile);
-      await bounded(d, giveUp, API_TIMEOUT_MS, 'releasing the fencing lease').catch((err: unknown) => d.log.warn('could not release fencing lease', { workItem: key, error: String(err) }));
+      // A source that completed a migration gives the claim to the target, never back to nobody. The
+      // finalizer goes only once the claim is given up: the next node must never wait on it forever.
+      const leaseName = claimNameOf(item);
+      const giveUp = migratedTo ? d.claims.handOver(key, leaseName, migratedTo) : d.claims.release(key, leaseName);
+      await bounded(d, giveUp, API_TIMEOUT_MS, `giving the claim ${leaseName} up`).catch((err: unknown) => {
+        throw new RetryLater(String(err));
+      });
     }
     const finalizers = item.metadata.finalizers.filter((f) => f !== AGENT_FINALIZER);
     await bounded(d, d.client.patch('WorkItem', item.metadata.namespace, item.metadata.name!, { metadata: { finalizers, resourceVersion: item.metadata.resourceVersion } }), API_TIMEOUT_MS, 'removing the finalizer');
@@ -279,9 +288,10 @@ async function migratedOutTo(d: AgentReconcilerDeps, item: WorkItem): Promise<st
 }
 
 async function run(d: AgentReconcilerDeps, key: string, item: WorkItem, verb: 'ensure' | 'remove', action?: Parameters<OperationRunner['run']>[0]['action']): Promise<OperationResult> {
-  // Before the node changes, make the WorkItem and its lease renewal durable: an agent killed right
+  // Before the node changes, make the WorkItem, the term and the claims durable: an agent killed right
   // after starting an instance must find it in workitems.json to re-adopt and fence it while offline.
-  d.store.setFencingRenewals(d.fencing.renewals());
+  const term = d.fence.term;
+  d.store.setFence(d.fence.record(), term ? d.claims.claimedIn(term) : []);
   d.store.flush();
   const abort = new AbortController();
   d.operations.set(key, { generation: item.metadata.generation, abort });
@@ -309,9 +319,9 @@ async function bounded<T>(d: AgentReconcilerDeps, call: Promise<T>, ms: number, 
 }
 
 /** How long an API call for `item` may take: for a running instance, not much past its fencing deadline. */
-function apiBudgetMs(d: AgentReconcilerDeps, item: WorkItem): number {
-  if (item.spec.type !== 'InstanceRuntime' || item.spec.instance?.runState === 'Stopped') return API_TIMEOUT_MS;
-  const left = d.fencing.msUntilUnsafe(keyOf(item), fenceSpec(item, d.settings.dataDir));
+function apiBudgetMs(d: AgentReconcilerDeps, item?: WorkItem): number {
+  if (item && (item.spec.type !== 'InstanceRuntime' || item.spec.instance?.runState === 'Stopped')) return API_TIMEOUT_MS;
+  const left = d.fence.msUntilUnsafe();
   return left > 0 ? Math.min(API_TIMEOUT_MS, Math.max(500, left)) : API_TIMEOUT_MS;
 }
 

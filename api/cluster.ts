@@ -19,14 +19,12 @@ export interface ClusterPolicy {
 
 /** Failure-detection timings of a cluster. */
 export interface FailureDetection {
-  /** Default 10. */
+  /** Default 2. */
   heartbeatIntervalSeconds?: number;
-  /** Default 40. */
+  /** Default 10. */
   nodeLeaseDurationSeconds?: number;
-  /** Default 60. */
+  /** Default 0. */
   failoverGracePeriodSeconds?: number;
-  /** Default 30. */
-  fencingLeaseDurationSeconds?: number;
 }
 
 /** What the controller does with the workloads of lost nodes. */

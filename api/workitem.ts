@@ -23,11 +23,10 @@ export interface WorkItemVolume extends VolumeAttachment {
   path?: string;
 }
 
-/** The fencing Lease an agent holds while the workload runs. */
+/** The instance's claim: the fencing Lease naming the one node that may run it (docs/fencing.md). */
 export interface FencingSpec {
   /** Unset: instance-<owner name>. */
   leaseName?: string;
-  leaseDurationSeconds?: number;
 }
 
 /** Side of a live migration. */

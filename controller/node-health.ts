@@ -9,7 +9,7 @@ import { getCondition } from '../api/conditions.js';
 import type { Node } from '../api/node.js';
 
 /** Default failure-detection timings (the Cluster CRD's defaults). */
-export const FAILURE_DEFAULTS = { nodeLeaseDurationSeconds: 40, failoverGracePeriodSeconds: 60, fencingLeaseDurationSeconds: 30 };
+export const FAILURE_DEFAULTS = { heartbeatIntervalSeconds: 2, nodeLeaseDurationSeconds: 10, failoverGracePeriodSeconds: 0 };
 
 /** Reason the controller writes on a node's Ready condition when its lease expires. */
 export const LEASE_EXPIRED_REASON = 'NodeLeaseExpired';

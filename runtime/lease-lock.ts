@@ -7,7 +7,10 @@
  * (observedAt + leaseDurationSeconds), never from the holder's renewTime,
  * so clock skew between machines cannot make a live lease look expired.
  * Every write is a PUT carrying the resourceVersion read, so two
- * candidates racing for an expired lease cannot both win.
+ * candidates racing for an expired lease cannot both win. A lock made with
+ * `takeOverExpired: false` is a claim rather than a lease: it is taken
+ * only when free (no holder) or already ours, never because it looks
+ * expired (an agent's instance claims, docs/fencing.md).
  */
 import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import { isConflict, isNotFound, toApiError } from '../api/client/errors.js';
@@ -21,6 +24,8 @@ export interface LeaseLockOptions {
   leaseDurationSeconds: number;
   clock?: Clock;
   labels?: Record<string, string>;
+  /** Whether a lease held by another identity may be taken once it looks expired (default true). */
+  takeOverExpired?: boolean;
 }
 
 /** A lease this process tries to hold. */
@@ -42,7 +47,17 @@ export class LeaseLock {
     return this.observed?.lease.spec?.holderIdentity ?? undefined;
   }
 
-  /** Creates, renews or takes over (when expired) the lease; resolves whether this identity holds it. */
+  /**
+   * When this identity acquired the lease it holds (its acquireTime as last written): a change means
+   * the lease was lost in between, and a term of holding it began anew.
+   */
+  get heldSince(): string | undefined {
+    const spec = this.observed?.lease.spec;
+    if (spec?.holderIdentity !== this.opts.identity) return undefined;
+    return spec.acquireTime === undefined ? undefined : new Date(spec.acquireTime as unknown as string | Date).toISOString();
+  }
+
+  /** Creates, renews or takes over (when expired, or free) the lease; resolves whether this identity holds it. */
   async tryAcquireOrRenew(): Promise<boolean> {
     const { namespace, name, identity } = this.opts;
     const now = new Date(this.clock.now());
@@ -56,7 +71,7 @@ export class LeaseLock {
     }
     this.observe(current);
     const holder = current.spec?.holderIdentity;
-    if (holder && holder !== identity && !this.observedExpired()) return false;
+    if (holder && holder !== identity && (this.opts.takeOverExpired === false || !this.observedExpired())) return false;
     const takingOver = holder !== identity;
     const spec = {
       ...current.spec,

@@ -34,6 +34,8 @@ export interface DriverSettings {
   accelerator?: 'kvm' | 'tcg';
   /** Address other nodes reach this node's migration listeners on. Default 127.0.0.1. */
   migrationAddress?: string;
+  /** The node's fencing deadline file, which instances' shims watch (unset: instances run unfenced, as in driver tests). */
+  fenceFile?: string;
 }
 
 /** What observe() needs: the settings and a clock (injectable for tests). */

@@ -29,14 +29,13 @@ export function instanceDir(dataDir: string, namespace: string, name: string): s
 }
 
 /**
- * File holding the instance's fencing deadline (epoch ms): the agent
- * pushes it forward on every lease renewal; the instance's shim kills the
- * instance when the clock passes it, so no copy outlives its lease even
- * when the agent is dead. Outside the instance dir, so a renewal racing
- * the removal of an instance never recreates that dir.
+ * File holding the node's fencing deadline in a cluster (epoch ms): the
+ * agent pushes it forward on every renewal of the node lease; every
+ * instance's shim kills its instance when the clock passes it, so no copy
+ * outlives the node's term even when the agent is dead (docs/fencing.md).
  */
-export function fenceDeadlinePath(dataDir: string, namespace: string, name: string): string {
-  return path.join(dataDir, 'fencing', namespace, `${name}.deadline`);
+export function fenceDeadlinePath(dataDir: string, cluster: string): string {
+  return path.join(dataDir, 'fencing', `${cluster}.deadline`);
 }
 
 /** Directory holding a cluster's volume replicas on this node. */

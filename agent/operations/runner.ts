@@ -37,8 +37,8 @@ export interface RunnerLogger {
 
 /** The drivers' settings out of the runner's (plain data for the worker). */
 function driverSettings(o: DriverSettings): DriverSettings {
-  const { dataDir, nodeName, cgroupRoot, accelerator, migrationAddress } = o;
-  return { dataDir, nodeName, ...(cgroupRoot ? { cgroupRoot } : {}), ...(accelerator ? { accelerator } : {}), ...(migrationAddress ? { migrationAddress } : {}) };
+  const { dataDir, nodeName, cgroupRoot, accelerator, migrationAddress, fenceFile } = o;
+  return { dataDir, nodeName, ...(cgroupRoot ? { cgroupRoot } : {}), ...(accelerator ? { accelerator } : {}), ...(migrationAddress ? { migrationAddress } : {}), ...(fenceFile ? { fenceFile } : {}) };
 }
 
 /** Settings of a runner: the drivers' settings plus supervision knobs. */

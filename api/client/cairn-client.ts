@@ -146,6 +146,26 @@ export class CairnClient {
     }
   }
 
+  /**
+   * Revokes a node's lease (docs/fencing.md): clears its holder, only at `resourceVersion` (the version
+   * watched expire), or creates it holderless when it is missing. Resolves false when it changed
+   * meanwhile or was created by someone else: its holder renewed after all.
+   */
+  async revokeLease(namespace: string, name: string, current: { resourceVersion: string; leaseDurationSeconds?: number | null } | undefined): Promise<boolean> {
+    try {
+      if (!current) {
+        await wrap(this.leases.createNamespacedLease({ namespace, body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace }, spec: {} } }));
+        return true;
+      }
+      const spec = current.leaseDurationSeconds ? { leaseDurationSeconds: current.leaseDurationSeconds } : {};
+      await wrap(this.leases.replaceNamespacedLease({ namespace, name, body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace, resourceVersion: current.resourceVersion }, spec } }));
+      return true;
+    } catch (err) {
+      if (isConflict(err) || isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
   /** URL path of a kind's collection, for watches. */
   collectionPath(kind: Kind, namespace?: string): string {
     const base = `/apis/${GROUP}/${VERSION}`;

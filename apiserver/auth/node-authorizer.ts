@@ -10,12 +10,13 @@
  * What the agent does, and what allows it:
  *   - node-registration.ts: GET nodes/<node>; POST nodes (spec empty);
  *     PATCH nodes/<node> (metadata.labels); PUT nodes/<node>/status.
- *   - heartbeat.ts (LeaseLock): GET, POST, PUT leases/node-<node>.
- *   - fencing.ts (LeaseLock): GET, POST, PUT leases/instance-<instance> for
- *     the instances of its WorkItems; PUT also for any lease it holds
- *     (holderIdentity = node name), to release one after its WorkItem went
- *     (`Fencing.release` clears the holder by PUT: a node deletes nothing
- *     but its own Events, so the controller deletes the lease with its Instance).
+ *   - fencing/node-fence.ts (LeaseLock): GET, POST, PUT leases/node-<node>.
+ *   - fencing/claims.ts (LeaseLock): GET, POST, PUT leases/instance-<instance>
+ *     (claims) for the instances of its WorkItems, never taking one another
+ *     node holds; PUT also for any claim it holds (holderIdentity = node
+ *     name), to release one after its WorkItem went (`InstanceClaims.release`
+ *     clears the holder by PUT: a node deletes nothing but its own Events, so
+ *     the controller deletes the claim with its Instance).
  *   - agent.ts (Informer): LIST and WATCH workitems in its namespace with
  *     fieldSelector spec.nodeName=<node>.
  *   - reconciler.ts: PUT workitems/<w>/status; PATCH workitems/<w> with
@@ -53,6 +54,7 @@ import {
   heartbeatLease,
   holderIdentity,
   isNodesWorkItem,
+  claimTakeoverProblem,
   leaseHolderProblem,
   nodeWriteProblem,
   selectsOnlyNode,
@@ -167,8 +169,8 @@ export class NodeAuthorizer implements Authorizer {
     const which = `its heartbeat Lease ${heartbeatLease(node)} and the fencing Leases instance-<name> of the instances placed on it`;
     if (a.verb === 'create' && !r.name) return { decision: 'allowWhenFresh', admit: admitUnless(a, (_b, after) => this.leaseCreateProblem(after, node)) };
     if (!['get', 'create', 'update', 'patch'].includes(a.verb) || !r.name) return deny(`a node may only get, create, update and patch ${which} (a node deletes nothing but its own Events)`);
-    const holderCheck = admitUnless(a, (_b, after) => leaseHolderProblem(after, node));
-    if (r.name === heartbeatLease(node)) return allow(holderCheck);
+    if (r.name === heartbeatLease(node)) return allow(admitUnless(a, (_b, after) => leaseHolderProblem(after, node)));
+    const holderCheck = admitUnless(a, (before, after) => leaseHolderProblem(after, node) ?? claimTakeoverProblem(before, after, node));
     const instance = fencedInstance(r.name);
     if (instance === undefined) return deny(`a node may only use ${which}`);
     const placements = this.placements(node, 'Instance', instance);
@@ -176,7 +178,7 @@ export class NodeAuthorizer implements Authorizer {
       const peer = migrationTarget(placements);
       if (peer === undefined) return allow(holderCheck);
       // A migration source may hand over only a lease it holds (checked on the stored object).
-      return allow(admitUnless(a, (before, after) => leaseHolderProblem(after, node, leaseHolderOf(before) === holderIdentity(node) ? peer : undefined)));
+      return allow(admitUnless(a, (before, after) => leaseHolderProblem(after, node, leaseHolderOf(before) === holderIdentity(node) ? peer : undefined) ?? claimTakeoverProblem(before, after, node)));
     }
     if (this.leaseHolder(node, r.name) === holderIdentity(node)) {
       // Authorized by holding it: the stored lease must still be the node's (no re-creating it).

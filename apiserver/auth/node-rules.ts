@@ -102,6 +102,18 @@ export function nodeWriteProblem(before: KubeObject | undefined, after: KubeObje
 }
 
 /**
+ * Why a write takes an instance's claim (its fencing Lease) from another node: a node claims an
+ * instance only while the claim is free or its own; only a hand-over or the controller (after
+ * revoking the holder's node lease) frees it (docs/fencing.md).
+ */
+export function claimTakeoverProblem(before: KubeObject | undefined, after: KubeObject | undefined, node: NodeIdentity): string | undefined {
+  const holderOf = (o: KubeObject | undefined) => (o?.spec as { holderIdentity?: string | null } | undefined)?.holderIdentity || undefined;
+  const was = holderOf(before);
+  if (holderOf(after) !== holderIdentity(node) || was === undefined || was === holderIdentity(node)) return undefined;
+  return `the claim ${before?.metadata.name ?? ''} is held by node ${was}: a node claims an instance only when its claim is free (node ${was} frees it when it stops the instance, or the controller when it fails node ${was} over)`;
+}
+
+/**
  * Why a Lease write is refused on holder grounds: a node holds leases for itself or releases them, and
  * gives one to another node only as the source of a live migration handing the instance's fencing
  * Lease to the migration's target (`handOverTo`, from its own WorkItem; docs/migration.md).

@@ -15,11 +15,12 @@ export type Action =
   /** Removes the agent's finalizer from a WorkItem whose node is lost (its agent cannot), then deletes it. */
   | { type: 'releaseWorkItem'; name: string; uid?: string }
   /**
-   * Deletes a fencing Lease this controller has watched go unrenewed for its
-   * whole duration (precondition: the version observed), so the new node
-   * can take it at once instead of first watching it for another duration.
+   * Deletes the claim (fencing Lease) of an instance whose holder's node
+   * lease was revoked (precondition: the version observed, so a claim its
+   * holder made again in a new term is left alone), so another node may
+   * claim it (docs/fencing.md).
    */
-  | { type: 'deleteExpiredLease'; name: string; resourceVersion: string }
+  | { type: 'deleteClaim'; name: string; resourceVersion: string }
   /**
    * Deletes the fencing Lease of an Instance whose WorkItems are all gone:
    * agents only release a lease (a node may not delete one), so the

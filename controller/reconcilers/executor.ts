@@ -69,8 +69,8 @@ async function applyWorkItemAction(deps: ExecutorDeps, kind: 'Instance' | 'Volum
       return void (await deps.client.delete('WorkItem', ns, a.name, { uid: a.uid }));
     case 'releaseWorkItem':
       return releaseWorkItem(deps.client, ns, a.name);
-    case 'deleteExpiredLease':
-      // At the version watched expire: a lease renewed after all (or gone) is left alone.
+    case 'deleteClaim':
+      // At the version observed: a claim made again meanwhile (or gone) is left alone.
       return void (await deps.client.deleteLease(ns, a.name, a.resourceVersion));
     case 'deleteLease':
       return void (await deps.client.deleteLease(ns, a.name));

@@ -55,7 +55,8 @@ export async function startAgentProcess(o: AgentProcessOptions): Promise<AgentPr
     '--data-dir', o.dataDir,
     '--monitor-port', '0',
     '--heartbeat-interval', o.heartbeatInterval ?? '1s',
-    '--lease-duration', o.leaseDuration ?? '3s',
+    // The node lease is the fence: a few seconds more than a loaded CI machine's slowest renewal (docs/fencing.md).
+    '--lease-duration', o.leaseDuration ?? '6s',
     '--shutdown-grace', o.shutdownGrace ?? '2s',
     // The KVM probe costs seconds on machines where KVM stalls; tests that check it pass --qemu-accelerator auto.
     '--qemu-accelerator', 'tcg',

@@ -67,7 +67,7 @@ export interface TestCluster {
 }
 
 const TEST_TIMINGS: ClusterSpec = {
-  failureDetection: { heartbeatIntervalSeconds: 1, nodeLeaseDurationSeconds: 3, failoverGracePeriodSeconds: 1, fencingLeaseDurationSeconds: 6 },
+  failureDetection: { heartbeatIntervalSeconds: 1, nodeLeaseDurationSeconds: 3, failoverGracePeriodSeconds: 1 },
 };
 
 /** Starts `cairn server` with its controller, creates the Cluster, and starts the agents. */

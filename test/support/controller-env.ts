@@ -18,7 +18,7 @@ import { FakeAgent, type FakeAgentOptions } from './fake-agent.js';
 import { startTestEnv, type TestEnv } from './in-process.js';
 
 /** Failure detection short enough for tests (the CRD minimums for the lease durations). */
-export const FAST_FAILURE_DETECTION = { heartbeatIntervalSeconds: 1, nodeLeaseDurationSeconds: 2, failoverGracePeriodSeconds: 1, fencingLeaseDurationSeconds: 3 };
+export const FAST_FAILURE_DETECTION = { heartbeatIntervalSeconds: 1, nodeLeaseDurationSeconds: 2, failoverGracePeriodSeconds: 1 };
 
 /** A running controller integration environment. */
 export interface ControllerEnv {

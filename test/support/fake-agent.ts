@@ -1,22 +1,23 @@
 /**
  * A fake node agent for controller integration tests: it does what
  * agent/agent.ts does towards the API, minus the drivers. It registers its
- * Node with Ready status and capacity, renews its heartbeat Lease
+ * Node with Ready status and capacity, renews its node Lease
  * `<cluster>/node-<name>`, list+watches the WorkItems addressed to it
  * (fieldSelector spec.nodeName) and "runs" them by writing the status the
- * real agent writes (agent/status.ts): instances hold their fencing Lease
- * and report Running, replicas report their size and path. When a WorkItem
- * gets a deletionTimestamp it releases the fencing lease and removes the
- * agent finalizer.
+ * real agent writes (agent/status.ts): instances are claimed (their
+ * fencing Lease, taken only when free or its own, once per term of the
+ * node lease, as agent/fencing/ does) and report Running, replicas report
+ * their size and path. When a WorkItem gets a deletionTimestamp it
+ * releases the claim and removes the agent finalizer.
  *
  * Tests switch behaviours off to simulate failures: stopHeartbeat() (node
- * lease expires), stopFencing() (instance leases expire), freeze() (the
- * machine is dead: nothing is renewed or written any more),
+ * lease expires), freeze() (the machine is dead: nothing is renewed or
+ * written any more),
  * finalize = false (the node has not finished cleaning up yet), and
  * failures (WorkItems the node reports Failed with a reason and hint).
  * `records` keeps what it did with wall-clock times, for ordering checks.
  *
- * Concurrency model: one renew loop (heartbeat + fencing leases) and one
+ * Concurrency model: one renew loop (the node lease) and one
  * work loop; the work loop runs one pass over every cached WorkItem at a
  * time, kicked by informer events and every PASS_EVERY_MS for retries.
  */
@@ -45,7 +46,7 @@ export interface FakeAgentOptions {
   labels?: Record<string, string>;
   /** Written into the heartbeat lease; default 2. */
   leaseDurationSeconds?: number;
-  /** How often the heartbeat and fencing leases are renewed; default 300 ms. */
+  /** How often the node lease is renewed; default 300 ms. */
   renewEveryMs?: number;
   log?: Logger;
 }
@@ -53,7 +54,7 @@ export interface FakeAgentOptions {
 /** One thing the fake agent did, with its wall-clock time (for ordering assertions). */
 export interface AgentRecord {
   at: number;
-  what: 'running' | 'stopped' | 'replica' | 'finalized' | 'fencing-acquired' | 'fencing-busy' | 'fencing-released';
+  what: 'running' | 'stopped' | 'replica' | 'finalized' | 'claimed' | 'claim-busy' | 'claim-released';
   workItem: string;
   detail?: string;
 }
@@ -69,8 +70,6 @@ export class FakeAgent {
   readonly cluster: string;
   /** Renew the node lease. */
   heartbeat = true;
-  /** Renew held fencing leases. */
-  fencing = true;
   /** Act on WorkItems (write status, acquire leases, drop finalizers). */
   working = true;
   /** Drop the agent finalizer of WorkItems being deleted. */
@@ -80,8 +79,6 @@ export class FakeAgent {
    * no one can have seen it earlier, so the lease is fresh until at least this + its duration.
    */
   lastHeartbeatAt = 0;
-  /** Per fencing lease name, when its last successful renewal (or acquisition) was sent. */
-  readonly lastFencingRenewAt = new Map<string, number>();
   /** What the agent did, in order. */
   readonly records: AgentRecord[] = [];
   /** WorkItems (by name) the node fails to carry out, with the error it reports (phase Failed, lastError). */
@@ -91,12 +88,10 @@ export class FakeAgent {
 
   private readonly opts: Required<Omit<FakeAgentOptions, 'log' | 'labels'>> & Pick<FakeAgentOptions, 'log' | 'labels'>;
   private readonly heartbeatLock: LeaseLock;
-  /**
-   * Fencing locks by lease name: held ones are renewed; pending ones keep observing a lease held elsewhere
-   * until it expires. Renewals and the release of one lease are serialized (`op`), so a renewal in flight
-   * cannot re-create a lease that is being deleted.
-   */
-  private readonly fencingLocks = new Map<string, { lock: LeaseLock; held: boolean; released: boolean; op: Promise<void> }>();
+  /** Claims by lease name, with the node-lease term they were made in. */
+  private readonly claims = new Map<string, { lock: LeaseLock; term?: string }>();
+  /** The node lease's acquireTime while held: a change is a new term, in which every claim is made again. */
+  private term: string | undefined;
   private readonly informer: Informer<WorkItem>;
   private stopped = false;
   private kicked = false;
@@ -130,21 +125,15 @@ export class FakeAgent {
     this.heartbeat = false;
   }
 
-  /** Stops renewing fencing leases (they expire on their own). */
-  stopFencing(): void {
-    this.fencing = false;
-  }
-
   /** The machine dies: no renewals, no status, no finalizers; nothing is released. */
   freeze(): void {
     this.heartbeat = false;
-    this.fencing = false;
     this.working = false;
   }
 
-  /** Fencing lease names currently held. */
-  get heldFencingLeases(): string[] {
-    return [...this.fencingLocks].filter(([, f]) => f.held).map(([name]) => name);
+  /** Claims (fencing lease names) held in the current term. */
+  get heldClaims(): string[] {
+    return [...this.claims].filter(([, c]) => c.term !== undefined && c.term === this.term).map(([name]) => name);
   }
 
   /** The WorkItems addressed to this node, as its cache holds them. */
@@ -208,7 +197,10 @@ export class FakeAgent {
   private async renewHeartbeat(): Promise<void> {
     const sentAt = Date.now();
     try {
-      if (await this.heartbeatLock.tryAcquireOrRenew()) this.lastHeartbeatAt = sentAt;
+      if (await this.heartbeatLock.tryAcquireOrRenew()) {
+        this.lastHeartbeatAt = sentAt;
+        this.term = this.heartbeatLock.heldSince;
+      }
     } catch (err) {
       this.errors.push(`heartbeat: ${String(err)}`);
     }
@@ -219,23 +211,6 @@ export class FakeAgent {
       await sleep(this.opts.renewEveryMs);
       if (this.stopped) return;
       if (this.heartbeat) await this.renewHeartbeat();
-      if (this.fencing) {
-        await Promise.all(
-          [...this.fencingLocks]
-            .filter(([, f]) => f.held)
-            .map(([name, f]) =>
-              (f.op = f.op.then(async () => {
-                if (f.released || !this.fencing) return;
-                const sentAt = Date.now();
-                try {
-                  if (await f.lock.tryAcquireOrRenew()) this.lastFencingRenewAt.set(name, sentAt);
-                } catch (err) {
-                  this.errors.push(`fencing ${name}: ${String(err)}`);
-                }
-              })),
-            ),
-        );
-      }
     }
   }
 
@@ -270,51 +245,47 @@ export class FakeAgent {
 
   private async finalizeItem(item: WorkItem): Promise<void> {
     if (!this.finalize || !item.metadata.finalizers?.includes(AGENT_FINALIZER)) return;
-    if (item.spec.type === 'InstanceRuntime') await this.releaseFencing(item);
+    if (item.spec.type === 'InstanceRuntime') await this.releaseClaim(item);
     const finalizers = item.metadata.finalizers.filter((f) => f !== AGENT_FINALIZER);
     await this.client.patch('WorkItem', this.cluster, item.metadata.name!, { metadata: { finalizers, resourceVersion: item.metadata.resourceVersion } });
     this.record('finalized', item);
   }
 
-  private fencingLeaseName(item: WorkItem): string {
+  private claimName(item: WorkItem): string {
     return item.spec.instance?.fencing?.leaseName ?? instanceLeaseName(item.spec.owner.name);
   }
 
-  private async releaseFencing(item: WorkItem): Promise<void> {
-    const name = this.fencingLeaseName(item);
-    const f = this.fencingLocks.get(name);
-    if (!f) return;
-    this.fencingLocks.delete(name);
-    f.released = true;
-    await f.op;
-    if (!f.held) return;
-    await f.lock.delete();
-    this.record('fencing-released', item, name);
+  private async releaseClaim(item: WorkItem): Promise<void> {
+    const name = this.claimName(item);
+    const c = this.claims.get(name);
+    if (!c) return;
+    this.claims.delete(name);
+    await c.lock.release();
+    this.record('claim-released', item, name);
   }
 
   private async runInstance(item: WorkItem): Promise<void> {
     const spec = item.spec.instance!;
     if (spec.runState === 'Stopped') {
-      await this.releaseFencing(item);
+      await this.releaseClaim(item);
       await this.writeStatus(item, 'Done', 'stopped as spec.runState asks', { instance: { state: 'Stopped', ready: false } }, 'stopped');
       return;
     }
-    const name = this.fencingLeaseName(item);
-    let f = this.fencingLocks.get(name);
-    if (!f) {
-      const lock = new LeaseLock(this.kubeConfig, { namespace: this.cluster, name, identity: this.nodeName, leaseDurationSeconds: spec.fencing?.leaseDurationSeconds ?? 30 });
-      this.fencingLocks.set(name, (f = { lock, held: false, released: false, op: Promise.resolve() }));
+    const name = this.claimName(item);
+    let c = this.claims.get(name);
+    if (!c) {
+      const lock = new LeaseLock(this.kubeConfig, { namespace: this.cluster, name, identity: this.nodeName, leaseDurationSeconds: this.opts.leaseDurationSeconds, takeOverExpired: false });
+      this.claims.set(name, (c = { lock }));
     }
-    if (!f.held) {
-      const sentAt = Date.now();
-      if (!(await f.lock.tryAcquireOrRenew())) {
-        if (!this.records.some((r) => r.what === 'fencing-busy' && r.workItem === item.metadata.name)) this.record('fencing-busy', item, f.lock.observedHolder);
-        await this.writeStatus(item, 'InProgress', `waiting for fencing lease ${name} held by ${f.lock.observedHolder}`, { instance: { state: 'Pending', ready: false } });
+    if (this.term === undefined || c.term !== this.term) {
+      const term = this.term;
+      if (term === undefined || !(await c.lock.tryAcquireOrRenew())) {
+        if (!this.records.some((r) => r.what === 'claim-busy' && r.workItem === item.metadata.name)) this.record('claim-busy', item, c.lock.observedHolder);
+        await this.writeStatus(item, 'InProgress', `waiting for the claim ${name} held by ${c.lock.observedHolder}`, { instance: { state: 'Pending', ready: false } });
         return;
       }
-      f.held = true;
-      this.lastFencingRenewAt.set(name, sentAt);
-      this.record('fencing-acquired', item, name);
+      c.term = term;
+      this.record('claimed', item, name);
     }
     const prev = item.status?.instance;
     const restarted = prev?.state === 'Running' && item.status?.observedGeneration !== item.metadata.generation;

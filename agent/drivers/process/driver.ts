@@ -24,7 +24,7 @@ import { parseQuantity } from '../../../api/quantity.js';
 import { OperationError } from '../../operations/errors.js';
 import { prepareCgroup, removeCgroup } from './cgroup.js';
 import { graceMs, type Driver, type DriverEnv, type Observation, type OperationContext } from '../driver.js';
-import { fenceDeadlinePath, instanceDir, ownerKey, replicaPath } from '../paths.js';
+import { instanceDir, ownerKey, replicaPath } from '../paths.js';
 import { instanceEnv, launch, resolveCommand, specHash } from './launch.js';
 import { planInstance, type Plan } from './plan.js';
 import { EXIT_FILE, isSameProcess, LOG_FILE, readExitCode, readState, writeState, type ExitRecord, type ProcessState } from './state.js';
@@ -189,7 +189,7 @@ async function start(rt: Runtime, p: Prepared, ctx: OperationContext, prior: Pic
   const cgroup = await prepareCgroup(ctx.cgroupRoot, `${p.namespace}_${p.name}`, { cpus: p.spec.cpus, memoryBytes: p.memoryBytes });
   ctx.signal.throwIfAborted();
   const cgroupProcs = cgroup.dir ? { cgroupProcs: path.join(cgroup.dir, 'cgroup.procs') } : {};
-  const { pid, startTicks } = launch({ argv: p.argv, env: p.env, cwd: p.cwd, logPath: path.join(p.dir, LOG_FILE), exitPath: path.join(p.dir, EXIT_FILE), fencePath: fenceDeadlinePath(ctx.dataDir, p.namespace, p.name), ...cgroupProcs });
+  const { pid, startTicks } = launch({ argv: p.argv, env: p.env, cwd: p.cwd, logPath: path.join(p.dir, LOG_FILE), exitPath: path.join(p.dir, EXIT_FILE), ...(ctx.fenceFile ? { fencePath: ctx.fenceFile } : {}), ...cgroupProcs });
   let state: ProcessState = {
     version: 1, pid, startTicks, bootId: bootId(), startedAt: ctx.now(), ...prior,
     ...(p.spec.restartToken !== undefined ? { restartToken: p.spec.restartToken } : {}),

@@ -13,16 +13,17 @@
  * One that lands before the trap kills the shim itself (no exit file).
  *
  * The shim also starts a watchdog (a subshell in the same process group):
- * it sleeps until the fencing deadline (epoch ms) the agent keeps pushing
- * forward in the fence file, and when the clock passes it — the agent died or cannot
- * renew the lease — records status 137 and SIGKILLs the whole group. The
- * controller starts a replacement only after the lease expired, which is
- * later than that deadline, so a dead agent never leaves a second copy
- * running. It sleeps until the deadline (at most 30 s), then re-reads the
- * file, which renewals have pushed forward meanwhile: two forks (date,
- * sleep) per wake, about one wake per two thirds of the lease duration. A
- * deadline moved back (a shorter lease duration) is noticed at the next
- * wake. A missing or empty fence file means "no deadline yet".
+ * it sleeps until the node's fencing deadline (epoch ms) the agent keeps
+ * pushing forward in the fence file, and when the clock passes it — the
+ * agent died or cannot renew the node lease — records status 137 and
+ * SIGKILLs the whole group. The controller starts a replacement only after
+ * the lease expired, which is later than that deadline, so a dead agent
+ * never leaves a second copy running (docs/fencing.md). It sleeps until
+ * the deadline (at most 30 s), then re-reads the file, which renewals have
+ * pushed forward meanwhile: two forks (date, sleep) per wake. A deadline
+ * moved back is noticed at the next wake. A fence file that is missing,
+ * unreadable or not a number counts as a deadline already passed: the agent
+ * writes it before it starts anything, so losing it means losing the fence.
  *
  * Spawn, reading the shim's start time and writing state.json happen in one
  * synchronous stretch: a SIGTERM to the worker is handled only afterwards,
@@ -45,7 +46,7 @@ const SHIM = [
   '  trap \'kill $nap_pid 2>/dev/null; exit 0\' TERM',
   '  while :; do',
   '    d=; read -r d 2>/dev/null < "$fence"; now=$(date +%s%3N)',
-  '    case "$d" in ""|*[!0-9]*) nap=1000 ;; *) nap=$((d - now)) ;; esac',
+  '    case "$d" in ""|*[!0-9]*) nap=0 ;; *) nap=$((d - now)) ;; esac',
   '    if [ "$nap" -le 0 ]; then echo "$$ 137" > "$exitf.tmp" && mv -f "$exitf.tmp" "$exitf"; kill -KILL 0; fi',
   '    [ "$nap" -gt 30000 ] && nap=30000; sleep "$((nap / 1000)).$(printf %03d $((nap % 1000)))" & nap_pid=$!; wait $nap_pid',
   '  done',

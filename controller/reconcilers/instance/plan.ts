@@ -7,10 +7,11 @@
  * node draining, node lost) by first removing the old WorkItem and waiting
  * until it is gone; only then is a new one created. The one exception is
  * the live migration of a running qemu VM (migration.ts): two WorkItems,
- * of which the fencing lease lets only one run the guest. A WorkItem on a lost
- * node can only be released (its agent cannot confirm) once the instance's
- * fencing lease has expired — the old agent stops the workload itself
- * before that happens.
+ * of which the claim (the instance's fencing Lease) lets only one run the
+ * guest. A WorkItem on a lost node can only be released (its agent cannot
+ * confirm) once that node's lease was revoked — its agent stopped the
+ * workload itself before the lease expired — and with it the node's claim
+ * is deleted, so the next node can claim the instance (docs/fencing.md).
  */
 import type { Cluster } from '../../../api/cluster.js';
 import type { Instance, InstanceStatus } from '../../../api/instance.js';
@@ -35,7 +36,10 @@ export interface InstanceObserved {
   workItems: WorkItem[];
   volumes: ReadonlyMap<string, Volume>;
   node(name: string): NodeView;
-  /** The fencing lease is held (by `holder`, a node name, when known) and not expired; with ms until it expires, and the Lease as cached when it exists. */
+  /**
+   * The claim: held by node `holder` whose node lease is not revoked (its term may go on); with ms until
+   * that lease expires unless renewed, and the claim Lease's name and version as cached when it exists.
+   */
   fencing: { held: boolean; remainingMs: number; holder?: string; leaseName?: string; resourceVersion?: string };
   /** Places the instance now (called only when it has no WorkItem). */
   schedule(): ScheduleDecision;
@@ -98,8 +102,15 @@ function releaseIfLost(o: InstanceObserved, w: WorkItem, actions: Action[]): num
   const node = o.node(w.spec.nodeName);
   if (!node.lost) return node.unreachable ? node.lostInMs : undefined;
   if (o.fencing.held) return o.fencing.remainingMs + 100;
-  actions.push({ type: 'releaseWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
+  release(o, w, actions);
   return 0;
+}
+
+/** Releases the WorkItem of a lost node whose lease was revoked, and deletes that node's claim on the instance. */
+function release(o: InstanceObserved, w: WorkItem, actions: Action[]): void {
+  actions.push({ type: 'releaseWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
+  const { leaseName, resourceVersion, holder } = o.fencing;
+  if (leaseName && resourceVersion && holder === w.spec.nodeName) actions.push({ type: 'deleteClaim', name: leaseName, resourceVersion });
 }
 
 /** Automatic failover applies; a pinned instance (spec.placement.nodeName) never fails over, as the Instance CRD says: it may run nowhere else. */
@@ -180,16 +191,15 @@ function planFailover(o: InstanceObserved, current: WorkItem, node: NodeView, ac
     return { actions, status: instanceStatus(o, { kind: 'placed', workItem: current }), requeueAfterMs: node.lostInMs + 100 };
   }
   if (o.fencing.held) {
-    const message = `node ${nodeName} is lost; waiting ${Math.ceil(o.fencing.remainingMs / 1000)}s for the fencing lease to expire before starting the instance elsewhere`;
+    const message = `node ${nodeName} is lost, but node ${o.fencing.holder}, whose lease is live, holds the claim ${o.fencing.leaseName}; waiting up to ${Math.ceil(o.fencing.remainingMs / 1000)}s for it to stop the instance or be revoked`;
     return { actions, status: instanceStatus(o, { kind: 'moving', workItem: current, reason: 'AwaitingFencing', message }), requeueAfterMs: o.fencing.remainingMs + 100 };
   }
-  actions.push({ type: 'releaseWorkItem', name: current.metadata.name!, uid: current.metadata.uid });
-  if (o.fencing.leaseName && o.fencing.resourceVersion) actions.push({ type: 'deleteExpiredLease', name: o.fencing.leaseName, resourceVersion: o.fencing.resourceVersion });
+  release(o, current, actions);
   actions.push({
     type: 'event',
     eventType: 'Warning',
     reason: 'FailingOver',
-    message: `node ${nodeName} is lost and the fencing lease has expired: starting the instance on another node`,
+    message: `node ${nodeName} is lost and its lease was revoked (its agent stopped the instance before the lease expired): starting the instance on another node`,
   });
   const status = instanceStatus(o, { kind: 'moving', workItem: current, reason: 'FailingOver', message: `failing over from lost node ${nodeName}` });
   return { actions, status: { ...status, lastFailover: { fromNode: nodeName, time: formatTime(o.now) } } };

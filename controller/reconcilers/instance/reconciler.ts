@@ -6,7 +6,7 @@
  * finalizer must not leave workloads running).
  */
 import type { Instance } from '../../../api/instance.js';
-import { instanceLeaseName } from '../../../api/names.js';
+import { instanceLeaseName, nodeLeaseName } from '../../../api/names.js';
 import type { Volume } from '../../../api/volume.js';
 import type { ControllerCache } from '../../cache.js';
 import type { LeaseObservations } from '../../lease-observations.js';
@@ -37,10 +37,6 @@ function observe(deps: InstanceReconcilerDeps, instance: Instance, workItems: In
   const namespace = instance.metadata.namespace!;
   const now = deps.clock.now();
   const cluster = deps.cache.cluster(namespace);
-  const leaseName = instanceLeaseName(instance.metadata.name!);
-  const leaseObject = deps.cache.lease(namespace, leaseName);
-  const lease = deps.leases.view(leaseObject, now);
-  const fencing = leaseFreshness(lease, undefined, now);
   const volumes = new Map<string, Volume>();
   for (const a of instance.spec.volumes ?? []) {
     const v = deps.cache.volumes.get(`${namespace}/${a.volumeName}`);
@@ -52,7 +48,7 @@ function observe(deps: InstanceReconcilerDeps, instance: Instance, workItems: In
     workItems,
     volumes,
     node: (n) => nodeView(deps.cache.nodes.get(`${namespace}/${n}`), cluster, now),
-    fencing: { held: fencing.fresh, remainingMs: fencing.remainingMs, holder: lease?.holder, leaseName, resourceVersion: leaseObject?.metadata.resourceVersion },
+    fencing: claimView(deps, namespace, instanceLeaseName(instance.metadata.name!), now),
     resizeRefusal: (nodeName, from, to) => resizeRefusal(deps, namespace, nodeName, from, to),
     targetRefusal: (nodeName) => migrationTargetRefusal(deps, instance, nodeName),
     schedule: () => {
@@ -61,6 +57,21 @@ function observe(deps: InstanceReconcilerDeps, instance: Instance, workItems: In
     },
     now,
   };
+}
+
+/**
+ * The instance's claim as the plan sees it: held while its holder's node lease is held by that node
+ * (a missing node lease is not revoked yet: the Node reconciler revokes it by creating it holderless).
+ * Claim and node lease come from the one Lease informer, so they are read at one point of etcd's
+ * history: a claim its holder made again in a new term is never seen with that term's lease revoked.
+ */
+function claimView(deps: InstanceReconcilerDeps, namespace: string, leaseName: string, now: number): InstanceObserved['fencing'] {
+  const claim = deps.cache.lease(namespace, leaseName);
+  const holder = claim?.spec?.holderIdentity || undefined;
+  const nodeLease = holder ? deps.cache.lease(namespace, nodeLeaseName(holder)) : undefined;
+  const held = !!holder && (!nodeLease || nodeLease.spec?.holderIdentity === holder);
+  const remainingMs = held ? Math.max(1000, leaseFreshness(deps.leases.view(nodeLease, now), holder, now).remainingMs) : 0;
+  return { held, remainingMs, holder, leaseName, resourceVersion: claim?.metadata.resourceVersion };
 }
 
 /** Why a node cannot hold an instance grown from `from` to `to`, judged against the running usage tally. */

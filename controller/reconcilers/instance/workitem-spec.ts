@@ -20,7 +20,6 @@ import {
 import { API_VERSION } from '../../../api/types.js';
 import type { Volume } from '../../../api/volume.js';
 import type { WorkItem, WorkItemInstanceSpec, WorkItemMigrationSpec, WorkItemSpec, WorkItemVolume } from '../../../api/workitem.js';
-import { FAILURE_DEFAULTS } from '../../node-health.js';
 import { stableJson } from '../stable-json.js';
 
 /** Annotation holding the hash of the spec the controller last wrote. */
@@ -66,10 +65,7 @@ export function instanceRuntimeSpec(instance: Instance, cluster: Cluster | undef
     ...(s.process ? { process: s.process } : {}),
     ...(driver === 'qemu' ? { qemu: { ...cluster?.spec?.driverDefaults?.qemu, ...withoutMigration(s.qemu) } } : {}),
     ...(s.volumes?.length ? { volumes: attachedVolumes(instance, volumes, nodeName) } : {}),
-    fencing: {
-      leaseName: instanceLeaseName(instance.metadata.name!),
-      leaseDurationSeconds: cluster?.spec?.failureDetection?.fencingLeaseDurationSeconds ?? FAILURE_DEFAULTS.fencingLeaseDurationSeconds,
-    },
+    fencing: { leaseName: instanceLeaseName(instance.metadata.name!) },
   };
 }
 

@@ -1,8 +1,12 @@
 /**
- * Node lifecycle, pure: Ready while the heartbeat Lease is fresh,
- * Unreachable (Ready=Unknown, reason NodeLeaseExpired, a Warning Event)
- * once it has not been renewed for its duration, Ready again when
- * renewals resume. A drain request (spec.drain: true) reports Draining
+ * Node lifecycle, pure: Ready while the node Lease is fresh, Unreachable
+ * (Ready=Unknown, reason NodeLeaseExpired, a Warning Event) once it has not
+ * been renewed for its duration, Ready again when renewals resume. Before
+ * a node is marked Unreachable its lease is revoked (holder cleared, by
+ * compare-and-swap on the version watched expire): that ends the node's
+ * fencing term for good, so its instances may be claimed elsewhere
+ * (docs/fencing.md); a renewal that raced the revocation makes it fail,
+ * and the node stays Ready. A drain request (spec.drain: true) reports Draining
  * until no instance is placed on the node, then Drained. Also writes what
  * the scheduler has placed on the node (status.allocated).
  */
@@ -28,6 +32,8 @@ export interface NodeObserved {
 /** The desired status, events to record and when to look again. */
 export interface NodePlan {
   status: NodeStatus;
+  /** Revoke the node lease first (at the version observed; a missing lease is created holderless); write status only if that succeeded. */
+  revokeLease?: boolean;
   events: Array<{ eventType: EventType; reason: string; message: string }>;
   requeueAfterMs?: number;
 }
@@ -57,7 +63,10 @@ export function planNode(o: NodeObserved): NodePlan {
     if (ready?.reason === LEASE_EXPIRED_REASON) events.push({ eventType: 'Normal', reason: 'NodeReachable', message: `heartbeats from node ${name} resumed` });
   }
   const phase = phaseOf(o, alive, expired);
+  // Held by the node (or missing): not revoked yet. A lease already holderless was revoked before.
+  const revokeLease = expired && (!o.lease || o.lease.holder === name);
   return {
+    ...(revokeLease ? { revokeLease } : {}),
     status: { ...prev, phase, conditions, allocated: o.allocated, drain: drainStatus(o, phase), observedGeneration: o.node.metadata.generation },
     events,
     requeueAfterMs: fresh ? remainingMs + 100 : missingMs ? missingMs + 100 : undefined,

@@ -32,14 +32,20 @@ export async function reconcileNode(deps: NodeReconcilerDeps, key: string): Prom
   const name = node.metadata.name!;
   const now = deps.clock.now();
   const usage = deps.placements.usage(namespace).get(name);
+  const leaseObject = deps.cache.lease(namespace, nodeLeaseName(name));
   const plan = planNode({
     node,
-    lease: deps.leases.view(deps.cache.lease(namespace, nodeLeaseName(name)), now),
+    lease: deps.leases.view(leaseObject, now),
     instancesOnNode: usage?.instances ?? 0,
     allocated: usage ? toNodeAllocated(usage) : {},
     leaseDurationSeconds: deps.cache.cluster(namespace)?.spec?.failureDetection?.nodeLeaseDurationSeconds ?? FAILURE_DEFAULTS.nodeLeaseDurationSeconds,
     now,
   });
+  if (plan.revokeLease) {
+    const current = leaseObject?.metadata.resourceVersion ? { resourceVersion: leaseObject.metadata.resourceVersion, leaseDurationSeconds: leaseObject.spec?.leaseDurationSeconds } : undefined;
+    // Renewed (or created) after all: the cache will show it; look again then.
+    if (!(await deps.client.revokeLease(namespace, nodeLeaseName(name), current))) return { requeueAfterMs: 100 };
+  }
   for (const e of plan.events) void deps.recorder.record({ ...node, kind: 'Node', apiVersion: 'cairn.dev/v1alpha1' }, e.eventType, e.reason, e.message);
   if (stableJson(node.status ?? {}) !== stableJson(plan.status)) {
     await deps.client.replaceStatus('Node', { ...node, status: plan.status });

@@ -1,10 +1,11 @@
 /**
- * Fencing against a real apiserver: when the agent cannot reach the
- * apiserver it stops its instances itself before their fencing leases
- * expire (so the controller may start them elsewhere without ever running
- * two copies), and starts them again once it holds the lease again. Two
- * ways to lose the apiserver: connections refused/reset (tcp-proxy cut),
- * and a partition where requests simply hang (partition-proxy hold).
+ * Fencing against a real apiserver (docs/fencing.md): when the agent cannot
+ * reach the apiserver it stops its instances itself before its node lease
+ * expires (so the controller may start them elsewhere without ever running
+ * two copies), and starts them again, claimed anew, once a new term of the
+ * node lease begins. Two ways to lose the apiserver: connections
+ * refused/reset (tcp-proxy cut), and a partition where requests simply hang
+ * (partition-proxy hold).
  */
 import { expect } from 'chai';
 import { eventually, sleep } from '../../support/eventually.js';
@@ -33,6 +34,7 @@ describe('cairn agent end to end: fencing', function () {
     describe(`when ${c.how}`, () => {
       const inst = `guarded-${c.node}`;
       const wi = `${inst}.${c.node}`;
+      const nodeLease = `node-${c.node}`;
       let agent: AgentProcess;
       let link: Awaited<ReturnType<(typeof c)['proxy']>>;
       let pid: number;
@@ -40,46 +42,47 @@ describe('cairn agent end to end: fencing', function () {
       before(async function () {
         this.timeout(40_000);
         link = await c.proxy();
-        agent = await e2e.startAgent({ cluster: ns, nodeName: c.node, dataDir: e2e.tmp('fence'), server: link.https, extraArgs: ['--watch-idle-timeout', '20s'] });
-        await e2e.client.create('WorkItem', instanceWorkItem(ns, c.node, inst, tickCommand(e2e.marker, inst), { fencing: { leaseName: `instance-${inst}`, leaseDurationSeconds: LEASE_SECONDS } }));
+        agent = await e2e.startAgent({ cluster: ns, nodeName: c.node, dataDir: e2e.tmp('fence'), server: link.https, leaseDuration: `${LEASE_SECONDS}s`, extraArgs: ['--watch-idle-timeout', '20s'] });
+        await e2e.client.create('WorkItem', instanceWorkItem(ns, c.node, inst, tickCommand(e2e.marker, inst), { fencing: { leaseName: `instance-${inst}` } }));
         const w = await e2e.waitWorkItem(ns, wi, 'Done', (x) => x.status?.phase === 'Done' && !!x.status.instance?.pid);
         pid = w.status!.instance!.pid!;
         e2e.trackGroup(pid);
       });
 
-      it('the agent stops its instance before the fencing lease expires', async () => {
-        const held = await e2e.lease(ns, `instance-${inst}`);
+      it('the agent stops its instance before its node lease expires', async () => {
+        expect((await e2e.lease(ns, `instance-${inst}`))?.spec?.holderIdentity, 'claimed').to.equal(c.node);
+        const held = await e2e.lease(ns, nodeLease);
         expect(held?.spec?.holderIdentity).to.equal(c.node);
-        await eventually('a fresh renewal', async () => renewMs(await e2e.lease(ns, `instance-${inst}`)) > renewMs(held), 5_000, 50);
+        await eventually('a fresh renewal', async () => renewMs(await e2e.lease(ns, nodeLease)) > renewMs(held), 5_000, 50);
         link.lose();
         const lostAt = Date.now();
         await sleep(100); // a renewal already on the wire may still land
-        const last = await e2e.lease(ns, `instance-${inst}`);
+        const last = await e2e.lease(ns, nodeLease);
         const expiresAt = renewMs(last) + LEASE_SECONDS * 1000;
         expect(alive(pid), 'still running right after the loss').to.equal(true);
         await eventually('instance stopped', () => copiesOf(tag(e2e.marker, inst)).length === 0, Math.max(1, expiresAt - Date.now()), 20).catch((err: Error) => {
           throw new Error(`${err.message}: not stopped ${Date.now() - lostAt} ms after the apiserver became unreachable, lease expired at +${expiresAt - lostAt} ms`);
         });
         expect(Date.now()).to.be.below(expiresAt);
-        const after = await e2e.lease(ns, `instance-${inst}`);
-        expect(after?.spec?.holderIdentity, 'nobody else took the lease').to.equal(c.node);
+        const after = await e2e.lease(ns, nodeLease);
         expect(renewMs(after), 'the agent did not renew it meanwhile').to.equal(renewMs(last));
         const metrics = (await monitorText(agent, '/metrics')).text;
-        expect(metrics).to.match(/^cairn_agent_lease_renew_failures_total\{lease="fencing"\} [1-9]\d*$/m);
+        expect(metrics).to.match(/^cairn_agent_lease_renew_failures_total\{lease="node"\} [1-9]\d*$/m);
       });
 
-      it('starts it again once the apiserver is reachable and the lease is held again', async () => {
+      it('starts it again once the apiserver is reachable: a new term, the instance claimed anew', async () => {
         await sleep(1_500); // the outage outlasts the fencing: the agent tries to report Fenced meanwhile
+        const claimBefore = await e2e.lease(ns, `instance-${inst}`);
         link.regain();
         const w = await e2e.waitWorkItem(ns, wi, 'running again', (x) => x.status?.phase === 'Done' && !!x.status.instance?.pid && x.status.instance.pid !== pid, 20_000);
         e2e.trackGroup(w.status!.instance!.pid);
         expect(alive(w.status!.instance!.pid)).to.equal(true);
         expect(copiesOf(tag(e2e.marker, inst))).to.have.length(1);
-        const lease = await e2e.lease(ns, `instance-${inst}`);
-        expect(lease?.spec?.holderIdentity).to.equal(c.node);
-        expect(renewMs(lease)).to.be.above(Date.now() - LEASE_SECONDS * 1000);
+        const claim = await e2e.lease(ns, `instance-${inst}`);
+        expect(claim?.spec?.holderIdentity).to.equal(c.node);
+        expect(claim?.metadata?.resourceVersion, 'claimed again (one write) in the new term').to.not.equal(claimBefore?.metadata?.resourceVersion);
         const resumed = Date.now();
-        await eventually('heartbeat renewed again', async () => renewMs(await e2e.lease(ns, `node-${c.node}`)) >= resumed, 10_000, 100);
+        await eventually('node lease renewed again', async () => renewMs(await e2e.lease(ns, nodeLease)) >= resumed, 10_000, 100);
       });
 
       // Where the partition left the watch connection silently dead, the informer's idle timeout

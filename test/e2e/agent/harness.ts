@@ -166,7 +166,7 @@ export function instanceWorkItem(ns: string, nodeName: string, name: string, com
         restartPolicy: 'Always',
         terminationGracePeriodSeconds: 1,
         process: { command },
-        fencing: { leaseName: `instance-${name}`, leaseDurationSeconds: 6 },
+        fencing: { leaseName: `instance-${name}` },
         ...extra,
       },
     },

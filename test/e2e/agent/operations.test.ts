@@ -50,7 +50,7 @@ describe('cairn agent end to end: operation timeouts and shutdown', function () 
     this.timeout(40_000);
     await e2e.createCluster(ns);
     agent = await e2e.startAgent({ cluster: ns, nodeName: node, dataDir: e2e.tmp('ops'), shutdownGrace: '2s' });
-    await e2e.client.create('WorkItem', instanceWorkItem(ns, node, inst, stubbornCommand(e2e.marker, inst), { terminationGracePeriodSeconds: 60, fencing: { leaseName: `instance-${inst}`, leaseDurationSeconds: 120 } }));
+    await e2e.client.create('WorkItem', instanceWorkItem(ns, node, inst, stubbornCommand(e2e.marker, inst), { terminationGracePeriodSeconds: 60, fencing: { leaseName: `instance-${inst}` } }));
     const w = await e2e.waitWorkItem(ns, wi, 'Done', (x) => x.status?.phase === 'Done' && !!x.status.instance?.pid);
     pid = w.status!.instance!.pid!;
     e2e.trackGroup(pid);

@@ -18,7 +18,7 @@ import { EXAMPLES_DIR } from '../../support/paths.js';
 const NODES = ['node-a', 'node-b', 'node-c'];
 const INSTANCES = ['ticker', 'writer'];
 /** The examples' failure detection is tuned for people watching; the test wants seconds. */
-const FAST_FAILURE_DETECTION = { heartbeatIntervalSeconds: 1, nodeLeaseDurationSeconds: 3, failoverGracePeriodSeconds: 1, fencingLeaseDurationSeconds: 6 };
+const FAST_FAILURE_DETECTION = { heartbeatIntervalSeconds: 1, nodeLeaseDurationSeconds: 3, failoverGracePeriodSeconds: 1 };
 
 describe('system: the demo scenario through cairn and kubectl', function () {
   this.timeout(180_000);

@@ -53,7 +53,7 @@ describe('controller: deletion with finalizers leaves nothing behind (real etcd 
   it('deleting an instance: the Instance waits for its WorkItem, which waits for the agent; then both are gone with the fencing lease', async () => {
     const [wi] = await workItemsOf('Instance', 'app');
     const agent = agents.find((a) => a.nodeName === wi!.spec.nodeName)!;
-    expect(agent.heldFencingLeases).to.include('instance-app');
+    expect(agent.heldClaims).to.include('instance-app');
     holdCleanup(true);
     await c.client.delete('Instance', NS, 'app');
 
@@ -128,6 +128,6 @@ describe('controller: deletion with finalizers leaves nothing behind (real etcd 
     const { Lease: leases = [], ...objects } = left;
     expect(objects, 'no Node, Instance, Volume or WorkItem left').to.deep.equal({});
     expect(leases.filter((l) => !l.startsWith('node-')), 'no fencing lease left').to.deep.equal([]);
-    expect(agents.flatMap((a) => a.heldFencingLeases)).to.deep.equal([]);
+    expect(agents.flatMap((a) => a.heldClaims)).to.deep.equal([]);
   });
 });

@@ -1,14 +1,14 @@
 /**
  * Controller acceptance, node failure, against a real etcd + apiserver with
- * fake agents. A node whose agent stops renewing its heartbeat lease turns
- * Unreachable (Ready=Unknown, NodeLeaseExpired, a Warning Event). Its
- * instance is failed over only once the failover grace period has passed
- * AND the instance's fencing lease, still held by the dead node, has
- * expired: every read that completed before that moment must show no copy
- * anywhere else. Its volume replica is recreated on a live node.
+ * fake agents. A node whose agent stops renewing its node lease has that
+ * lease revoked and turns Unreachable (Ready=Unknown, NodeLeaseExpired, a
+ * Warning Event). Its instance is failed over only once the lease has
+ * expired and the failover grace period has passed: every read that
+ * completed before that moment must show no copy anywhere else; the next
+ * node claims the instance only after the dead node's claim was deleted.
+ * Its volume replica is recreated on a live node (docs/fencing.md).
  *
- * Timings (Cluster spec.failureDetection): node lease 2 s, grace 1 s,
- * fencing lease 3 s.
+ * Timings (Cluster spec.failureDetection): node lease 2 s, grace 1 s.
  */
 import { expect } from 'chai';
 import { getCondition } from '../../../api/conditions.js';
@@ -24,7 +24,7 @@ function instanceSpec(name: string, extra: Partial<Instance['spec']> = {}): Inst
   return { metadata: { name, namespace: NS }, spec: { cpus: 1, memory: '256Mi', process: { command: ['/bin/sleep', '3600'] }, ...extra } };
 }
 const NODE_LEASE_MS = 2000;
-const FENCING_MS = 3000;
+const GRACE_MS = 1000;
 
 /** One poll: when the request started and ended, and what it saw. */
 interface Sample<T> {
@@ -61,6 +61,7 @@ describe('controller: node expiry, Unreachable and fenced failover (real etcd + 
   let live: FakeAgent;
 
   const getInstance = (name: string) => c.client.get('Instance', NS, name);
+  const leaseOf = async (name: string) => (await c.leases(NS)).find((l) => l.metadata?.name === name);
   const workItemsOf = async (kind: 'Instance' | 'Volume', name: string): Promise<WorkItem[]> =>
     (await c.client.list('WorkItem', { namespace: NS, labelSelector: `${OWNER_KIND_LABEL}=${kind},${OWNER_NAME_LABEL}=${name}` })).items;
 
@@ -79,7 +80,7 @@ describe('controller: node expiry, Unreachable and fenced failover (real etcd + 
       const v = await c.client.get('Volume', NS, 'vol');
       return is.length === 4 && is.every((i) => i.status?.phase === 'Running' && i.status.nodeName === 'n1') && v?.status?.phase === 'Ready' ? true : undefined;
     });
-    expect(dead.heldFencingLeases.sort()).to.deep.equal(['instance-db', 'instance-doomed', 'instance-manual', 'instance-pinned']);
+    expect(dead.heldClaims.sort()).to.deep.equal(['instance-db', 'instance-doomed', 'instance-manual', 'instance-pinned']);
     live = await c.startAgent(NS, 'n2');
     await until('n2 Ready', async () => ((await c.client.get('Node', NS, 'n2'))?.status?.phase === 'Ready' ? true : undefined));
   });
@@ -88,13 +89,12 @@ describe('controller: node expiry, Unreachable and fenced failover (real etcd + 
   });
   after(async () => c?.stop());
 
-  it('marks the silent node Unreachable, then fails its instance over only after the fencing lease expired, and recreates its replica', async () => {
-    // n1's agent goes silent: no heartbeats, no status, no finalizers. Its fencing lease stays renewed for now
-    // (the controller must not rely on the heartbeat alone).
+  it('revokes the silent node\'s lease and marks it Unreachable, then fails its instance over (claim deleted, then claimed anew), and recreates its replica', async () => {
+    // n1's agent goes silent: no renewals, no status, no finalizers.
     dead.heartbeat = false;
     dead.working = false;
     const lastHeartbeat = dead.lastHeartbeatAt;
-    // Deleting an instance of the dead node must wait for its fencing lease too (nobody can confirm it stopped).
+    // Deleting an instance of the dead node must wait for the revocation too (nobody can confirm it stopped).
     await c.client.delete('Instance', NS, 'doomed');
     const watch = sampler(async () => ({
       node: await c.client.get('Node', NS, 'n1'),
@@ -103,7 +103,7 @@ describe('controller: node expiry, Unreachable and fenced failover (real etcd + 
       doomed: (await getInstance('doomed')) !== undefined,
     }));
     try {
-      // Node: Unreachable, Ready=Unknown reason NodeLeaseExpired, never before the lease could have expired.
+      // Node: Unreachable, Ready=Unknown reason NodeLeaseExpired, never before the lease could have expired; its lease revoked.
       const node = await until('n1 Unreachable', async () => {
         const n = await c.client.get('Node', NS, 'n1');
         return n?.status?.phase === 'Unreachable' ? n : undefined;
@@ -111,6 +111,7 @@ describe('controller: node expiry, Unreachable and fenced failover (real etcd + 
       const ready = getCondition(node.status!.conditions, 'Ready')!;
       expect(ready).to.include({ status: 'Unknown', reason: 'NodeLeaseExpired' });
       expect(ready.message).to.contain(`${NS}/node-n1`);
+      expect((await leaseOf('node-n1'))?.spec?.holderIdentity ?? undefined, 'the node lease was revoked').to.equal(undefined);
       const early = watch.samples.filter((s) => s.endedAt < lastHeartbeat + NODE_LEASE_MS);
       for (const s of early) expect(s.value.node?.status?.phase, 'Ready until its lease expired').to.equal('Ready');
       const event = await until('NodeUnreachable event', async () =>
@@ -123,25 +124,6 @@ describe('controller: node expiry, Unreachable and fenced failover (real etcd + 
       });
       expect(cluster.status!.phase).to.equal('Degraded');
 
-      // Grace period over, node lost, but the fencing lease is fresh: the controller waits for it.
-      const waiting = await until('db AwaitingFencing', async () => {
-        const i = await getInstance('db');
-        return i?.status?.reason === 'AwaitingFencing' ? i : undefined;
-      }, 10_000);
-      expect(waiting.status!.phase).to.equal('Unknown');
-      expect(waiting.status!.nodeName).to.equal('n1');
-      expect(waiting.status!.message).to.match(/^node n1 is lost; waiting \d+s for the fencing lease to expire/);
-      const during = await workItemsOf('Instance', 'db');
-      expect(during.map((w) => w.spec.nodeName)).to.deep.equal(['n1']);
-
-      // Keep the fencing lease fresh a little longer, then let it go: the lease expires FENCING_MS after its last renewal.
-      await new Promise((r) => setTimeout(r, 1000));
-      dead.fencing = false;
-      await new Promise((r) => setTimeout(r, 400)); // a renewal may be in flight
-      const lastFence = dead.lastFencingRenewAt.get('instance-db')!;
-      const fencedUntil = lastFence + FENCING_MS;
-      const doomedFencedUntil = dead.lastFencingRenewAt.get('instance-doomed')! + FENCING_MS;
-
       const moved = await until('db Running on n2', async () => {
         const i = await getInstance('db');
         return i?.status?.phase === 'Running' && i.status.nodeName === 'n2' ? i : undefined;
@@ -150,19 +132,21 @@ describe('controller: node expiry, Unreachable and fenced failover (real etcd + 
       await until('a sample with the copy on n2', async () => watch.samples.some((x) => x.value.onLive) || undefined);
       await watch.stop();
 
-      // Ordering, from the samples: no copy on n2 in any read that completed before the fencing lease expired,
-      // and the instance was Unknown (not Running elsewhere) throughout.
-      const beforeExpiry = watch.samples.filter((s) => s.endedAt < fencedUntil);
+      // Ordering, from the samples: no copy on n2 in any read that completed before the node lease expired and
+      // the grace period passed, and the instance was not Running elsewhere throughout.
+      // The lease must have expired (safety); the grace counts from Ready's lastTransitionTime, a whole second.
+      const expiredAt = lastHeartbeat + NODE_LEASE_MS;
+      const lostAt = expiredAt + GRACE_MS - 1000;
+      const beforeExpiry = watch.samples.filter((s) => s.endedAt < expiredAt);
       const firstOnLive = watch.samples.find((s) => s.value.onLive)!;
       expect(beforeExpiry.length).to.be.greaterThan(10);
-      for (const s of beforeExpiry) expect(s.value.onLive, `no WorkItem on n2 at ${s.endedAt - fencedUntil} ms before fencing expiry`).to.equal(false);
-      expect(firstOnLive.endedAt, 'first seen on n2 after the fencing lease expired').to.be.greaterThan(fencedUntil);
-      const lostAt = lastHeartbeat + NODE_LEASE_MS;
-      expect(firstOnLive.endedAt, 'and after node lease + grace').to.be.greaterThan(lostAt + 1000);
+      for (const s of beforeExpiry) expect(s.value.onLive, `no WorkItem on n2 at ${s.endedAt - expiredAt} ms before the node lease expired`).to.equal(false);
+      expect(firstOnLive.endedAt, 'first seen on n2 after the node lease expired and the grace passed').to.be.greaterThan(Math.max(expiredAt, lostAt));
 
-      // The new node could only take the fencing lease once it had expired too.
-      const acquired = live.records.find((r) => r.what === 'fencing-acquired' && r.workItem === 'db.n2')!;
-      expect(acquired.at).to.be.greaterThan(fencedUntil);
+      // The new node could claim the instance only once the dead node's claim was deleted: it claimed it anew.
+      const claimed = live.records.find((r) => r.what === 'claimed' && r.workItem === 'db.n2')!;
+      expect(claimed.at).to.be.greaterThan(expiredAt);
+      expect((await leaseOf('instance-db'))?.spec?.holderIdentity).to.equal('n2');
       expect(moved.status!.lastFailover?.fromNode).to.equal('n1');
       expect(getCondition(moved.status!.conditions, 'Ready')).to.include({ status: 'True' });
       const after = await workItemsOf('Instance', 'db');
@@ -170,9 +154,9 @@ describe('controller: node expiry, Unreachable and fenced failover (real etcd + 
       const events = await c.events(NS);
       expect(events.some((e) => e.involvedObject.name === 'db' && e.reason === 'FailingOver' && e.type === 'Warning')).to.equal(true);
 
-      // The deleted instance went away only once its fencing lease had expired.
+      // The deleted instance went away only once the node was lost.
       await until('doomed gone', async () => ((await getInstance('doomed')) ? undefined : true));
-      for (const s of watch.samples.filter((x) => x.endedAt < doomedFencedUntil)) expect(s.value.doomed, 'doomed kept while fenced').to.equal(true);
+      for (const s of watch.samples.filter((x) => x.endedAt < expiredAt)) expect(s.value.doomed, 'doomed kept until the node lease expired').to.equal(true);
       expect(await workItemsOf('Instance', 'doomed')).to.have.length(0);
     } finally {
       await watch.stop();
@@ -200,7 +184,6 @@ describe('controller: node expiry, Unreachable and fenced failover (real etcd + 
 
   it('marks the node Ready again when heartbeats resume, with a NodeReachable event; what stayed runs again', async () => {
     dead.heartbeat = true;
-    dead.fencing = true;
     dead.working = true;
     const node = await until('n1 Ready again', async () => {
       const n = await c.client.get('Node', NS, 'n1');
@@ -219,6 +202,9 @@ describe('controller: node expiry, Unreachable and fenced failover (real etcd + 
         return i?.status?.phase === 'Running' && i.status.nodeName === 'n1' ? true : undefined;
       });
     }
+    // In its new term n1 claimed again what it kept; the failed-over instance's claim stays n2's.
+    await until('n1 claimed what it kept again', async () => (dead.heldClaims.sort().join() === 'instance-manual,instance-pinned' ? true : undefined));
+    expect((await leaseOf('instance-db'))?.spec?.holderIdentity).to.equal('n2');
     // Nothing of the failed-over workloads comes back to n1.
     const onN1 = (await c.client.list('WorkItem', { namespace: NS, fieldSelector: 'spec.nodeName=n1' })).items.map((w) => w.metadata.name).sort();
     expect(onN1).to.deep.equal(['manual.n1', 'pinned.n1']);

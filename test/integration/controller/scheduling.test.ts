@@ -72,7 +72,7 @@ describe('controller: scheduling, status and WorkItem specs (real etcd + apiserv
     expect(wi!.metadata.finalizers).to.deep.equal([AGENT_FINALIZER]);
     expect(wi!.metadata.ownerReferences?.[0]).to.include({ kind: 'Instance', name: 'web', uid: inst.metadata.uid, controller: true });
     expect(wi!.spec).to.deep.include({ nodeName, type: 'InstanceRuntime' });
-    expect(wi!.spec.instance).to.deep.include({ runState: 'Running', cpus: 1, memory: '256Mi', fencing: { leaseName: 'instance-web', leaseDurationSeconds: 3 } });
+    expect(wi!.spec.instance).to.deep.include({ runState: 'Running', cpus: 1, memory: '256Mi', fencing: { leaseName: 'instance-web' } });
     expect(wi!.status?.phase).to.equal('Done');
   });
 

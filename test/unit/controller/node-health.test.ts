@@ -55,9 +55,9 @@ describe('node health', () => {
   });
 
   describe('failoverGraceMs', () => {
-    it('is the Cluster’s grace period, 60 s by default', () => {
+    it('is the Cluster’s grace period, 0 by default (instances stopped themselves before their node became Unreachable)', () => {
       expect(failoverGraceMs(undefined)).to.equal(FAILURE_DEFAULTS.failoverGracePeriodSeconds * 1000);
-      expect(failoverGraceMs({ metadata: {} })).to.equal(60_000);
+      expect(failoverGraceMs({ metadata: {} })).to.equal(0);
       expect(failoverGraceMs(withGrace(5))).to.equal(5000);
       expect(failoverGraceMs(withGrace(0))).to.equal(0);
     });
@@ -80,7 +80,7 @@ describe('node health', () => {
       const n = node({ phase: 'Unreachable', ready: 'Unknown', reason: LEASE_EXPIRED_REASON, since: NOW - 20_000 });
       expect(nodeView(n, withGrace(30), NOW)).to.deep.include({ unreachable: true, lost: false, lostInMs: 10_000 });
       expect(nodeView(n, withGrace(30), NOW + 10_000)).to.deep.include({ unreachable: true, lost: true, lostInMs: 0 });
-      expect(nodeView(n, undefined, NOW)).to.deep.include({ lost: false, lostInMs: 40_000 });
+      expect(nodeView(n, undefined, NOW), 'no grace by default').to.deep.include({ lost: true, lostInMs: 0 });
     });
 
     it('sees the lease-expired condition as unreachable even before the phase is written', () => {

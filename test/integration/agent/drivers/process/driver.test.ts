@@ -186,13 +186,13 @@ describe('process driver (real processes)', function () {
     expect((await processDriver.observe({ ...item, spec: { ...item.spec, instance: { ...item.spec.instance!, process: { command: ['sleep', '1000'] } } } }, env())).instance).to.include({ pid, state: 'Running' });
   });
 
-  it("kills the instance when the clock passes its fencing deadline (the agent is gone), recording 137, and not before", async () => {
+  it("kills the instance when the clock passes the node's fencing deadline (the agent is gone), recording 137, and not before", async () => {
     const item = instanceItem('fenced', { command: ['sleep', '1000'] });
-    const fence = fenceDeadlinePath(dataDir, 'c1', 'fenced');
+    const fence = fenceDeadlinePath(dataDir, 'c1');
     fs.mkdirSync(path.dirname(fence), { recursive: true });
     const deadline = Date.now() + 3000;
     fs.writeFileSync(fence, `${deadline}\n`);
-    const obs = await ensure(item);
+    const obs = await ensure(item, directContext(dataDir, undefined, { fenceFile: fence }));
     const pid = obs.instance!.pid!;
     await new Promise((r) => setTimeout(r, 1500));
     expect(alive(pid), 'alive before the deadline').to.equal(true);
@@ -201,6 +201,32 @@ describe('process driver (real processes)', function () {
     expect(Date.now(), 'killed after the pushed deadline').to.be.at.least(deadline + 2000);
     expect(Date.now(), 'and soon after it').to.be.below(deadline + 2500);
     expect(fs.readFileSync(path.join(dataDir, 'instances', 'c1', 'fenced', 'exit'), 'utf8').trim()).to.equal(`${pid} 137`);
+  });
+
+  // The agent writes the deadline before it starts anything: a deadline it cannot read means the fence is lost.
+  for (const [what, write] of [
+    ['missing', (_f: string) => undefined],
+    ['empty', (f: string) => fs.writeFileSync(f, '')],
+    ['garbage', (f: string) => fs.writeFileSync(f, 'soon\n')],
+    ['unreadable (a directory)', (f: string) => fs.mkdirSync(f)],
+  ] as const) {
+    it(`kills the instance at once when the deadline file is ${what}`, async () => {
+      const item = instanceItem(`lost-${what.split(' ')[0]}`, { command: ['sleep', '1000'] });
+      const fence = path.join(dataDir, 'fencing', `${what.split(' ')[0]}.deadline`);
+      fs.mkdirSync(path.dirname(fence), { recursive: true });
+      write(fence);
+      const started = Date.now();
+      const pid = (await ensure(item, directContext(dataDir, undefined, { fenceFile: fence }))).instance!.pid!;
+      await eventually('the watchdog to kill the group', () => groupMembers(pid).length === 0, 3_000, 20);
+      expect(Date.now() - started).to.be.below(2_000);
+    });
+  }
+
+  it('starts no watchdog without a fence file (a driver run outside an agent)', async () => {
+    const pid = (await ensure(instanceItem('unfenced', { command: ['sleep', '1000'] }))).instance!.pid!;
+    await new Promise((r) => setTimeout(r, 500));
+    expect(alive(pid)).to.equal(true);
+    expect(groupCommandLines(pid).filter((c) => c.startsWith('sleep ') && !c.endsWith('1000'))).to.deep.equal([]);
   });
 
   it('remove stops the instance and deletes its directory', async () => {

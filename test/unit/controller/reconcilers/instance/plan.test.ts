@@ -74,15 +74,14 @@ describe('planInstance', () => {
       expect(plan.requeueAfterMs).to.equal(undefined);
     });
 
-    it('takes the fencing lease duration from the Cluster and qemu defaults from Cluster.spec.driverDefaults', () => {
+    it('names the claim and takes qemu defaults from Cluster.spec.driverDefaults', () => {
       const c = cluster({
-        failureDetection: { fencingLeaseDurationSeconds: 12 },
         driverDefaults: { qemu: { accelerator: 'tcg', machine: 'pc', cmdline: 'console=ttyS0' } },
       });
       const inst = instance('vm', { driver: 'qemu', process: undefined, qemu: { machine: 'q35', bootDisk: { path: '/img.qcow2', format: 'qcow2' }, migration: { mode: 'Live' } } });
       const plan = planInstance(instanceObserved(inst, { cluster: c }));
       const spec = ofType(plan.actions, 'createWorkItem')[0]!.workItem.spec.instance!;
-      expect(spec.fencing).to.deep.equal({ leaseName: 'instance-vm', leaseDurationSeconds: 12 });
+      expect(spec.fencing).to.deep.equal({ leaseName: 'instance-vm' });
       expect(spec.qemu).to.deep.equal({ accelerator: 'tcg', machine: 'q35', cmdline: 'console=ttyS0', bootDisk: { path: '/img.qcow2', format: 'qcow2' } });
     });
 
@@ -302,8 +301,8 @@ describe('planInstance', () => {
     const inst = instance('web');
     const wi = instanceWorkItem(inst, 'n1', { status: running() });
 
-    it('does not release while the fencing lease is held: requeues after its remaining time, reason AwaitingFencing', () => {
-      const plan = planInstance(instanceObserved(inst, { workItems: [wi], nodes: { n1: LOST }, fencing: { held: true, remainingMs: 7000 } }));
+    it('does not release while a node with a live lease holds the claim: requeues after its remaining time, reason AwaitingFencing', () => {
+      const plan = planInstance(instanceObserved(inst, { workItems: [wi], nodes: { n1: LOST }, fencing: { held: true, remainingMs: 7000, holder: 'n1', leaseName: 'instance-web' } }));
       expect(ofType(plan.actions, 'releaseWorkItem')).to.have.length(0);
       expect(ofType(plan.actions, 'deleteWorkItem')).to.have.length(0);
       expect(ofType(plan.actions, 'createWorkItem')).to.have.length(0);
@@ -313,7 +312,7 @@ describe('planInstance', () => {
       expect(plan.status.message).to.contain('7s');
     });
 
-    it('releases the WorkItem once the fencing lease expired, with a FailingOver Warning and lastFailover', () => {
+    it('releases the WorkItem once the node lease was revoked, with a FailingOver Warning and lastFailover', () => {
       const o = instanceObserved(inst, { workItems: [wi], nodes: { n1: LOST }, decision: { nodeName: 'n2' } });
       const plan = planInstance(o);
       expect(ofType(plan.actions, 'releaseWorkItem')).to.deep.equal([{ type: 'releaseWorkItem', name: 'web.n1', uid: 'uid-web.n1' }]);
@@ -324,14 +323,24 @@ describe('planInstance', () => {
       expect(plan.status.reason).to.equal('FailingOver');
     });
 
-    it('deletes the expired fencing lease (at the version it watched expire) when it releases, so the new node need not wait another duration', () => {
-      const expired = { held: false, remainingMs: 0, leaseName: 'instance-web', resourceVersion: '42' };
-      const plan = planInstance(instanceObserved(inst, { workItems: [wi], nodes: { n1: LOST }, fencing: expired }));
-      expect(ofType(plan.actions, 'deleteExpiredLease')).to.deep.equal([{ type: 'deleteExpiredLease', name: 'instance-web', resourceVersion: '42' }]);
-      const held = planInstance(instanceObserved(inst, { workItems: [wi], nodes: { n1: LOST }, fencing: { ...expired, held: true, remainingMs: 5000 } }));
-      expect(ofType(held.actions, 'deleteExpiredLease')).to.deep.equal([]);
+    it("deletes the lost node's claim (at the version it saw) when it releases, so the next node can claim the instance", () => {
+      const revoked = { held: false, remainingMs: 0, holder: 'n1', leaseName: 'instance-web', resourceVersion: '42' };
+      const plan = planInstance(instanceObserved(inst, { workItems: [wi], nodes: { n1: LOST }, fencing: revoked }));
+      expect(ofType(plan.actions, 'deleteClaim')).to.deep.equal([{ type: 'deleteClaim', name: 'instance-web', resourceVersion: '42' }]);
+      const held = planInstance(instanceObserved(inst, { workItems: [wi], nodes: { n1: LOST }, fencing: { ...revoked, held: true, remainingMs: 5000 } }));
+      expect(ofType(held.actions, 'deleteClaim')).to.deep.equal([]);
+      const elsewhere = planInstance(instanceObserved(inst, { workItems: [wi], nodes: { n1: LOST }, fencing: { ...revoked, holder: 'n2' } }));
+      expect(ofType(elsewhere.actions, 'deleteClaim'), "another node's claim is not the lost node's to give up").to.deep.equal([]);
       const none = planInstance(instanceObserved(inst, { workItems: [wi], nodes: { n1: LOST } }));
-      expect(ofType(none.actions, 'deleteExpiredLease')).to.deep.equal([]);
+      expect(ofType(none.actions, 'deleteClaim')).to.deep.equal([]);
+    });
+
+    it("a WorkItem being deleted on a lost node is released with the node's claim", () => {
+      const leaving = { ...wi, metadata: { ...wi.metadata, deletionTimestamp: NOW_TEXT } };
+      const revoked = { held: false, remainingMs: 0, holder: 'n1', leaseName: 'instance-web', resourceVersion: '42' };
+      const plan = planInstance(instanceObserved({ ...inst, spec: { ...inst.spec, placement: { nodeName: 'n2' } } }, { workItems: [leaving], nodes: { n1: LOST }, fencing: revoked }));
+      expect(ofType(plan.actions, 'releaseWorkItem')).to.have.length(1);
+      expect(ofType(plan.actions, 'deleteClaim')).to.deep.equal([{ type: 'deleteClaim', name: 'instance-web', resourceVersion: '42' }]);
     });
 
     it('treats a Node object that vanished as lost', () => {

@@ -32,7 +32,7 @@ describe('instance WorkItem spec', () => {
         memory: '128Mi',
         restartPolicy: 'Always',
         terminationGracePeriodSeconds: 10,
-        fencing: { leaseName: 'instance-web', leaseDurationSeconds: 30 },
+        fencing: { leaseName: 'instance-web' },
       });
     });
 

@@ -41,11 +41,32 @@ describe('planNode', () => {
     expect(still.status.phase).to.equal('Unreachable');
   });
 
+  it('revokes the lease before it marks the node Unreachable, once: not while it is fresh, not when already holderless', () => {
+    expect(planNode(observed(node(), lease(10_000))).revokeLease).to.equal(undefined);
+    const expired = planNode(observed(node(), lease(40_000)));
+    expect(expired.revokeLease).to.equal(true);
+    expect(expired.status.phase).to.equal('Unreachable');
+    const revoked = planNode(observed(node(expired.status), { ...lease(0), holder: undefined }));
+    expect(revoked.revokeLease, 'a holderless lease was revoked already').to.equal(undefined);
+    expect(revoked.status.phase, 'and stays Unreachable though the record just changed').to.equal('Unreachable');
+    const missing = planNode(observed(node(expired.status), undefined));
+    expect(missing.revokeLease, 'a missing lease is revoked by creating it holderless').to.equal(true);
+  });
+
+  it('a node that takes its revoked lease again (a new term) is Ready again', () => {
+    const expired = planNode(observed(node(), lease(40_000))).status;
+    const back = planNode(observed(node(expired), lease(0)));
+    expect(back.status.phase).to.equal('Ready');
+    expect(back.revokeLease).to.equal(undefined);
+  });
+
   it('is seen by nodeView as unreachable, then lost after the grace period', () => {
     const expired = planNode(observed(node({ phase: 'Ready', conditions: [{ type: 'Ready', status: 'True', reason: 'NodeLeaseRenewed', message: '', lastTransitionTime: EARLIER }] }), lease(50_000)));
     const n = node(expired.status);
-    expect(nodeView(n, undefined, NOW)).to.deep.include({ unreachable: true, lost: false, lostInMs: 60_000 });
-    expect(nodeView(n, undefined, NOW + 60_000)).to.deep.include({ unreachable: true, lost: true, lostInMs: 0 });
+    const grace = { metadata: { name: 'c1' }, spec: { failureDetection: { failoverGracePeriodSeconds: 60 } } };
+    expect(nodeView(n, grace, NOW)).to.deep.include({ unreachable: true, lost: false, lostInMs: 60_000 });
+    expect(nodeView(n, grace, NOW + 60_000)).to.deep.include({ unreachable: true, lost: true, lostInMs: 0 });
+    expect(nodeView(n, undefined, NOW), 'at once by default').to.deep.include({ unreachable: true, lost: true, lostInMs: 0 });
   });
 
   it('comes back Ready with a NodeReachable event when heartbeats resume', () => {

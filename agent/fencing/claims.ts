@@ -1,0 +1,109 @@
+/**
+ * Instance claims (docs/fencing.md): the Lease <cluster>/instance-<name>
+ * names the one node that may run an instance. Unlike the node lease it is
+ * never renewed and never taken over because it looks old: a node claims it
+ * only when it is free or already its own, by compare-and-swap, and gives
+ * it up by clearing the holder (stopped), or hands it to a live migration's
+ * target. The controller deletes the claim of a node it failed over, and
+ * only after revoking that node's lease.
+ *
+ * A claim counts only in the node term it was made in: after a gap in the
+ * node lease, every instance is claimed again (one write each) before it
+ * starts, so a claim the controller deleted meanwhile is never used.
+ *
+ * Concurrency model: called by reconciles, one per key at a time; the map
+ * is only touched on the agent's event loop.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { instanceLeaseName } from '../../api/names.js';
+import type { WorkItem } from '../../api/workitem.js';
+import type { Clock } from '../../runtime/clock.js';
+import { LeaseLock } from '../../runtime/lease-lock.js';
+
+/** The name of an instance's claim (its fencing Lease). */
+export function claimNameOf(item: WorkItem): string {
+  return item.spec.instance?.fencing?.leaseName ?? instanceLeaseName(item.spec.owner.name);
+}
+
+/** Settings of the claims of a node. */
+export interface ClaimOptions {
+  cluster: string;
+  nodeName: string;
+  /** Written into claims for display: the node lease's duration. */
+  leaseDurationSeconds: number;
+  clock: Clock;
+}
+
+/** Outcome of a claim: held, or held by another node (`holder`). */
+export type ClaimResult = { ok: true } | { ok: false; holder?: string };
+
+interface Claim {
+  lock: LeaseLock;
+  term?: string;
+}
+
+/** The instance claims this node holds, by WorkItem key. */
+export class InstanceClaims {
+  private readonly claims = new Map<string, Claim>();
+
+  constructor(
+    private readonly kubeConfig: KubeConfig,
+    private readonly opts: ClaimOptions,
+  ) {}
+
+  /** Whether key's claim was made in `term` (so its instance may start or resume now). */
+  holds(key: string, term: string | undefined): boolean {
+    return term !== undefined && this.claims.get(key)?.term === term;
+  }
+
+  /** Claims `leaseName` for key in `term`: one write, unless already claimed in this term. */
+  async claim(key: string, leaseName: string, term: string): Promise<ClaimResult> {
+    if (this.holds(key, term)) return { ok: true };
+    const c = this.entry(key, leaseName);
+    if (!(await c.lock.tryAcquireOrRenew())) return { ok: false, holder: c.lock.observedHolder };
+    c.term = term;
+    return { ok: true };
+  }
+
+  /** Gives key's claim up (its instance has stopped), so another node may claim it at once. */
+  async release(key: string, leaseName: string): Promise<void> {
+    const c = this.entry(key, leaseName);
+    this.claims.delete(key);
+    await c.lock.release();
+  }
+
+  /** Hands key's claim to node `successor` in one compare-and-swap (a live migration's switch-over). */
+  async handOver(key: string, leaseName: string, successor: string): Promise<void> {
+    const c = this.entry(key, leaseName);
+    this.claims.delete(key);
+    await c.lock.handOver(successor);
+  }
+
+  /** Keys claimed in `term` (persisted, so a restarted agent continuing the term knows them). */
+  claimedIn(term: string): string[] {
+    return [...this.claims].filter(([, c]) => c.term === term).map(([key]) => key);
+  }
+
+  /** Takes back the claims a previous run made in `term` (the term this run continues). */
+  restore(term: string, keys: readonly string[], leaseNameOf: (key: string) => string | undefined): void {
+    for (const key of keys) {
+      const leaseName = leaseNameOf(key);
+      if (leaseName) this.entry(key, leaseName).term = term;
+    }
+  }
+
+  /** Forgets key's claim without touching the API (its WorkItem is gone). */
+  forget(key: string): void {
+    this.claims.delete(key);
+  }
+
+  private entry(key: string, leaseName: string): Claim {
+    let c = this.claims.get(key);
+    if (!c || c.lock.opts.name !== leaseName) {
+      const lock = new LeaseLock(this.kubeConfig, { namespace: this.opts.cluster, name: leaseName, identity: this.opts.nodeName, leaseDurationSeconds: this.opts.leaseDurationSeconds, clock: this.opts.clock, takeOverExpired: false });
+      c = { lock };
+      this.claims.set(key, c);
+    }
+    return c;
+  }
+}

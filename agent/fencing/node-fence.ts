@@ -1,0 +1,193 @@
+/**
+ * The node's fence (docs/fencing.md): one Lease, <cluster>/node-<name>,
+ * is both the node's heartbeat and its right to run instances. The agent
+ * renews it every interval. Holding it without a gap makes a *term*; an
+ * instance runs only inside a term, so:
+ * - when renewals fail for the safe window (duration − fence-stop grace −
+ *   margin, counted from the moment the last successful renewal was sent)
+ *   the term ends: `onUnsafe` asks the reconciler to stop every instance;
+ * - each renewal pushes the node's deadline file forward (expiry − 1.5 s),
+ *   which every instance's shim watches: a dead agent's instances die by
+ *   themselves before the lease expires;
+ * - a renewal that finds the lease taken meanwhile (the controller revokes
+ *   the lease of a node it fails over, by compare-and-swap) or that comes
+ *   after the window lapsed starts a new term: `onNewTerm`. Claims of
+ *   instances (claims.ts) are valid only in the term they were made in.
+ *
+ * Concurrency model: one timer renews every interval (a request is bounded
+ * by the interval, so a hung connection never stops later attempts); a
+ * second timer fires at the end of the safe window and is re-armed by each
+ * success. Both run on the agent's event loop; callers only read.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'winston';
+import { nodeLeaseName } from '../../api/names.js';
+import { withTimeout, type Clock, type TimerHandle } from '../../runtime/clock.js';
+import { LeaseLock } from '../../runtime/lease-lock.js';
+
+/** Longest grace a fence stop gives an instance (SIGTERM, then SIGKILL): the lease will not wait for a long one. */
+export const FENCE_STOP_GRACE_MS = 2_000;
+/** Room between the end of a fence stop and the deadline of the shims' watchdogs. */
+const STOP_MARGIN_MS = 2_000;
+/** The shims' watchdogs kill instances this long before the lease expires (after the agent's own stop, before expiry). */
+const HARD_DEADLINE_MARGIN_MS = 1_500;
+
+/** What a restarted agent needs to continue the term of its previous run (persisted by the local store). */
+export interface FenceRecord {
+  /** Local id of the term. */
+  term: string;
+  /** The lease's acquireTime in that term. */
+  acquiredAt: string;
+  /** Clock time the last successful renewal was sent. */
+  lastRenewAt: number;
+}
+
+/** Settings of a NodeFence. */
+export interface NodeFenceOptions {
+  cluster: string;
+  nodeName: string;
+  intervalMs: number;
+  leaseDurationSeconds: number;
+  /** The file the instances' shims read their deadline from (epoch ms). */
+  deadlineFile: string;
+  clock: Clock;
+  log: Logger;
+  /** The term ended: every instance must be stopped now. */
+  onUnsafe(): void;
+  /** A new term began: instances may be claimed and started again. */
+  onNewTerm(): void;
+  /** After each renewal attempt, with whether it renewed. */
+  onResult?(ok: boolean): void;
+}
+
+/** The node lease and the terms of holding it. */
+export class NodeFence {
+  private readonly lock: LeaseLock;
+  private termId: string | undefined;
+  private acquiredAt: string | undefined;
+  private lastRenewAt = 0;
+  private terms = 0;
+  private renewTimer: TimerHandle | undefined;
+  private unsafeTimer: TimerHandle | undefined;
+  private stopped = false;
+
+  constructor(
+    kubeConfig: KubeConfig,
+    private readonly opts: NodeFenceOptions,
+    restored?: FenceRecord,
+  ) {
+    this.lock = new LeaseLock(kubeConfig, { namespace: opts.cluster, name: nodeLeaseName(opts.nodeName), identity: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds, clock: opts.clock });
+    if (restored && this.windowLeft(restored.lastRenewAt) > 0) {
+      ({ term: this.termId, acquiredAt: this.acquiredAt, lastRenewAt: this.lastRenewAt } = restored);
+      this.armUnsafeTimer();
+    }
+  }
+
+  /** ms from a renewal until the term ends without another: the lease duration less a fence stop and a margin. */
+  static safeWindowMs(leaseDurationSeconds: number): number {
+    const duration = leaseDurationSeconds * 1000;
+    return Math.max(duration / 2, duration - FENCE_STOP_GRACE_MS - STOP_MARGIN_MS);
+  }
+
+  /** The current term's id while it is safe to run instances; undefined otherwise. */
+  get term(): string | undefined {
+    return this.isSafe() ? this.termId : undefined;
+  }
+
+  /** Clock time of the last successful renewal (0 = none yet). */
+  get lastRenewed(): number {
+    return this.lastRenewAt;
+  }
+
+  /** Whether instances may run now. */
+  isSafe(): boolean {
+    return this.msUntilUnsafe() > 0;
+  }
+
+  /** ms until the term ends unless renewed (0 = ended, or none yet). */
+  msUntilUnsafe(): number {
+    return this.termId === undefined ? 0 : this.windowLeft(this.lastRenewAt);
+  }
+
+  /** What to persist so a restarted agent continues this term. */
+  record(): FenceRecord | undefined {
+    if (this.termId === undefined || this.acquiredAt === undefined) return undefined;
+    return { term: this.termId, acquiredAt: this.acquiredAt, lastRenewAt: this.lastRenewAt };
+  }
+
+  /** Renews now and then every interval. */
+  start(): void {
+    void this.tick();
+  }
+
+  /** Stops renewing (the lease then expires, and the shims' watchdogs stop the instances, unless an agent renews it again). */
+  stop(): void {
+    this.stopped = true;
+    this.renewTimer?.cancel();
+    this.unsafeTimer?.cancel();
+  }
+
+  /** One renewal attempt; resolves whether it renewed. */
+  async renew(): Promise<boolean> {
+    const sentAt = this.opts.clock.now();
+    let ok = false;
+    try {
+      const answer = await withTimeout<boolean | undefined>(this.opts.clock, this.lock.tryAcquireOrRenew(), this.opts.intervalMs, undefined);
+      if (answer === undefined) throw new Error(`no answer from the apiserver within ${this.opts.intervalMs} ms`);
+      ok = answer;
+      if (!ok) this.opts.log.error('node lease is held by another identity; is a second agent running with this node name?', { holder: this.lock.observedHolder });
+    } catch (err) {
+      this.opts.log.warn('node lease renewal failed', { error: String(err), msUntilFenced: this.msUntilUnsafe() });
+    }
+    if (ok) this.renewed(sentAt);
+    this.opts.onResult?.(ok);
+    return ok;
+  }
+
+  private renewed(sentAt: number): void {
+    const acquiredAt = this.lock.heldSince;
+    const continues = this.termId !== undefined && acquiredAt === this.acquiredAt && this.windowLeft(this.lastRenewAt, sentAt) > 0;
+    this.lastRenewAt = sentAt;
+    this.acquiredAt = acquiredAt;
+    this.writeDeadline();
+    this.armUnsafeTimer();
+    if (continues) return;
+    this.termId = `${acquiredAt ?? 'unknown'}#${++this.terms}`;
+    this.opts.log.info('node lease held: a new fencing term begins', { term: this.termId });
+    this.opts.onNewTerm();
+  }
+
+  private windowLeft(lastRenewAt: number, at = this.opts.clock.now()): number {
+    return Math.max(0, lastRenewAt + NodeFence.safeWindowMs(this.opts.leaseDurationSeconds) - at);
+  }
+
+  private armUnsafeTimer(): void {
+    this.unsafeTimer?.cancel();
+    this.unsafeTimer = this.opts.clock.setTimer(() => {
+      if (this.stopped || this.isSafe()) return;
+      this.opts.log.warn('node lease not renewed within the safe window: stopping every instance', { lastRenewAt: new Date(this.lastRenewAt).toISOString() });
+      this.opts.onUnsafe();
+    }, this.msUntilUnsafe() + 1);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    await this.renew();
+    if (!this.stopped) this.renewTimer = this.opts.clock.setTimer(() => void this.tick(), this.opts.intervalMs);
+  }
+
+  // Atomic (rename) so a shim never reads half a number; not fsynced: a crash that loses it also stopped the instances.
+  private writeDeadline(): void {
+    const deadlineMs = Math.floor(this.lastRenewAt + this.opts.leaseDurationSeconds * 1000 - HARD_DEADLINE_MARGIN_MS);
+    const tmp = `${this.opts.deadlineFile}.tmp`;
+    try {
+      fs.mkdirSync(path.dirname(tmp), { recursive: true });
+      fs.writeFileSync(tmp, `${deadlineMs}\n`);
+      fs.renameSync(tmp, this.opts.deadlineFile);
+    } catch (err) {
+      this.opts.log.warn('cannot write the fencing deadline file; instances stop at their previous deadline', { file: this.opts.deadlineFile, error: String(err) });
+    }
+  }
+}
