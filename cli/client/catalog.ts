@@ -6,7 +6,7 @@
  * name clash (`nodes` are Cairn nodes), as this is Cairn's CLI.
  */
 import { GROUP } from '../../api/types.js';
-import type { RestClient } from '../../api/client/rest-client.js';
+import type { ApiClient } from './api-client.js';
 import { CliError } from './errors.js';
 
 /** One served resource. */
@@ -68,7 +68,7 @@ export class ResourceCatalog {
   constructor(readonly resources: ResourceInfo[]) {}
 
   /** Reads discovery from the server. */
-  static async discover(rest: RestClient): Promise<ResourceCatalog> {
+  static async discover(rest: Pick<ApiClient, 'request'>): Promise<ResourceCatalog> {
     const groups = await rest.request<GroupList>('GET', '/apis');
     const lists = await Promise.all([
       rest.request<ResourceList>('GET', '/api/v1'),

@@ -4,8 +4,7 @@
  * failures kubectl's way and sets the exit code.
  *
  * Every `cairn` run defines every verb, so this module stays light: the
- * client (context.ts, and with it @kubernetes/client-node) is loaded only
- * when a verb runs.
+ * client (context.ts) is loaded only when a verb runs.
  */
 import { Command } from 'commander';
 import { addConnectionFlags, type ConnectionFlags } from '../connection-flags.js';
@@ -37,14 +36,14 @@ export function runWithClient<A extends unknown[]>(body: (ctx: ClientContext, ..
     let ctx: ClientContext | undefined;
     try {
       const { clientContext } = await import('./context.js');
-      ctx = clientContext(flags);
+      ctx = await clientContext(flags);
       const code = await body(ctx, ...(args.slice(0, -2) as A));
       process.exitCode = code ?? 0;
     } catch (err) {
-      process.stderr.write(`${formatError(err, ctx?.kc.getCurrentCluster()?.server)}\n`);
+      process.stderr.write(`${formatError(err, ctx?.rest.cluster?.server)}\n`);
       process.exitCode = Math.max(opts.failureExitCode ?? 1, exitCodeOf(err));
     } finally {
-      ctx?.kc.destroyAgent();
+      ctx?.rest.close();
     }
   };
 }

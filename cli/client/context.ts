@@ -1,7 +1,9 @@
 /**
  * The client a verb works with, built from its connection and namespace
- * flags (command.ts defines them and loads this module when a verb runs:
- * it brings in @kubernetes/client-node).
+ * flags (command.ts defines them and loads this module when a verb runs).
+ * A kubeconfig as Cairn writes them (a token, the cluster's CA) is served
+ * by Node's https (https-client.ts); any other by @kubernetes/client-node,
+ * loaded only then, as it takes most of a second.
  *
  * The namespace is -n, else the kubeconfig context's namespace, else
  * `default` — as kubectl resolves it. In Cairn a namespace is a Cluster.
@@ -9,17 +11,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadKubeConfig, type PooledKubeConfig } from '../../api/client/kubeconfig.js';
-import { RestClient } from '../../api/client/rest-client.js';
 import { connectionOptions } from '../connection-flags.js';
+import type { ApiClient } from './api-client.js';
 import type { ClientFlags } from './command.js';
 import { ResourceCatalog } from './catalog.js';
 import { CliError } from './errors.js';
+import { HttpsClient } from './https-client.js';
+import { readKubeconfig } from './kubeconfig-file.js';
 
 /** What a client verb works with. */
 export interface ClientContext {
-  kc: PooledKubeConfig;
-  rest: RestClient;
+  /** The connection to the apiserver. */
+  rest: ApiClient;
   /** The namespace (Cluster) objects are read from and written to. */
   namespace: string;
   /** Whether -n was given (it then overrides a manifest's namespace check). */
@@ -33,13 +36,10 @@ export interface ClientContext {
 }
 
 /** Builds the client of a verb from its flags. */
-export function clientContext(flags: ClientFlags & Record<string, unknown>): ClientContext {
-  const kc = loadClientConfig(flags);
-  const rest = RestClient.forConfig(kc);
-  const contextNs = kc.getContextObject(kc.getCurrentContext())?.namespace;
+export async function clientContext(flags: ClientFlags & Record<string, unknown>): Promise<ClientContext> {
+  const { rest, contextNs } = await connect(flags);
   let catalog: Promise<ResourceCatalog> | undefined;
   return {
-    kc,
     rest,
     namespace: flags.namespace ?? contextNs ?? 'default',
     explicitNamespace: flags.namespace !== undefined,
@@ -51,16 +51,21 @@ export function clientContext(flags: ClientFlags & Record<string, unknown>): Cli
 
 const KUBECONFIG_HINT = 'cairn server writes <data-dir>/admin.kubeconfig; pass it with --kubeconfig or export KUBECONFIG=...';
 
-// The kubeconfig, or a CliError saying which one is missing: client-node would silently fall back to
-// http://localhost:8080 and fail later with an unrelated message.
-function loadClientConfig(flags: ClientFlags): PooledKubeConfig {
+// The client of the kubeconfig, or a CliError saying which kubeconfig is missing: client-node would silently
+// fall back to http://localhost:8080 and fail later with an unrelated message.
+async function connect(flags: ClientFlags): Promise<{ rest: ApiClient; contextNs?: string }> {
   const file = flags.kubeconfig ?? process.env.KUBECONFIG?.split(':')[0];
   if (file && !fs.existsSync(file)) throw new CliError(`the kubeconfig ${file} does not exist`, KUBECONFIG_HINT);
   if (!file && !flags.server && !fs.existsSync(path.join(os.homedir(), '.kube', 'config'))) {
     throw new CliError('no kubeconfig: neither --kubeconfig, KUBECONFIG nor ~/.kube/config, and no --server', KUBECONFIG_HINT);
   }
+  const opts = connectionOptions(flags);
+  const settings = readKubeconfig(opts);
+  if (settings) return { rest: new HttpsClient(settings), contextNs: settings.namespace };
+  const { ClientNodeClient } = await import('./client-node-client.js');
   try {
-    return loadKubeConfig(connectionOptions(flags));
+    const client = ClientNodeClient.load(opts);
+    return { rest: client, contextNs: client.namespace };
   } catch (err) {
     throw new CliError((err as Error).message, 'list the contexts with: kubectl config get-contexts');
   }

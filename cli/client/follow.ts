@@ -15,7 +15,7 @@
  */
 import { ApiStatusError, isGone } from '../../api/client/errors.js';
 import { untilInterrupted, type Interruption } from './interrupt.js';
-import type { WatchHandle } from './watch.js';
+import type { WatchHandle } from './api-client.js';
 
 /** What a watch event carries: an object, a one-row Table, a bookmark or a Status. */
 interface EventObject {

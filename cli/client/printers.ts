@@ -4,8 +4,14 @@
  * (4-space indent); `-o name` as `instance.cairn.dev/web`; and the message
  * an empty human-readable result prints on stderr. Pure.
  */
-import YAML from 'yaml';
+import { createRequire } from 'node:module';
 import type { ResourceInfo } from './catalog.js';
+
+// yaml takes about 50 ms to load, a good part of `cairn get`'s run: only YAML output pays for it, loaded on first
+// use (through require, the same CommonJS module `import YAML from 'yaml'` would give).
+const require = createRequire(import.meta.url);
+let yaml: typeof import('yaml') | undefined;
+const YAML = (): typeof import('yaml') => (yaml ??= require('yaml') as typeof import('yaml'));
 
 /** `instance.cairn.dev`, or `event` for the core group: the kind part of `-o name`. */
 export function kindName(r: ResourceInfo): string {
@@ -25,7 +31,7 @@ export function asList(items: readonly unknown[]): Record<string, unknown> {
 
 /** One document as YAML or JSON, ending in a newline. */
 export function formatDocument(doc: unknown, format: 'yaml' | 'json'): string {
-  return format === 'json' ? `${JSON.stringify(doc, null, 4)}\n` : YAML.stringify(doc, { indentSeq: false });
+  return format === 'json' ? `${JSON.stringify(doc, null, 4)}\n` : YAML().stringify(doc, { indentSeq: false });
 }
 
 /** What an empty human-readable listing prints on stderr (namespace undefined: -A or cluster-scoped). */

@@ -1,13 +1,13 @@
 /**
- * Following objects as they change, through client-node's Watch: a list
+ * Following objects as they change, through the client's watch: a list
  * gives the starting state and resourceVersion, a watch from there the
  * changes. `waitFor` is what `wait`, `delete --wait` and `drain --wait`
  * share: level-triggered (the condition is checked on the current state
  * first), with a deadline, re-listing when the watch ends early (after a
  * pause when it ended within a second, so a refused watch does not spin).
  */
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { collectionPath, qualifiedName, type ResourceInfo } from './catalog.js';
+import type { WatchHandle } from './api-client.js';
 import type { ClientContext } from './context.js';
 import { CliError } from './errors.js';
 
@@ -56,12 +56,6 @@ export async function listObjects(ctx: ClientContext, r: ResourceInfo, sel: Sele
   return { metadata: { resourceVersion: pages[0]!.metadata.resourceVersion }, items: pages.flatMap((p) => p.items) };
 }
 
-/** A running watch; `stop()` ends it, `done` settles when it ends for any reason. */
-export interface WatchHandle {
-  stop(): void;
-  done: Promise<void>;
-}
-
 /**
  * Watches a collection from `resourceVersion`, calling `onEvent(type, object)` for each change;
  * `headers` go with the request (an Accept asking for Table events).
@@ -74,11 +68,8 @@ export async function watchObjects(
   onEvent: (type: string, obj: ApiObject) => void,
   headers?: Record<string, string>,
 ): Promise<WatchHandle> {
-  let settle!: (err?: unknown) => void;
-  const done = new Promise<void>((resolve, reject) => (settle = (err) => (err ? reject(err) : resolve())));
   const query = { labelSelector: sel.labelSelector, fieldSelector: sel.fieldSelector, resourceVersion, allowWatchBookmarks: true };
-  const abort = await new Watch(headers ? withHeaders(ctx.kc, headers) : ctx.kc).watch(collectionPath(r, sel.namespace), query, (type, obj) => onEvent(type, obj as ApiObject), (err) => settle(isAbort(err) ? undefined : err));
-  return { stop: () => abort.abort(), done };
+  return ctx.rest.watch(collectionPath(r, sel.namespace), query, (type, obj) => onEvent(type, obj as ApiObject), headers);
 }
 
 /**
@@ -164,14 +155,4 @@ function watchUntil(
       () => finish({ outcome: 'ended' }),
     );
   });
-}
-
-// client-node's Watch takes its request options from the KubeConfig only, so extra headers go in there.
-function withHeaders(kc: KubeConfig, headers: Record<string, string>): KubeConfig {
-  const applyToFetchOptions: KubeConfig['applyToFetchOptions'] = (opts) => kc.applyToFetchOptions({ ...opts, headers: { ...opts.headers, ...headers } });
-  return Object.assign(Object.create(kc) as KubeConfig, { applyToFetchOptions });
-}
-
-function isAbort(err: unknown): boolean {
-  return !err || (err as Error).name === 'AbortError';
 }

@@ -31,7 +31,7 @@ export async function runDiff(ctx: ClientContext): Promise<number> {
   try {
     return runDiffProgram(await diffPairs(ctx), process.env);
   } catch (err) {
-    const text = err instanceof ObjectFailure ? applyErrorText(err.err, err.source) : formatError(err, ctx.kc.getCurrentCluster()?.server);
+    const text = err instanceof ObjectFailure ? applyErrorText(err.err, err.source) : formatError(err, ctx.rest.cluster?.server);
     process.stderr.write(`${text}\n`);
     return Math.max(2, exitCodeOf(err));
   }

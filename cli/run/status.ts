@@ -18,7 +18,7 @@ function scopeOf(ctx: ClientContext): StatusScope {
 }
 
 function viewContext(ctx: ClientContext): ViewContext {
-  return { server: ctx.kc.getCurrentCluster()?.server ?? '', allNamespaces: ctx.allNamespaces, namespace: ctx.allNamespaces ? undefined : ctx.namespace };
+  return { server: ctx.rest.cluster?.server ?? '', allNamespaces: ctx.allNamespaces, namespace: ctx.allNamespaces ? undefined : ctx.namespace };
 }
 
 function viewFor(output: StatusOutput, vc: ViewContext): StatusView {

@@ -27,7 +27,7 @@ export async function createToken(ctx: ClientContext): Promise<void> {
   const f = ctx.flags as { cluster: string; ttl: number; uses: number; description?: string };
   const t = await storeToken(ctx, { type: 'join', cluster: f.cluster, maxUses: f.uses, ...(f.description ? { description: f.description } : {}) }, f.ttl);
   process.stdout.write(`${t.token}\n`);
-  const server = ctx.kc.getCurrentCluster()?.server ?? 'https://SERVER:6443';
+  const server = ctx.rest.cluster?.server ?? 'https://SERVER:6443';
   process.stderr.write(
     `join token ${t.id} for cluster ${f.cluster}: ${f.uses} use${f.uses === 1 ? '' : 's'}, ${t.expires ? `expires ${t.expires}` : 'no expiry'}\n` +
       `join a node: cairn agent --server ${server} --certificate-authority CA.crt --join-token TOKEN --cluster ${f.cluster} --node-name NAME\n`,

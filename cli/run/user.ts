@@ -50,7 +50,7 @@ async function bind(ctx: ClientContext, user: string, role: string, cluster: str
 
 /** The CA of the current cluster as PEM, to embed in the new kubeconfig. */
 async function currentCa(ctx: ClientContext): Promise<{ caCertPem?: string; insecureSkipTlsVerify?: boolean }> {
-  const c = ctx.kc.getCurrentCluster();
+  const c = ctx.rest.cluster;
   if (c?.caData) return { caCertPem: Buffer.from(c.caData, 'base64').toString('utf8') };
   if (c?.caFile) return { caCertPem: await fs.readFile(c.caFile, 'utf8') };
   return c?.skipTLSVerify ? { insecureSkipTlsVerify: true } : {};
@@ -60,7 +60,7 @@ async function currentCa(ctx: ClientContext): Promise<{ caCertPem?: string; inse
 export async function createUser(ctx: ClientContext, name: string): Promise<void> {
   const f = ctx.flags as unknown as UserFlags;
   const role = roleName(f.role);
-  const server = ctx.kc.getCurrentCluster()?.server;
+  const server = ctx.rest.cluster?.server;
   if (!server) throw new CliError('the kubeconfig has no current cluster', 'pass --kubeconfig or --server');
   const t = await storeToken(ctx, { type: 'user', user: name, description: `user ${name}, ${role}${f.cluster ? ` in ${f.cluster}` : ''}` }, f.ttl);
   const binding = await bind(ctx, name, role, f.cluster);

@@ -20,7 +20,8 @@ import type { WorkItem } from '../../api/workitem.js';
 import type { ResourceInfo } from '../client/catalog.js';
 import type { ClientContext } from '../client/context.js';
 import { missingClusterNote, type ConnectionLost } from './render.js';
-import { listObjects, watchObjects, type ApiList, type ApiObject, type Selection, type WatchHandle } from '../client/watch.js';
+import type { WatchHandle } from '../client/api-client.js';
+import { listObjects, watchObjects, type ApiList, type ApiObject, type Selection } from '../client/watch.js';
 
 /** The kinds `status` reads, by their key in StatusObjects. */
 export const STATUS_KINDS = { clusters: 'Cluster', nodes: 'Node', instances: 'Instance', volumes: 'Volume', workItems: 'WorkItem' } as const;

@@ -35,7 +35,7 @@ describe('get -w after 410 Expired (real etcd)', function () {
     await ok('POST', cairnPath('clusters'), cluster('f-compact'));
   });
   after(async () => {
-    ctx?.kc.destroyAgent();
+    ctx?.rest.close();
     store?.client.close();
     await env?.stop();
   });
@@ -46,7 +46,7 @@ describe('get -w after 410 Expired (real etcd)', function () {
     await ok('PATCH', cairnPath('instances', ns, 'x'), { spec: { cpus: 2 } }, MERGE);
     await store.compact(await store.currentRevision());
     const fresh = await env.addServer();
-    ctx = clientContext({ kubeconfig: fresh.kubeconfigPath, namespace: ns });
+    ctx = await clientContext({ kubeconfig: fresh.kubeconfigPath, namespace: ns });
     const c = ctx;
     const r = (await c.catalog()).resolveOne('instances');
     const sel = { namespace: ns };
