@@ -103,7 +103,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const items = () => (informer.hasSynced ? informer.list() : store.list());
   const wakeAll = () => items().forEach((w) => controller?.queue.add(keyOf(w)));
   const stored = store.storedFence;
-  const fence = new NodeFence(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }) }, stored);
+  const fence = new NodeFence(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence, claims, true) }, stored);
   const claims = new InstanceClaims(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds, clock });
   if (stored && fence.term === stored.term) claims.restore(stored.term, stored.claimed, (k) => { const w = store.get(k); return w && claimNameOf(w); });
   const deps: AgentReconcilerDeps = { client, runner, fence, claims, store, cached: (k) => informer.get(k), synced: () => informer.hasSynced, settings, clock, log, metrics, operations };
@@ -191,9 +191,11 @@ async function registerUntilDone(client: CairnClient, opts: AgentOptions, qemu: 
   }
 }
 
-function persistFence(store: LocalStore, fence: NodeFence, claims: InstanceClaims): void {
+/** Records the term and its claims; `now` writes at once (every renewal: a restarted agent must find the latest). */
+function persistFence(store: LocalStore, fence: NodeFence, claims: InstanceClaims, now = false): void {
   const term = fence.term;
   store.setFence(fence.record(), term ? claims.claimedIn(term) : []);
+  if (now) store.flush();
 }
 
 function startHousekeeping(opts: AgentOptions, store: LocalStore, fence: NodeFence, claims: InstanceClaims, log: Logger): NodeJS.Timeout[] {

@@ -102,7 +102,9 @@ export async function reconcileWorkItem(d: AgentReconcilerDeps, key: string): Pr
       case 'wait':
         return waitAndReport(d, item!, step.reason, obs!, heldBy);
       case 'handOver':
-        return handOver(d, key, item!, obs!, step.to);
+        // Then report (the controller waits for the source's Completed) from what the node shows now.
+        await handOver(d, key, item!, obs!, step.to);
+        return converge(d, key, item!, await observe(d, item!));
       case 'converge':
         return converge(d, key, item!, obs!);
     }

@@ -60,6 +60,8 @@ export interface NodeFenceOptions {
   onNewTerm(): void;
   /** After each renewal attempt, with whether it renewed. */
   onResult?(ok: boolean): void;
+  /** After each successful renewal: persist the record now, so a restarted agent continues this term. */
+  onRenewed?(record: FenceRecord): void;
 }
 
 /** The node lease and the terms of holding it. */
@@ -153,8 +155,9 @@ export class NodeFence {
     this.acquiredAt = acquiredAt;
     this.writeDeadline();
     this.armUnsafeTimer();
+    if (!continues) this.termId = `${acquiredAt ?? 'unknown'}#${++this.terms}`;
+    this.opts.onRenewed?.(this.record()!);
     if (continues) return;
-    this.termId = `${acquiredAt ?? 'unknown'}#${++this.terms}`;
     this.opts.log.info('node lease held: a new fencing term begins', { term: this.termId });
     this.opts.onNewTerm();
   }

@@ -1,11 +1,18 @@
 /**
  * The supervised-operation runner, after Ganeti's RPC-timeout design: each
- * driver verb (ensure, remove) runs in a worker process of its own, named by
- * an operation id, bounded by a timeout (reason Timeout), cancellable
- * through an AbortSignal (reason Cancelled), and ended — SIGTERM, then
- * SIGKILL after a grace period — when the agent shuts down. A hung driver
- * can therefore never wedge the agent, and killing an operation kills
- * everything it started.
+ * driver verb (ensure, remove) runs in a worker process, named by an
+ * operation id, bounded by a timeout (reason Timeout), cancellable through
+ * an AbortSignal (reason Cancelled), and ended — SIGTERM, then SIGKILL after
+ * a grace period — when the agent shuts down. A hung driver can therefore
+ * never wedge the agent, and killing an operation kills everything it
+ * started.
+ *
+ * Workers are kept warm and reused, one operation at a time each: an
+ * operation costs a request and a result line, not a Node.js start-up (about
+ * 90 ms of CPU). A worker that was terminated, or exited, is never reused;
+ * at most `maxIdle` wait for work, and each retires after
+ * MAX_OPERATIONS_PER_WORKER operations: its exit sweeps its process group,
+ * so anything an operation left behind does not outlive it for long.
  *
  * Concurrency: run() may be called concurrently for different WorkItems; a
  * second operation for a WorkItem that still has one is a programming error
@@ -27,6 +34,10 @@ import { operationTimeoutMs } from './timeouts.js';
 export const DEFAULT_WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker.js');
 /** Default time between SIGTERM and SIGKILL when the runner ends a worker. */
 export const DEFAULT_KILL_GRACE_MS = 3_000;
+/** Idle workers kept warm by default. */
+const DEFAULT_MAX_IDLE = 8;
+/** Operations a worker carries before it retires. */
+const MAX_OPERATIONS_PER_WORKER = 200;
 
 /** The log methods the runner uses; a winston Logger fits. */
 export interface RunnerLogger {
@@ -48,6 +59,8 @@ export interface RunnerOptions extends DriverSettings {
   workerPath?: string;
   /** SIGTERM → SIGKILL delay on timeout and cancellation. */
   killGraceMs?: number;
+  /** Idle workers kept warm for the next operations (default 8: the agent's reconcile workers). */
+  maxIdle?: number;
 }
 
 /** One operation to run. */
@@ -113,6 +126,7 @@ export class OperationRunner {
   private readonly counters: Omit<RunnerStats, 'live'> = { started: 0, succeeded: 0, failed: {} };
   private readonly logger: RunnerLogger;
   private readonly killGraceMs: number;
+  private readonly idle: SupervisedChild[] = [];
   private closed = false;
 
   constructor(private readonly options: RunnerOptions) {
@@ -129,31 +143,44 @@ export class OperationRunner {
     const refuse = this.closed ? 'the agent is shutting down' : req.signal?.aborted ? abortMessage(req.signal) : undefined;
     if (refuse) return this.finish(req, newOperationId(process.pid, 0, started), started, { ok: false, error: new OperationError('Cancelled', refuse).toWorkItemError() });
     let child: SupervisedChild;
-    let operationId = newOperationId(process.pid, 0, started);
     try {
-      child = new SupervisedChild(process.execPath, [this.options.workerPath ?? DEFAULT_WORKER], (line) => this.relay(line, operationId, key));
+      child = this.worker();
     } catch (err) {
-      return this.finish(req, operationId, started, { ok: false, error: classify(err, { doing: 'starting an operation worker', node: this.options.nodeName }).toWorkItemError() });
+      return this.finish(req, newOperationId(process.pid, 0, started), started, { ok: false, error: classify(err, { doing: 'starting an operation worker', node: this.options.nodeName }).toWorkItemError() });
     }
-    operationId = newOperationId(process.pid, child.pid, started);
+    const operationId = newOperationId(process.pid, child.pid, started);
     const timeoutMs = req.timeoutMs ?? operationTimeoutMs(req.item, req.verb, req.action);
     const info: LiveOperation = { operationId, key, verb: req.verb, ...(req.action ? { action: req.action } : {}), pid: child.pid, startedAt: started.toISOString(), deadline: new Date(started.getTime() + timeoutMs).toISOString() };
     this.live.set(key, { info, child });
     this.counters.started++;
     this.logger.info('operation started', { ...info, timeoutMs });
     const request: WorkerRequest = { operationId, verb: req.verb, item: req.item, settings: driverSettings(this.options) };
-    child.send(JSON.stringify(request));
+    const outcome = child.request(JSON.stringify(request), (line) => this.relay(line, operationId, key));
     const what = `operation ${operationId} (${req.verb}${req.action ? ` ${req.action}` : ''} of WorkItem ${key})`;
     const timer = setTimeout(() => child.terminate({ reason: 'Timeout', message: `${what} exceeded its ${timeoutMs / 1000} s timeout and was killed` }, this.killGraceMs), timeoutMs);
     const onAbort = () => child.terminate({ reason: 'Cancelled', message: `${what} was cancelled: ${abortMessage(req.signal!)}` }, this.killGraceMs);
     req.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      return this.finish(req, operationId, started, this.interpret(await child.done, what));
+      return this.finish(req, operationId, started, this.interpret(await outcome, what));
     } finally {
       clearTimeout(timer);
       req.signal?.removeEventListener('abort', onAbort);
       this.live.delete(key);
+      this.release(child);
     }
+  }
+
+  /** A warm worker, or a new one. */
+  private worker(): SupervisedChild {
+    for (let w = this.idle.pop(); w; w = this.idle.pop()) if (w.reusable) return w;
+    return new SupervisedChild(process.execPath, [this.options.workerPath ?? DEFAULT_WORKER]);
+  }
+
+  /** Keeps a worker that can take more work warm (up to maxIdle); lets the others go. */
+  private release(child: SupervisedChild): void {
+    const keep = !this.closed && child.reusable && child.served < MAX_OPERATIONS_PER_WORKER && this.idle.length < (this.options.maxIdle ?? DEFAULT_MAX_IDLE);
+    if (keep) this.idle.push(child);
+    else child.end();
   }
 
   /** Operations in flight. */
@@ -174,6 +201,10 @@ export class OperationRunner {
       l.child.terminate({ ...termination, message: `operation ${l.info.operationId} was ended: ${termination.message}` }, graceMs);
       return l.child.done;
     });
+    for (const w of this.idle.splice(0)) {
+      w.end();
+      pending.push(w.done);
+    }
     await Promise.all(pending);
   }
 

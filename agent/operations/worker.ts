@@ -1,12 +1,16 @@
 /**
  * Entry point of an operation worker: `node worker.js`, started by the
- * OperationRunner as the leader of its own process group. Reads one
- * WorkerRequest from stdin, runs one driver verb, prints one WorkerResult
- * on stdout and exits. SIGTERM/SIGINT/SIGHUP abort the operation's
- * AbortSignal so the driver can clean up (unlink a temp file, stop waiting)
- * before the runner's SIGKILL. Imports only the drivers and Node built-ins,
- * never the agent's heavier modules, because one starts per operation.
+ * OperationRunner as the leader of its own process group and reused for
+ * one operation after another. Reads WorkerRequests from stdin, one per
+ * line; for each runs one driver verb and prints one WorkerResult line on
+ * stdout; exits when stdin ends (the runner then sweeps its process group,
+ * so whatever an operation left behind dies with the worker).
+ * SIGTERM/SIGINT/SIGHUP abort the running operation's AbortSignal so the
+ * driver can clean up (unlink a temp file, stop waiting) before the runner's
+ * SIGKILL; the worker then exits after its result. Imports only the drivers
+ * and Node built-ins, never the agent's heavier modules.
  */
+import readline from 'node:readline';
 import type { OperationContext, OperationLog } from '../drivers/driver.js';
 import { driverFor } from '../drivers/registry.js';
 import { classify, OperationError } from './errors.js';
@@ -19,12 +23,6 @@ function stderrLog(): OperationLog {
   return { info: write('info'), warn: write('warn') };
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 async function execute(request: WorkerRequest, ctx: OperationContext): Promise<WorkerResult> {
   const driver = driverFor(request.item);
   if (request.verb === 'ensure') return { ok: true, observation: await driver.ensure(request.item, ctx) };
@@ -35,21 +33,41 @@ async function execute(request: WorkerRequest, ctx: OperationContext): Promise<W
   throw new OperationError('InvalidSpec', `unknown verb ${String(request.verb)}`);
 }
 
-async function main(): Promise<void> {
-  const request = JSON.parse(await readStdin()) as WorkerRequest;
-  const controller = new AbortController();
-  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-    process.on(sig, () => controller.abort(new OperationError('Cancelled', `operation ${request.operationId} was terminated by ${sig}`)));
-  }
-  const ctx: OperationContext = { ...request.settings, now: Date.now, operationId: request.operationId, signal: controller.signal, log: stderrLog() };
-  let result: WorkerResult;
+/** Runs one request; never throws (a failure is the result). */
+async function serve(request: WorkerRequest, signal: AbortSignal): Promise<WorkerResult> {
+  const ctx: OperationContext = { ...request.settings, now: Date.now, operationId: request.operationId, signal, log: stderrLog() };
   try {
-    result = await execute(request, ctx);
+    return await execute(request, ctx);
   } catch (err) {
     const failure = classify(err, { doing: `${request.verb} of ${request.item.metadata.namespace}/${request.item.metadata.name}`, node: request.settings.nodeName });
-    result = { ok: false, error: { reason: failure.reason, message: failure.message, ...(failure.hint ? { hint: failure.hint } : {}) } };
+    return { ok: false, error: { reason: failure.reason, message: failure.message, ...(failure.hint ? { hint: failure.hint } : {}) } };
   }
-  process.stdout.write(`${JSON.stringify(result)}\n`, () => process.exit(0));
+}
+
+function write(line: string): Promise<void> {
+  return new Promise((resolve) => process.stdout.write(`${line}\n`, () => resolve()));
+}
+
+async function main(): Promise<void> {
+  let current: { operationId: string; abort: AbortController } | undefined;
+  let terminated = false;
+  for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.on(sig, () => {
+      terminated = true;
+      if (!current) process.exit(0);
+      current.abort.abort(new OperationError('Cancelled', `operation ${current.operationId} was terminated by ${sig}`));
+    });
+  }
+  for await (const line of readline.createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+    if (!line.trim()) continue;
+    const request = JSON.parse(line) as WorkerRequest;
+    current = { operationId: request.operationId, abort: new AbortController() };
+    const result = await serve(request, current.abort.signal);
+    current = undefined;
+    await write(JSON.stringify(result));
+    if (terminated) process.exit(0);
+  }
+  process.exit(0);
 }
 
 main().catch((err: unknown) => {

@@ -55,8 +55,9 @@ export async function startAgentProcess(o: AgentProcessOptions): Promise<AgentPr
     '--data-dir', o.dataDir,
     '--monitor-port', '0',
     '--heartbeat-interval', o.heartbeatInterval ?? '1s',
-    // The node lease is the fence: a few seconds more than a loaded CI machine's slowest renewal (docs/fencing.md).
-    '--lease-duration', o.leaseDuration ?? '6s',
+    // The node lease is the fence (docs/fencing.md): the default 10 s leaves a 6 s window, room for an agent
+    // restart on a loaded CI machine without fencing the instances it re-adopts.
+    '--lease-duration', o.leaseDuration ?? '10s',
     '--shutdown-grace', o.shutdownGrace ?? '2s',
     // The KVM probe costs seconds on machines where KVM stalls; tests that check it pass --qemu-accelerator auto.
     '--qemu-accelerator', 'tcg',

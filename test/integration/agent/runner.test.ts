@@ -2,7 +2,8 @@
  * The OperationRunner across real process boundaries: workers in their own
  * process groups, killed with everything they started on timeout,
  * cancellation and shutdown. A stand-in worker (fixtures/test-worker.ts)
- * misbehaves on request; one test runs the real worker.
+ * misbehaves on request; the last tests run the real worker, which is
+ * reused from one operation to the next.
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
@@ -139,5 +140,35 @@ describe('agent operation runner (real processes)', function () {
     expect(result.error?.message).to.match(/the command no-such-command-cairn does not exist on node n1/);
     expect(result.error?.hint).to.match(/install no-such-command-cairn on node n1/);
     expect(log.lines.some((l) => l.message === 'operation failed' && l.meta?.operationId === result.operationId)).to.equal(true);
+  });
+
+  it('reuses a warm real worker for the next operation (no Node.js start-up), one operation at a time, and ends it at shutdown', async () => {
+    const r = new OperationRunner({ dataDir, nodeName: 'n1', logger: log });
+    const workerPid = (operationId: string) => parseOperationId(operationId)!.childPid;
+    const first = await r.run({ verb: 'remove', item: instanceItem('a', { command: ['true'] }) });
+    const second = await r.run({ verb: 'remove', item: instanceItem('b', { command: ['true'] }) });
+    expect(first.ok && second.ok, JSON.stringify([first, second])).to.equal(true);
+    expect(workerPid(second.operationId)).to.equal(workerPid(first.operationId));
+    expect(first.operationId).to.not.equal(second.operationId);
+    // Two at once need two workers.
+    const [x, y] = await Promise.all(['x', 'y'].map((n) => r.run({ verb: 'remove', item: instanceItem(n, { command: ['true'] }) })));
+    expect(workerPid(x!.operationId)).to.not.equal(workerPid(y!.operationId));
+    const pid = workerPid(first.operationId);
+    expect(alive(pid), 'kept warm').to.equal(true);
+    await r.shutdown();
+    await gone([pid]);
+  });
+
+  it('never reuses a worker it terminated', async () => {
+    const r = runner();
+    const controller = new AbortController();
+    const cancelled = r.run({ verb: 'ensure', item: fixtureItem('cut', 'hang'), signal: controller.signal });
+    await eventually('the worker to report its children', () => childPids(log, 'c1/wi-cut').length === 2, 10_000);
+    controller.abort('changed');
+    const res = await cancelled;
+    expect(res.error?.reason).to.equal('Cancelled');
+    const next = await r.run({ verb: 'ensure', item: fixtureItem('next', 'leave-child') });
+    expect(parseOperationId(next.operationId)!.childPid).to.not.equal(parseOperationId(res.operationId)!.childPid);
+    for (const p of childPids(log, 'c1/wi-next')) pgids.add(p);
   });
 });
