@@ -103,7 +103,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const items = () => (informer.hasSynced ? informer.list() : store.list());
   const wakeAll = () => items().forEach((w) => controller?.queue.add(keyOf(w)));
   const stored = store.storedFence;
-  const fence = new NodeFence(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence, claims, true) }, stored);
+  // Its own connection pool: a renewal must not wait behind hundreds of status writes (the term would lapse).
+  const fenceConfig = kubeConfig.withOwnPool();
+  const fence = new NodeFence(fenceConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence, claims, true) }, stored);
   const claims = new InstanceClaims(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds, clock });
   if (stored && fence.term === stored.term) claims.restore(stored.term, stored.claimed, (k) => { const w = store.get(k); return w && claimNameOf(w); });
   const deps: AgentReconcilerDeps = { client, runner, fence, claims, store, cached: (k) => informer.get(k), synced: () => informer.hasSynced, settings, clock, log, metrics, operations };
@@ -131,6 +133,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       await informer.stop();
       await monitor?.close();
       kubeConfig.destroyAgent();
+      fenceConfig.destroyAgent();
     },
   };
 }

@@ -1,21 +1,21 @@
 /**
  * What the agent remembers across restarts without the apiserver: the last
- * version of every WorkItem addressed to this node, and its fencing term
- * (when the node lease was last renewed, and the instances claimed in it). Written atomically (temp file, fsync, rename) at
- * most once per flush interval, so a kill -9 loses at most that interval
- * and never leaves a torn file. A restarted agent that cannot reach the
+ * version of every WorkItem addressed to this node, one file each under
+ * <data-dir>/workitems/<namespace>/<name>.json, and its fencing term (when
+ * the node lease was last renewed, and the instances claimed in it) in
+ * <data-dir>/fencing.json. Each file is written atomically (temp file,
+ * rename), so a kill -9 never leaves a torn one; not fsynced: only a crash
+ * of the whole machine loses a write, and that also ends every instance
+ * (and a new boot adopts none). A flush writes only what changed since the
+ * last one, so an operation costs one small file, whatever the number of
+ * WorkItems. A restarted agent that cannot reach the
  * apiserver reconciles from this copy: it re-adopts running instances and
- * keeps them running until their fencing deadline.
+ * keeps them running within its fencing term.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkItem } from '../api/workitem.js';
-import { writeJsonAtomicSync } from './drivers/process/state.js';
 import type { FenceRecord } from './fencing/node-fence.js';
-
-interface StoreFile {
-  workItems: WorkItem[];
-}
 
 /** The fencing term of the last run, and the keys of the instances claimed in it. */
 export interface StoredFence extends FenceRecord {
@@ -25,40 +25,34 @@ export interface StoredFence extends FenceRecord {
 /** The agent's persisted copy of its WorkItems. */
 export class LocalStore {
   private readonly items = new Map<string, WorkItem>();
+  /** Keys written or deleted since the last flush. */
+  private readonly dirty = new Set<string>();
   private fence: StoredFence | undefined;
-  private dirty = false;
   private fenceDirty = false;
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly file: string,
-    /** The term lives in its own small file: it changes every few seconds, the WorkItems rarely. */
-    private readonly fenceFile = `${file}.fencing`,
+    private readonly dir: string,
+    private readonly fenceFile: string,
     private readonly flushMs = 1000,
   ) {}
 
-  /** The store files under a data dir. */
+  /** The store under a data dir. */
   static at(dataDir: string): LocalStore {
-    return new LocalStore(path.join(dataDir, 'workitems.json'), path.join(dataDir, 'fencing.json'));
+    return new LocalStore(path.join(dataDir, 'workitems'), path.join(dataDir, 'fencing.json'));
   }
 
-  /** Loads the file if it exists (a corrupt file is set aside, not fatal). */
+  /** Loads what a previous run left (a corrupt file is set aside, not fatal). */
   load(): void {
-    let parsed: StoreFile;
-    try {
-      parsed = JSON.parse(fs.readFileSync(this.file, 'utf8')) as StoreFile;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') fs.renameSync(this.file, `${this.file}.corrupt-${Date.now()}`);
-      return;
+    for (const file of this.files()) {
+      try {
+        const w = JSON.parse(fs.readFileSync(file, 'utf8')) as WorkItem;
+        this.items.set(keyOf(w), w);
+      } catch {
+        fs.renameSync(file, `${file}.corrupt-${Date.now()}`);
+      }
     }
-    for (const w of parsed.workItems ?? []) this.items.set(keyOf(w), w);
-    try {
-      const fence = JSON.parse(fs.readFileSync(this.fenceFile, 'utf8')) as Partial<StoredFence>;
-      this.fence = typeof fence.lastRenewAt === 'number' && typeof fence.term === 'string' ? { claimed: [], acquiredAt: '', ...fence } as StoredFence : undefined;
-    } catch {
-      // none yet, or torn: a new term then begins, which only fences earlier
-      this.fence = undefined;
-    }
+    this.fence = readFence(this.fenceFile);
   }
 
   /** Every remembered WorkItem. */
@@ -78,12 +72,12 @@ export class LocalStore {
     // Liveness checks put the same version every few seconds: only a new version is worth a write.
     if (known && known.metadata.resourceVersion === w.metadata.resourceVersion && known.metadata.uid === w.metadata.uid) return;
     this.items.set(key, w);
-    this.markDirty();
+    this.markDirty(key);
   }
 
   /** Forgets a WorkItem (it is gone and cleaned up). */
   delete(key: string): void {
-    if (this.items.delete(key)) this.markDirty();
+    if (this.items.delete(key)) this.markDirty(key);
   }
 
   /** The fencing term of the last run. */
@@ -104,23 +98,58 @@ export class LocalStore {
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.dirty) {
-      this.dirty = false;
-      writeJsonAtomicSync(this.file, { workItems: this.list() } satisfies StoreFile);
+    for (const key of this.dirty) {
+      const file = this.fileOf(key);
+      const w = this.items.get(key);
+      if (w) writeAtomic(file, JSON.stringify(w));
+      else fs.rmSync(file, { force: true });
     }
+    this.dirty.clear();
     if (this.fenceDirty) {
       this.fenceDirty = false;
-      writeJsonAtomicSync(this.fenceFile, this.fence ?? {});
+      writeAtomic(this.fenceFile, JSON.stringify(this.fence ?? {}));
     }
   }
 
-  private markDirty(): void {
-    this.dirty = true;
+  private fileOf(key: string): string {
+    const [namespace, name] = key.split('/');
+    return path.join(this.dir, namespace!, `${name}.json`);
+  }
+
+  private files(): string[] {
+    if (!fs.existsSync(this.dir)) return [];
+    return fs.readdirSync(this.dir).flatMap((ns) => fs.readdirSync(path.join(this.dir, ns)).filter((f) => f.endsWith('.json')).map((f) => path.join(this.dir, ns, f)));
+  }
+
+  private markDirty(key: string): void {
+    this.dirty.add(key);
     this.scheduleFlush();
   }
 
   private scheduleFlush(): void {
     this.timer ??= setTimeout(() => this.flush(), this.flushMs).unref();
+  }
+}
+
+function writeAtomic(file: string, text: string): void {
+  const tmp = `${file}.tmp`;
+  try {
+    fs.writeFileSync(tmp, text);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(tmp, text);
+  }
+  fs.renameSync(tmp, file);
+}
+
+/** The fencing term file; none yet, or torn: a new term then begins, which only fences earlier. */
+function readFence(file: string): StoredFence | undefined {
+  try {
+    const fence = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<StoredFence>;
+    return typeof fence.lastRenewAt === 'number' && typeof fence.term === 'string' ? ({ claimed: [], acquiredAt: '', ...fence } as StoredFence) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -291,7 +291,7 @@ async function migratedOutTo(d: AgentReconcilerDeps, item: WorkItem): Promise<st
 
 async function run(d: AgentReconcilerDeps, key: string, item: WorkItem, verb: 'ensure' | 'remove', action?: Parameters<OperationRunner['run']>[0]['action']): Promise<OperationResult> {
   // Before the node changes, make the WorkItem, the term and the claims durable: an agent killed right
-  // after starting an instance must find it in workitems.json to re-adopt and fence it while offline.
+  // after starting an instance must find it in its store (workitems/) to re-adopt and fence it while offline.
   const term = d.fence.term;
   d.store.setFence(d.fence.record(), term ? d.claims.claimedIn(term) : []);
   d.store.flush();

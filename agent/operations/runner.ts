@@ -34,8 +34,8 @@ import { operationTimeoutMs } from './timeouts.js';
 export const DEFAULT_WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker.js');
 /** Default time between SIGTERM and SIGKILL when the runner ends a worker. */
 export const DEFAULT_KILL_GRACE_MS = 3_000;
-/** Idle workers kept warm by default. */
-const DEFAULT_MAX_IDLE = 8;
+/** Idle workers kept warm by default (each holds about 40 MiB). */
+const DEFAULT_MAX_IDLE = 4;
 /** Operations a worker carries before it retires. */
 const MAX_OPERATIONS_PER_WORKER = 200;
 
@@ -59,7 +59,7 @@ export interface RunnerOptions extends DriverSettings {
   workerPath?: string;
   /** SIGTERM → SIGKILL delay on timeout and cancellation. */
   killGraceMs?: number;
-  /** Idle workers kept warm for the next operations (default 8: the agent's reconcile workers). */
+  /** Idle workers kept warm for the next operations (default 4). */
   maxIdle?: number;
 }
 

@@ -22,6 +22,17 @@ export class PooledKubeConfig extends KubeConfig {
     return this.pooledAgent;
   }
 
+  /**
+   * The same connection settings and users (a token the agent rotates reaches both) over a connection
+   * pool of its own: for requests that must never queue behind a burst of others (the node lease).
+   */
+  withOwnPool(): PooledKubeConfig {
+    const fork = new PooledKubeConfig();
+    fork.loadFromOptions({ clusters: this.clusters, contexts: this.contexts, currentContext: this.currentContext, users: this.users });
+    Object.defineProperty(fork, 'users', { get: () => this.users, set: (users: KubeConfig['users']) => (this.users = users) });
+    return fork;
+  }
+
   /** Closes the pooled connections (call on shutdown). */
   destroyAgent(): void {
     this.pooledAgent?.destroy();

@@ -3,7 +3,7 @@
  * agent leaves them running, a restarted agent re-adopts the very same
  * processes (by pid + start time + boot id, never by pid alone, so a stale
  * state file naming a recycled pid is not adopted), and a restart while the
- * apiserver is unreachable works from <data-dir>/workitems.json and the
+ * apiserver is unreachable works from <data-dir>/workitems/ and the
  * persisted fencing term: healthy instances keep running within the term's
  * safe window, a crash is still restarted per policy, status is re-synced
  * once the apiserver is back; an outage that outlasts the window stops every
@@ -115,7 +115,7 @@ describe('cairn agent end to end: restarts and re-adoption', function () {
       proxy.cut();
       cutAt = Date.now();
       agent = await start();
-      expect((await monitorJson(agent, '/status')).instances.length, '/status answers from workitems.json').to.equal(3);
+      expect((await monitorJson(agent, '/status')).instances.length, '/status answers from the stored WorkItems').to.equal(3);
 
       await eventually('crashy restarted locally', () => copies('crashy').some((sid) => sid !== pids.crashy), 10_000, 50);
       const [newCrashy] = copies('crashy');
