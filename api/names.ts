@@ -66,3 +66,6 @@ export function instanceWorkItemName(instanceName: string, nodeName: string): st
 export function replicaWorkItemName(volumeName: string, index: number, nodeName: string): string {
   return joinName(volumeName, `r${index}`, nodeName);
 }
+
+/** The built-in roles a user can be given (the ClusterRoles cairn:<role>). */
+export const USER_ROLES = ['admin', 'operator', 'viewer'];

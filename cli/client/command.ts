@@ -7,15 +7,9 @@
  * client (context.ts) is loaded only when a verb runs.
  */
 import { Command } from 'commander';
-import { addConnectionFlags, type ConnectionFlags } from '../connection-flags.js';
-import type { ClientContext } from './context.js';
+import { addConnectionFlags } from '../connection-flags.js';
+import type { ClientContext, ClientFlags } from './context.js';
 import { exitCodeOf, formatError } from './errors.js';
-
-/** Flags every client verb accepts. */
-export interface ClientFlags extends ConnectionFlags {
-  namespace?: string;
-  allNamespaces?: boolean;
-}
 
 /** A client verb: a Command with the connection flags and -n; `allNamespaces` adds -A. */
 export function clientCommand(name: string, opts: { allNamespaces?: boolean } = {}): Command {

@@ -13,11 +13,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { connectionOptions } from '../connection-flags.js';
 import type { ApiClient } from './api-client.js';
-import type { ClientFlags } from './command.js';
+import type { ConnectionFlags } from '../connection-flags.js';
 import { ResourceCatalog } from './catalog.js';
 import { CliError } from './errors.js';
 import { HttpsClient } from './https-client.js';
 import { readKubeconfig } from './kubeconfig-file.js';
+
+/** Flags every client verb accepts. */
+export interface ClientFlags extends ConnectionFlags {
+  namespace?: string;
+  allNamespaces?: boolean;
+}
 
 /** What a client verb works with. */
 export interface ClientContext {

@@ -1,9 +1,8 @@
 /** `cairn failures`: its flags and help; what it does is in ../run/failures.ts, loaded when it runs. */
 import { InvalidArgumentError, type Command } from 'commander';
 import { clientCommand, runWithClient } from '../client/command.js';
+import type { ReportOutput } from '../run/failures.js';
 
-/** The `-o` formats of `failures`. */
-export type ReportOutput = 'text' | 'json' | 'yaml';
 
 function parseOutput(value: string): ReportOutput {
   if (value !== 'text' && value !== 'json' && value !== 'yaml') throw new InvalidArgumentError(`"${value}" is not an output format of failures; use text, json or yaml`);

@@ -2,9 +2,8 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseDuration } from '../flags.js';
 import { clientCommand, runWithClient } from '../client/command.js';
+import type { StatusOutput } from '../run/status.js';
 
-/** The `-o` formats of `status`. */
-export type StatusOutput = 'text' | 'json';
 
 function parseOutput(value: string): StatusOutput {
   if (value !== 'text' && value !== 'json') throw new InvalidArgumentError(`"${value}" is not an output format of status; use text or json`);

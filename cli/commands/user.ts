@@ -2,9 +2,8 @@
 import { Command } from 'commander';
 import { parseDuration } from '../flags.js';
 import { clientCommand, runWithClient } from '../client/command.js';
+import { USER_ROLES as ROLES } from '../../api/names.js';
 
-/** The built-in roles a user can be given. */
-export const ROLES = ['admin', 'operator', 'viewer'];
 
 function createCommand(): Command {
   return clientCommand('create')

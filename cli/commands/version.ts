@@ -1,7 +1,8 @@
 /** `cairn version`: this client's version and, unless --client, the server's. */
 import type { Command } from 'commander';
 import { cairnVersion } from '../../api/version.js';
-import { clientCommand, runWithClient, type ClientFlags } from '../client/command.js';
+import { clientCommand, runWithClient } from '../client/command.js';
+import type { ClientFlags } from '../client/context.js';
 
 const printServerVersion = runWithClient(async (ctx) => {
   const server = await ctx.rest.request<{ gitVersion: string }>('GET', '/version');

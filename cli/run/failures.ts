@@ -6,10 +6,12 @@
  */
 import YAML from 'yaml';
 import type { ClientContext } from '../client/context.js';
-import type { ReportOutput } from '../commands/failures.js';
 import { collectFailures, groupByReason } from '../status/failures.js';
 import { failureReport, renderReport } from '../status/report.js';
 import { loadObjects, missingClusterHint } from '../status/snapshot.js';
+
+/** How `cairn failures` prints its report. */
+export type ReportOutput = 'text' | 'json' | 'yaml';
 
 /** Runs `cairn failures`; resolves with 1 when something fails and --exit-code was given. */
 export async function runFailures(ctx: ClientContext): Promise<number> {

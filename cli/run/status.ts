@@ -6,12 +6,14 @@
  */
 import type { Cluster } from '../../api/cluster.js';
 import type { ClientContext } from '../client/context.js';
-import type { StatusOutput } from '../commands/status.js';
 import { followStatus } from '../status/follow.js';
 import { summarize } from '../status/model.js';
 import { renderSummary } from '../status/render.js';
 import { loadObjects, missingClusterHint, type StatusScope } from '../status/snapshot.js';
 import { JsonLinesView, PlainView, statusDocument, TerminalView, type StatusView, type ViewContext } from '../status/views.js';
+
+/** How `cairn status` prints. */
+export type StatusOutput = 'text' | 'json';
 
 function scopeOf(ctx: ClientContext): StatusScope {
   return ctx.allNamespaces ? {} : { namespace: ctx.namespace };

@@ -10,7 +10,7 @@ import { buildKubeconfig, writeKubeconfig } from '../../apiserver/kubeconfig.js'
 import { ApiStatusError } from '../../api/client/errors.js';
 import type { ClientContext } from '../client/context.js';
 import { CliError } from '../client/errors.js';
-import { ROLES } from '../commands/user.js';
+import { USER_ROLES as ROLES } from '../../api/names.js';
 import { storeToken } from './token.js';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';

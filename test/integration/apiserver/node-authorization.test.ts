@@ -254,6 +254,19 @@ describe('node authorization (real etcd + apiserver)', function () {
     expect(handOver.json.message).to.contain('not give it to "node-b"');
   });
 
+  it("never takes an instance's claim another node holds (docs/fencing.md), though it may take it once free", async () => {
+    const token = tokens['node-a']!.token;
+    const before = await admin('GET', `${LEASES('c1')}/instance-web`);
+    await admin('PATCH', `${LEASES('c1')}/instance-web`, { spec: { holderIdentity: 'node-b' } });
+    const take = await as(token, 'PATCH', `${LEASES('c1')}/instance-web`, { spec: { holderIdentity: 'node-a' } });
+    expect(take.status).to.equal(403);
+    expect(take.json.message).to.contain('is held by node node-b: a node claims an instance only when its claim is free');
+    await admin('PATCH', `${LEASES('c1')}/instance-web`, { spec: { holderIdentity: null } });
+    const free = await as(token, 'PATCH', `${LEASES('c1')}/instance-web`, { spec: { holderIdentity: 'node-a' } });
+    expect(free.status, free.text).to.equal(200);
+    await admin('PATCH', `${LEASES('c1')}/instance-web`, { spec: { holderIdentity: before.json.spec.holderIdentity ?? null } });
+  });
+
   it('node-b gets the mirror image: its own Node and WorkItems, not node-a ones', async () => {
     const token = tokens['node-b']!.token;
     expect((await as(token, 'GET', `${cairn('nodes', 'c1')}/node-b`)).status).to.equal(200);
