@@ -36,6 +36,8 @@ const LEASE_RETRY_MS = 2_000;
 const MAX_PASSES = 4;
 /** How often a migration target asks for the claim the source is about to hand over (this is guest downtime). */
 const MIGRATION_LEASE_POLL_MS = 50;
+/** An operation still running after this long is reported InProgress. */
+const PROGRESS_AFTER_MS = 1_000;
 /** Retry delay of a status write that failed after the local work was done. */
 const STATUS_RETRY_MS = 2_000;
 /** Longest wait for one API call of a reconcile. */
@@ -228,17 +230,25 @@ async function converge(d: AgentReconcilerDeps, key: string, item: WorkItem, obs
     return { requeueAfterMs: nextLook(item, obs.requeueAfterMs, !written) };
   }
   // A retry of a failed attempt keeps showing Failed (and its lastError) until it succeeds, rather than
-  // flickering through InProgress on every backoff; it still counts as an attempt.
+  // flickering through InProgress on every backoff; it still counts as an attempt. InProgress is written
+  // only for an operation still running after PROGRESS_AFTER_MS: a quick start costs one status write, not two.
   const retrying = item.status?.phase === 'Failed' && item.status.observedGeneration === item.metadata.generation;
-  const inProgress = retrying ? undefined : await bestEffortStatus(d, item, { phase: 'InProgress', message: obs.message, observation: obs, attempt: true });
-  const res = await run(d, key, item, 'ensure', obs.action);
+  const operation = run(d, key, item, 'ensure', obs.action);
+  const inProgress = retrying ? undefined : await progressIfSlow(d, item, obs, operation);
+  const res = await operation;
   const latest = inProgress ?? item;
   if (!res.ok) {
-    await writeStatus(d, latest, { phase: 'Failed', message: res.error!.message, result: res, error: res.error, attempt: retrying });
+    await writeStatus(d, latest, { phase: 'Failed', message: res.error!.message, result: res, error: res.error, attempt: !inProgress });
     throw new RetryLater(res.error!.message);
   }
   const written = await bestEffortStatus(d, latest, { phase: 'Done', message: res.observation?.message ?? 'done', result: res });
   return { requeueAfterMs: nextLook(item, res.observation?.requeueAfterMs, !written) };
+}
+
+/** Writes InProgress (one more attempt) if `operation` is still running after PROGRESS_AFTER_MS; resolves the item written, if any. */
+async function progressIfSlow(d: AgentReconcilerDeps, item: WorkItem, obs: Observation, operation: Promise<OperationResult>): Promise<WorkItem | undefined> {
+  const slow = await withTimeout(d.clock, operation.then(() => false), PROGRESS_AFTER_MS, true);
+  return slow ? bestEffortStatus(d, item, { phase: 'InProgress', message: obs.message, observation: obs, attempt: true }) : undefined;
 }
 
 /**

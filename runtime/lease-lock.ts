@@ -62,6 +62,8 @@ export class LeaseLock {
     const { namespace, name, identity } = this.opts;
     const now = new Date(this.clock.now());
     if (await this.renewHeld(now)) return true;
+    // A claim not seen yet is usually new (an instance placed here): create it first, one request; read only when it exists.
+    if (!this.observed && this.opts.takeOverExpired === false && (await this.create(now))) return true;
     let current: V1Lease;
     try {
       current = await this.api.readNamespacedLease({ namespace, name });

@@ -10,9 +10,10 @@
  * Workers are kept warm and reused, one operation at a time each: an
  * operation costs a request and a result line, not a Node.js start-up (about
  * 90 ms of CPU). A worker that was terminated, or exited, is never reused;
- * at most `maxIdle` wait for work, and each retires after
- * MAX_OPERATIONS_PER_WORKER operations: its exit sweeps its process group,
- * so anything an operation left behind does not outlive it for long.
+ * at most `maxIdle` wait for work, and each retires after a minute without
+ * work or after MAX_OPERATIONS_PER_WORKER operations: its exit sweeps its
+ * process group, so anything an operation left behind does not outlive it
+ * for long.
  *
  * Concurrency: run() may be called concurrently for different WorkItems; a
  * second operation for a WorkItem that still has one is a programming error
@@ -34,8 +35,10 @@ import { operationTimeoutMs } from './timeouts.js';
 export const DEFAULT_WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker.js');
 /** Default time between SIGTERM and SIGKILL when the runner ends a worker. */
 export const DEFAULT_KILL_GRACE_MS = 3_000;
-/** Idle workers kept warm by default (each holds about 40 MiB). */
-const DEFAULT_MAX_IDLE = 4;
+/** Idle workers kept warm by default: the agent's reconcile workers, so a burst does not start new ones (each holds about 45 MiB). */
+const DEFAULT_MAX_IDLE = 8;
+/** An idle worker retires after this long without work, so a quiet agent holds no warm workers. */
+const IDLE_RETIRE_MS = 60_000;
 /** Operations a worker carries before it retires. */
 const MAX_OPERATIONS_PER_WORKER = 200;
 
@@ -59,7 +62,7 @@ export interface RunnerOptions extends DriverSettings {
   workerPath?: string;
   /** SIGTERM → SIGKILL delay on timeout and cancellation. */
   killGraceMs?: number;
-  /** Idle workers kept warm for the next operations (default 4). */
+  /** Idle workers kept warm for the next operations (default 8); each retires after a minute without work. */
   maxIdle?: number;
 }
 
@@ -126,7 +129,7 @@ export class OperationRunner {
   private readonly counters: Omit<RunnerStats, 'live'> = { started: 0, succeeded: 0, failed: {} };
   private readonly logger: RunnerLogger;
   private readonly killGraceMs: number;
-  private readonly idle: SupervisedChild[] = [];
+  private readonly idle = new Map<SupervisedChild, NodeJS.Timeout>();
   private closed = false;
 
   constructor(private readonly options: RunnerOptions) {
@@ -172,15 +175,21 @@ export class OperationRunner {
 
   /** A warm worker, or a new one. */
   private worker(): SupervisedChild {
-    for (let w = this.idle.pop(); w; w = this.idle.pop()) if (w.reusable) return w;
+    for (const [w, retire] of this.idle) {
+      this.idle.delete(w);
+      clearTimeout(retire);
+      if (w.reusable) return w;
+    }
     return new SupervisedChild(process.execPath, [this.options.workerPath ?? DEFAULT_WORKER]);
   }
 
   /** Keeps a worker that can take more work warm (up to maxIdle); lets the others go. */
   private release(child: SupervisedChild): void {
-    const keep = !this.closed && child.reusable && child.served < MAX_OPERATIONS_PER_WORKER && this.idle.length < (this.options.maxIdle ?? DEFAULT_MAX_IDLE);
-    if (keep) this.idle.push(child);
-    else child.end();
+    const keep = !this.closed && child.reusable && child.served < MAX_OPERATIONS_PER_WORKER && this.idle.size < (this.options.maxIdle ?? DEFAULT_MAX_IDLE);
+    if (!keep) return child.end();
+    const retire = setTimeout(() => this.idle.delete(child) && child.end(), IDLE_RETIRE_MS);
+    retire.unref();
+    this.idle.set(child, retire);
   }
 
   /** Operations in flight. */
@@ -201,10 +210,12 @@ export class OperationRunner {
       l.child.terminate({ ...termination, message: `operation ${l.info.operationId} was ended: ${termination.message}` }, graceMs);
       return l.child.done;
     });
-    for (const w of this.idle.splice(0)) {
+    for (const [w, retire] of this.idle) {
+      clearTimeout(retire);
       w.end();
       pending.push(w.done);
     }
+    this.idle.clear();
     await Promise.all(pending);
   }
 

@@ -46,7 +46,7 @@ import { readProcStat } from './proc.js';
  */
 const WATCHDOG = [
   'exitf=$1; fence=$2; shim=$3',
-  'exec {nap}<> <(:)',
+  'exec {nap}<> <(:); wait $! 2>/dev/null',
   'while :; do',
   '  d=; read -r d 2>/dev/null < "$fence"',
   '  now=${EPOCHREALTIME/[.,]/}; now=${now:0:13}',
