@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { cairnPath, cluster, instance } from '../../support/fixtures.js';
 import { rawRequest, type RawResponse } from '../../support/http.js';
 import { startTestEnv, type TestEnv } from '../../support/in-process.js';
+import { eventually } from '../../support/eventually.js';
 import { openWatch, type WatchStream } from '../../support/watch-stream.js';
 
 const MERGE = 'application/merge-patch+json';
@@ -174,6 +175,9 @@ describe('apiserver writes (real etcd)', function () {
     await create(c);
     const del = await expectStatus(req('DELETE', cairnPath('clusters', undefined, 'term')), 200);
     expect(del.metadata.deletionTimestamp).to.be.a('string');
+    // Admission judges the namespace from the watch cache, which learns of the deletion a moment after the
+    // DELETE answered (as kube's NamespaceLifecycle does from its informer): wait until reads show it.
+    await eventually('the Cluster terminating in reads', async () => (await req('GET', cairnPath('clusters', undefined, 'term'))).json?.metadata?.deletionTimestamp !== undefined, 5_000);
     const forbidden = await expectStatus(req('POST', cairnPath('instances', 'term'), instance('x', 'term')), 403);
     expect(forbidden).to.include({ kind: 'Status', reason: 'Forbidden', code: 403 });
     expect(forbidden.message).to.include('term');
