@@ -105,7 +105,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const stored = store.storedFence;
   // Its own connection pool: a renewal must not wait behind hundreds of status writes (the term would lapse).
   const fenceConfig = kubeConfig.withOwnPool();
-  const fence = new NodeFence(fenceConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence, claims, true) }, stored);
+  const fence = new NodeFence(fenceConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence, claims) }, stored);
   const claims = new InstanceClaims(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds, clock });
   if (stored && fence.term === stored.term) claims.restore(stored.term, stored.claimed, (k) => { const w = store.get(k); return w && claimNameOf(w); });
   const deps: AgentReconcilerDeps = { client, runner, fence, claims, store, cached: (k) => informer.get(k), synced: () => informer.hasSynced, settings, clock, log, metrics, operations };
@@ -116,7 +116,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   for (const w of store.list()) controller.queue.add(keyOf(w));
   informer.start();
   const workers = controller.run();
-  const timers = [...startHousekeeping(opts, store, fence, claims, log), startLivenessSweep(items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS)];
+  const timers = [startLogRotation(opts, log), startLivenessSweep(items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS)];
   const monitor = opts.monitorPort >= 0 ? await startMonitor(opts, metrics, informer, runner, store, registration) : undefined;
   log.info('agent started', { node: opts.nodeName, cluster: opts.cluster, dataDir: opts.dataDir, monitor: monitor?.url });
   return {
@@ -129,7 +129,6 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       await runner.shutdown(opts.shutdownGraceMs);
       await Promise.race([workers, new Promise((r) => setTimeout(r, opts.shutdownGraceMs))]);
       persistFence(store, fence, claims);
-      store.flush();
       await informer.stop();
       await monitor?.close();
       kubeConfig.destroyAgent();
@@ -194,18 +193,16 @@ async function registerUntilDone(client: CairnClient, opts: AgentOptions, qemu: 
   }
 }
 
-/** Records the term and its claims; `now` writes at once (every renewal: a restarted agent must find the latest). */
-function persistFence(store: LocalStore, fence: NodeFence, claims: InstanceClaims, now = false): void {
-  const term = fence.term;
-  store.setFence(fence.record(), term ? claims.claimedIn(term) : []);
-  if (now) store.flush();
+/** Writes the term and its claims now (on every renewal, and at shutdown): a restarted agent must find the latest. */
+function persistFence(store: LocalStore, fence: NodeFence, claims: InstanceClaims): void {
+  store.recordFence(fence, claims);
+  store.flush();
 }
 
-function startHousekeeping(opts: AgentOptions, store: LocalStore, fence: NodeFence, claims: InstanceClaims, log: Logger): NodeJS.Timeout[] {
-  const persist = setInterval(() => persistFence(store, fence, claims), 2_000);
+function startLogRotation(opts: AgentOptions, log: Logger): NodeJS.Timeout {
   const rotate = setInterval(() => void rotateInstanceLogs(opts.dataDir).catch((err: unknown) => log.warn('log rotation failed', { error: String(err) })), 60_000);
-  for (const t of [persist, rotate]) t.unref();
-  return [persist, rotate];
+  rotate.unref();
+  return rotate;
 }
 
 function startMonitor(opts: AgentOptions, metrics: AgentMetrics, informer: Informer<WorkItem>, runner: OperationRunner, store: LocalStore, registration: Promise<void>): Promise<HealthServer> {

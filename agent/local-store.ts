@@ -15,7 +15,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkItem } from '../api/workitem.js';
-import type { FenceRecord } from './fencing/node-fence.js';
+import type { InstanceClaims } from './fencing/claims.js';
+import type { FenceRecord, NodeFence } from './fencing/node-fence.js';
 
 /** The fencing term of the last run, and the keys of the instances claimed in it. */
 export interface StoredFence extends FenceRecord {
@@ -85,9 +86,11 @@ export class LocalStore {
     return this.fence;
   }
 
-  /** Records the fencing term and its claims (persisted with the next flush, and only when they changed). */
-  setFence(record: FenceRecord | undefined, claimed: string[]): void {
-    const fence = record && { ...record, claimed };
+  /** Records the node's current fencing term and the claims made in it (persisted with the next flush, and only when they changed). */
+  recordFence(nodeFence: Pick<NodeFence, 'term' | 'record'>, claims: Pick<InstanceClaims, 'claimedIn'>): void {
+    const term = nodeFence.term;
+    const record = nodeFence.record();
+    const fence = record && { ...record, claimed: term ? claims.claimedIn(term) : [] };
     if (JSON.stringify(fence) === JSON.stringify(this.fence)) return;
     this.fence = fence;
     this.fenceDirty = true;

@@ -128,7 +128,7 @@ async function claimInstance(d: AgentReconcilerDeps, key: string, item: WorkItem
   const leaseName = claimNameOf(item);
   try {
     const r = await bounded(d, d.claims.claim(key, leaseName, term), apiBudgetMs(d), `claiming ${leaseName}`);
-    if (r.ok) d.store.setFence(d.fence.record(), d.claims.claimedIn(term));
+    if (r.ok) d.store.recordFence(d.fence, d.claims);
     return r;
   } catch (err) {
     d.log.warn('cannot claim the instance', { workItem: key, lease: leaseName, error: String(err) });
@@ -302,8 +302,7 @@ async function migratedOutTo(d: AgentReconcilerDeps, item: WorkItem): Promise<st
 async function run(d: AgentReconcilerDeps, key: string, item: WorkItem, verb: 'ensure' | 'remove', action?: Parameters<OperationRunner['run']>[0]['action']): Promise<OperationResult> {
   // Before the node changes, make the WorkItem, the term and the claims durable: an agent killed right
   // after starting an instance must find it in its store (workitems/) to re-adopt and fence it while offline.
-  const term = d.fence.term;
-  d.store.setFence(d.fence.record(), term ? d.claims.claimedIn(term) : []);
+  d.store.recordFence(d.fence, d.claims);
   d.store.flush();
   const abort = new AbortController();
   d.operations.set(key, { generation: item.metadata.generation, abort });

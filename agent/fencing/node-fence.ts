@@ -60,8 +60,8 @@ export interface NodeFenceOptions {
   onNewTerm(): void;
   /** After each renewal attempt, with whether it renewed. */
   onResult?(ok: boolean): void;
-  /** After each successful renewal: persist the record now, so a restarted agent continues this term. */
-  onRenewed?(record: FenceRecord): void;
+  /** After each successful renewal: persist record() now, so a restarted agent continues this term. */
+  onRenewed?(): void;
 }
 
 /** The node lease and the terms of holding it. */
@@ -156,7 +156,7 @@ export class NodeFence {
     this.writeDeadline();
     this.armUnsafeTimer();
     if (!continues) this.termId = `${acquiredAt ?? 'unknown'}#${++this.terms}`;
-    this.opts.onRenewed?.(this.record()!);
+    this.opts.onRenewed?.();
     if (continues) return;
     this.opts.log.info('node lease held: a new fencing term begins', { term: this.termId });
     this.opts.onNewTerm();
