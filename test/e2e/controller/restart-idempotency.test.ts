@@ -140,7 +140,10 @@ describe('restarting the controller at random points (e2e idempotency)', functio
     expect(s.workItems).to.have.length(INSTANCES_LEFT + VOLUMES_LEFT * REPLICAS);
     expectConverged(s, new Map(Object.entries(NODES)));
     expect(tc.monitor.violations, 'invariant violations during the chaos').to.deep.equal([]);
-    expect(tc.monitor.everSeen.size, 'WorkItems ever created').to.equal(INSTANCES + VOLUMES * REPLICAS);
+    // At most one WorkItem per Instance and per replica was ever created: none twice. Fewer when an owner was deleted
+    // before any controller placed it (a seed that deletes while the controller is down, e.g. CAIRN_CHAOS_SEED=942926).
+    expect(tc.monitor.everSeen.size, 'WorkItems ever created').to.be.within(INSTANCES_LEFT + VOLUMES_LEFT * REPLICAS, INSTANCES + VOLUMES * REPLICAS);
+    expect(new Set(tc.monitor.everSeen.values()).size, 'no WorkItem deleted and created again').to.equal(tc.monitor.everSeen.size);
     // The aggregates converge too: each Node's allocation matches its WorkItems, the Cluster's counts the objects.
     await eventually('Node allocations and Cluster counts', async () => (await aggregateProblems()).length === 0, 15_000, 250).catch(async (err: Error) => {
       throw new Error(`${err.message}: ${(await aggregateProblems()).join('; ')}`);
