@@ -105,9 +105,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const stored = store.storedFence;
   // Its own connection pool: a renewal must not wait behind hundreds of status writes (the term would lapse).
   const fenceConfig = kubeConfig.withOwnPool();
-  const fence = new NodeFence(fenceConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence, claims) }, stored);
-  const claims = new InstanceClaims(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds, clock });
-  if (stored && fence.term === stored.term) claims.restore(stored.term, stored.claimed, (k) => { const w = store.get(k); return w && claimNameOf(w); });
+  const fence = new NodeFence(fenceConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence) }, stored);
+  const claims = new InstanceClaims(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds, clock, onChange: (key, term) => store.recordClaim(key, term) });
+  if (stored && fence.term === stored.term) claims.restore(stored.term, store.claimedIn(stored.term), (k) => { const w = store.get(k); return w && claimNameOf(w); });
   const deps: AgentReconcilerDeps = { client, runner, fence, claims, store, cached: (k) => informer.get(k), synced: () => informer.hasSynced, settings, clock, log, metrics, operations };
   controller = new Controller({ name: 'workitem', reconcile: (k) => reconcileWorkItem(deps, k), workers: opts.workers, log, metrics, clock, rateLimiter: new ExponentialBackoffLimiter(200, 60_000) });
   wireInformer(informer, controller, store, operations);
@@ -128,7 +128,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       for (const t of timers) clearInterval(t);
       await runner.shutdown(opts.shutdownGraceMs);
       await Promise.race([workers, new Promise((r) => setTimeout(r, opts.shutdownGraceMs))]);
-      persistFence(store, fence, claims);
+      persistFence(store, fence);
       await informer.stop();
       await monitor?.close();
       kubeConfig.destroyAgent();
@@ -193,9 +193,9 @@ async function registerUntilDone(client: CairnClient, opts: AgentOptions, qemu: 
   }
 }
 
-/** Writes the term and its claims now (on every renewal, and at shutdown): a restarted agent must find the latest. */
-function persistFence(store: LocalStore, fence: NodeFence, claims: InstanceClaims): void {
-  store.recordFence(fence, claims);
+/** Writes the term and the claims made in it now (on every renewal, and at shutdown): a restarted agent must find the latest. */
+function persistFence(store: LocalStore, fence: NodeFence): void {
+  store.recordFence(fence);
   store.flush();
 }
 

@@ -1,9 +1,9 @@
 /**
  * What the agent remembers across restarts without the apiserver: the last
- * version of every WorkItem addressed to this node, one file each under
- * <data-dir>/workitems/<namespace>/<name>.json, and its fencing term (when
- * the node lease was last renewed, and the instances claimed in it) in
- * <data-dir>/fencing.json. Each file is written atomically (temp file,
+ * version of every WorkItem addressed to this node and the fencing term its
+ * instance was last claimed in, one file each under
+ * <data-dir>/workitems/<namespace>/<name>.json, and the node's fencing term
+ * (when the node lease was last renewed) in <data-dir>/fencing.json. Each file is written atomically (temp file,
  * rename), so a kill -9 never leaves a torn one; not fsynced: only a crash
  * of the whole machine loses a write, and that also ends every instance
  * (and a new boot adopts none). A flush writes only what changed since the
@@ -15,20 +15,21 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkItem } from '../api/workitem.js';
-import type { InstanceClaims } from './fencing/claims.js';
 import type { FenceRecord, NodeFence } from './fencing/node-fence.js';
 
-/** The fencing term of the last run, and the keys of the instances claimed in it. */
-export interface StoredFence extends FenceRecord {
-  claimed: string[];
+/** One WorkItem's file: the WorkItem, and the node term its instance was claimed in (none: not claimed). */
+interface ItemFile {
+  workItem: WorkItem;
+  claimedTerm?: string;
 }
 
 /** The agent's persisted copy of its WorkItems. */
 export class LocalStore {
   private readonly items = new Map<string, WorkItem>();
+  private readonly claimTerms = new Map<string, string>();
   /** Keys written or deleted since the last flush. */
   private readonly dirty = new Set<string>();
-  private fence: StoredFence | undefined;
+  private fence: FenceRecord | undefined;
   private fenceDirty = false;
   private timer: NodeJS.Timeout | undefined;
 
@@ -47,8 +48,11 @@ export class LocalStore {
   load(): void {
     for (const file of this.files()) {
       try {
-        const w = JSON.parse(fs.readFileSync(file, 'utf8')) as WorkItem;
-        this.items.set(keyOf(w), w);
+        const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as ItemFile | WorkItem;
+        // Agents before the claim term was kept with the WorkItem wrote the bare WorkItem.
+        const { workItem, claimedTerm } = 'workItem' in parsed ? parsed : { workItem: parsed, claimedTerm: undefined };
+        this.items.set(keyOf(workItem), workItem);
+        if (claimedTerm) this.claimTerms.set(keyOf(workItem), claimedTerm);
       } catch {
         fs.renameSync(file, `${file}.corrupt-${Date.now()}`);
       }
@@ -78,19 +82,34 @@ export class LocalStore {
 
   /** Forgets a WorkItem (it is gone and cleaned up). */
   delete(key: string): void {
+    this.claimTerms.delete(key);
     if (this.items.delete(key)) this.markDirty(key);
   }
 
   /** The fencing term of the last run. */
-  get storedFence(): StoredFence | undefined {
+  get storedFence(): FenceRecord | undefined {
     return this.fence;
   }
 
-  /** Records the node's current fencing term and the claims made in it (persisted with the next flush, and only when they changed). */
-  recordFence(nodeFence: Pick<NodeFence, 'term' | 'record'>, claims: Pick<InstanceClaims, 'claimedIn'>): void {
-    const term = nodeFence.term;
-    const record = nodeFence.record();
-    const fence = record && { ...record, claimed: term ? claims.claimedIn(term) : [] };
+  /** Keys of the remembered WorkItems whose instances were claimed in `term`. */
+  claimedIn(term: string): string[] {
+    return [...this.claimTerms].filter(([, t]) => t === term).map(([key]) => key);
+  }
+
+  /**
+   * Records that key's instance was claimed in `term`, or no longer is (undefined). Kept in the
+   * WorkItem's own file, so a claim costs one small write, whatever the number of instances.
+   */
+  recordClaim(key: string, term: string | undefined): void {
+    if (this.claimTerms.get(key) === term) return;
+    if (term) this.claimTerms.set(key, term);
+    else this.claimTerms.delete(key);
+    if (this.items.has(key)) this.markDirty(key);
+  }
+
+  /** Records the node's current fencing term (persisted with the next flush, and only when it changed). */
+  recordFence(nodeFence: Pick<NodeFence, 'record'>): void {
+    const fence = nodeFence.record();
     if (JSON.stringify(fence) === JSON.stringify(this.fence)) return;
     this.fence = fence;
     this.fenceDirty = true;
@@ -104,7 +123,8 @@ export class LocalStore {
     for (const key of this.dirty) {
       const file = this.fileOf(key);
       const w = this.items.get(key);
-      if (w) writeAtomic(file, JSON.stringify(w));
+      const claimedTerm = this.claimTerms.get(key);
+      if (w) writeAtomic(file, JSON.stringify({ workItem: w, ...(claimedTerm ? { claimedTerm } : {}) } satisfies ItemFile));
       else fs.rmSync(file, { force: true });
     }
     this.dirty.clear();
@@ -147,10 +167,10 @@ function writeAtomic(file: string, text: string): void {
 }
 
 /** The fencing term file; none yet, or torn: a new term then begins, which only fences earlier. */
-function readFence(file: string): StoredFence | undefined {
+function readFence(file: string): FenceRecord | undefined {
   try {
-    const fence = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<StoredFence>;
-    return typeof fence.lastRenewAt === 'number' && typeof fence.term === 'string' ? ({ claimed: [], acquiredAt: '', ...fence } as StoredFence) : undefined;
+    const fence = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<FenceRecord>;
+    return typeof fence.lastRenewAt === 'number' && typeof fence.term === 'string' ? ({ acquiredAt: '', ...fence } as FenceRecord) : undefined;
   } catch {
     return undefined;
   }

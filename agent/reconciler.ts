@@ -127,9 +127,7 @@ async function observe(d: AgentReconcilerDeps, item: WorkItem): Promise<Observat
 async function claimInstance(d: AgentReconcilerDeps, key: string, item: WorkItem, term: string, obs: Observation): Promise<ClaimResult | 'retry'> {
   const leaseName = claimNameOf(item);
   try {
-    const r = await bounded(d, d.claims.claim(key, leaseName, term), apiBudgetMs(d), `claiming ${leaseName}`);
-    if (r.ok) d.store.recordFence(d.fence, d.claims);
-    return r;
+    return await bounded(d, d.claims.claim(key, leaseName, term), apiBudgetMs(d), `claiming ${leaseName}`);
   } catch (err) {
     d.log.warn('cannot claim the instance', { workItem: key, lease: leaseName, error: String(err) });
     await bestEffortStatus(d, item, { phase: 'InProgress', message: `waiting to claim ${leaseName} (${String(err)})`, observation: obs });
@@ -302,7 +300,7 @@ async function migratedOutTo(d: AgentReconcilerDeps, item: WorkItem): Promise<st
 async function run(d: AgentReconcilerDeps, key: string, item: WorkItem, verb: 'ensure' | 'remove', action?: Parameters<OperationRunner['run']>[0]['action']): Promise<OperationResult> {
   // Before the node changes, make the WorkItem, the term and the claims durable: an agent killed right
   // after starting an instance must find it in its store (workitems/) to re-adopt and fence it while offline.
-  d.store.recordFence(d.fence, d.claims);
+  d.store.recordFence(d.fence);
   d.store.flush();
   const abort = new AbortController();
   d.operations.set(key, { generation: item.metadata.generation, abort });

@@ -32,6 +32,8 @@ export interface ClaimOptions {
   /** Written into claims for display: the node lease's duration. */
   leaseDurationSeconds: number;
   clock: Clock;
+  /** Told each time key's claim was made in a term (or given up: undefined), to persist it. */
+  onChange?: (key: string, term: string | undefined) => void;
 }
 
 /** Outcome of a claim: held, or held by another node (`holder`). */
@@ -62,26 +64,22 @@ export class InstanceClaims {
     const c = this.entry(key, leaseName);
     if (!(await c.lock.tryAcquireOrRenew())) return { ok: false, holder: c.lock.observedHolder };
     c.term = term;
+    this.opts.onChange?.(key, term);
     return { ok: true };
   }
 
   /** Gives key's claim up (its instance has stopped), so another node may claim it at once. */
   async release(key: string, leaseName: string): Promise<void> {
     const c = this.entry(key, leaseName);
-    this.claims.delete(key);
+    this.forget(key);
     await c.lock.release();
   }
 
   /** Hands key's claim to node `successor` in one compare-and-swap (a live migration's switch-over). */
   async handOver(key: string, leaseName: string, successor: string): Promise<void> {
     const c = this.entry(key, leaseName);
-    this.claims.delete(key);
+    this.forget(key);
     await c.lock.handOver(successor);
-  }
-
-  /** Keys claimed in `term` (persisted, so a restarted agent continuing the term knows them). */
-  claimedIn(term: string): string[] {
-    return [...this.claims].filter(([, c]) => c.term === term).map(([key]) => key);
   }
 
   /** Takes back the claims a previous run made in `term` (the term this run continues). */
@@ -94,7 +92,7 @@ export class InstanceClaims {
 
   /** Forgets key's claim without touching the API (its WorkItem is gone). */
   forget(key: string): void {
-    this.claims.delete(key);
+    if (this.claims.delete(key)) this.opts.onChange?.(key, undefined);
   }
 
   private entry(key: string, leaseName: string): Claim {
