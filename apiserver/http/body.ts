@@ -1,17 +1,26 @@
 /**
- * Request bodies: read raw (with the 1.5 MiB limit enforced by the app),
- * then decoded by content type. YAML is accepted where kube accepts it
- * (apply patches, and `application/yaml` writes). Anything malformed is a 400.
+ * Request bodies: read raw (with the size limit enforced by the request
+ * listener), then decoded by content type. YAML is accepted where kube
+ * accepts it (apply patches, and `application/yaml` writes). Anything
+ * malformed, or shaped past the limits of validation/limits.ts, is a 400
+ * before any other work: decoding is where a hostile body would cost most.
  */
-import YAML from 'yaml';
+import YAML, { isAlias, isCollection, isPair, type Document } from 'yaml';
 import { ApiError, badRequest } from '../errors.js';
+import { MAX_NESTING_DEPTH, MAX_YAML_ALIASES, shapeProblem } from '../validation/limits.js';
 
 /** The body as a JSON value. */
 export function decodeBody(raw: unknown, contentType: string | undefined): unknown {
   const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : '';
   if (text.trim() === '') throw badRequest('the request body is empty; send a JSON object');
   const type = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/yaml' || type === 'application/apply-patch+yaml') return parseYaml(text);
+  const value = type === 'application/yaml' || type === 'application/apply-patch+yaml' ? parseYaml(text) : parseJson(text);
+  const problem = shapeProblem(value);
+  if (problem) throw badRequest(`the request body is too complex at ${problem.path}: ${problem.message}; simplify the object`);
+  return value;
+}
+
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -25,10 +34,30 @@ function parseYaml(text: string): unknown {
     if (!Array.isArray(docs) || docs.length !== 1) throw new Error('expected exactly one YAML document');
     const doc = docs[0]!;
     if (doc.errors.length > 0) throw doc.errors[0]!;
-    return doc.toJS({ maxAliasCount: 50 });
+    checkYamlNodes(doc);
+    return doc.toJS({ maxAliasCount: MAX_YAML_ALIASES });
   } catch (err) {
-    throw badRequest(`the request body is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+    // The YAML parser recurses: a body nested deeper than the stack ends it, and is simply too deep.
+    const why = /Maximum call stack size exceeded/.test(String(err)) ? `nested more than ${MAX_NESTING_DEPTH} levels deep` : (err as Error).message.split('\n')[0];
+    throw badRequest(`the request body is not valid YAML: ${why}`);
   }
+}
+
+/**
+ * What JSON cannot hold, refused before it is built: a key that is a mapping or a sequence (turning
+ * nested ones into strings takes time exponential in their depth), and an anchor used inside itself
+ * (a cycle no JSON can encode).
+ */
+function checkYamlNodes(doc: Document.Parsed): void {
+  YAML.visit(doc, {
+    Pair(_, pair) {
+      if (isPair(pair) && isCollection(pair.key)) throw new Error('mapping keys must be strings, not mappings or sequences');
+    },
+    Alias(_, alias, path) {
+      const target = isAlias(alias) ? alias.resolve(doc) : undefined;
+      if (target && path.includes(target)) throw new Error(`anchor "${alias.source}" is used inside itself`);
+    },
+  });
 }
 
 /** Checks the body is an object and returns it. */

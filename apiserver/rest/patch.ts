@@ -6,6 +6,7 @@
  */
 import fastJsonPatch from 'fast-json-patch';
 import { ApiError, badRequest } from '../errors.js';
+import { MAX_JSON_PATCH_COPY_BYTES, MAX_JSON_PATCH_OPERATIONS } from '../validation/limits.js';
 
 /** The PATCH content types, by name. */
 export const PATCH_TYPES = {
@@ -30,18 +31,41 @@ export function mergePatch(target: Json, patch: Json): Json {
   return out;
 }
 
-/** RFC 6902 on a copy of `target`; a bad or failing operation is a 422 naming it and its index. */
+/**
+ * RFC 6902 on a copy of `target`; a bad or failing operation is a 422 naming it and its index. Like
+ * kube, at most MAX_JSON_PATCH_OPERATIONS operations, whose `copy`s add up to at most
+ * MAX_JSON_PATCH_COPY_BYTES (413 beyond): each copy of a value into itself doubles the document.
+ */
 export function jsonPatch(target: Json, ops: Json): Json {
   if (!Array.isArray(ops)) throw badRequest('json patch must be a JSON array of operations');
+  if (ops.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw new ApiError(413, 'RequestEntityTooLarge', `The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${ops.length}; split the patch`);
+  }
   let doc = structuredClone(target);
+  let copied = 0;
   ops.forEach((op, index) => {
     try {
+      copied += copySize(doc, op);
+      if (copied > MAX_JSON_PATCH_COPY_BYTES) {
+        throw new ApiError(413, 'RequestEntityTooLarge', `json patch operation ${index} copies more than ${MAX_JSON_PATCH_COPY_BYTES} bytes in all; the result would be too large`);
+      }
       doc = fastJsonPatch.applyOperation(doc, op as fastJsonPatch.Operation, true, true, true, index).newDocument;
     } catch (err) {
-      throw patchError(err as { name?: string; message?: string }, op, index);
+      throw err instanceof ApiError ? err : patchError(err as { name?: string; message?: string }, op, index);
     }
   });
   return doc;
+}
+
+/** Bytes a `copy` operation adds (its source as JSON); 0 for other operations and missing sources. */
+function copySize(doc: Json, op: unknown): number {
+  const { op: kind, from } = (op ?? {}) as { op?: unknown; from?: unknown };
+  if (kind !== 'copy' || typeof from !== 'string') return 0;
+  try {
+    return JSON.stringify(fastJsonPatch.getValueByPointer(doc, from))?.length ?? 0;
+  } catch {
+    return 0; // a bad pointer: applyOperation says so
+  }
 }
 
 function patchError(e: { name?: string; message?: string }, op: unknown, index: number): ApiError {

@@ -6,6 +6,7 @@
 import { ApiError, badRequest, invalid, type StatusCause } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
+import { shapeProblem } from './limits.js';
 import { validateMetadata, type NameRule } from './metadata.js';
 import { pruneUnknown } from './prune.js';
 import type { ObjectValidator } from './schema-validator.js';
@@ -28,6 +29,7 @@ export function parseFieldValidation(value: unknown): FieldValidation {
 
 /** Checks and defaults `obj` in place; returns warnings (unknown fields under Warn). */
 export function admitObject(def: ResourceDefinition, validator: ObjectValidator, obj: KubeObject, mode: FieldValidation): string[] {
+  checkShape(def, obj);
   const unknown = pruneBody(def, obj);
   if (unknown.length > 0 && mode === 'Strict') {
     const list = unknown.map((f) => `unknown field "${f}"`).join(', ');
@@ -38,6 +40,15 @@ export function admitObject(def: ResourceDefinition, validator: ObjectValidator,
   const causes = onePerField([...validator(obj), ...validateMetadata(obj.metadata, nameRule(def))]);
   if (causes.length > 0) throw invalid(def.kind, def.group, obj.metadata.name ?? obj.metadata.generateName ?? '', causes);
   return mode === 'Warn' ? unknown.map((f) => `unknown field "${f}"`) : [];
+}
+
+// First: every later step walks the object recursively, and an object stored too deep would break
+// every later read and patch of it (a poison object).
+function checkShape(def: ResourceDefinition, obj: KubeObject): void {
+  const problem = shapeProblem(obj);
+  if (!problem) return;
+  const field = problem.path.replace(/^\./, '');
+  throw invalid(def.kind, def.group, obj.metadata?.name ?? '', [{ reason: 'FieldValueInvalid', field, message: `Invalid value: ${problem.message}; flatten the object` }]);
 }
 
 // The schema and the metadata rules can both reject one field (a Cluster's name); report it once.

@@ -1,0 +1,97 @@
+/**
+ * Issue 17, defects 2 and 3: requests built to stall the event loop or to
+ * store a poison object are answered with a 4xx at once, and the server
+ * (here in this process, so its event loop is this one) never blocks for
+ * long. Each case once blocked for seconds to minutes, answered 500, or
+ * was stored and broke every later PATCH.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { expect } from 'chai';
+import { cairnPath, cluster, instance } from '../../support/fixtures.js';
+import { rawRequest, type RawRequest, type RawResponse } from '../../support/http.js';
+import { startTestEnv, type TestEnv } from '../../support/in-process.js';
+
+const APPLY = 'application/apply-patch+yaml';
+const JSON_PATCH = 'application/json-patch+json';
+
+/** `{"a": {"a": ... value ...}}`, `depth` levels deep. */
+function nested(depth: number, value: unknown = {}): unknown {
+  let v = value;
+  for (let i = 0; i < depth; i++) v = { a: v };
+  return v;
+}
+
+describe('apiserver hostile input (issue 17)', function () {
+  this.timeout(120_000);
+  let env: TestEnv;
+  const ns = 'hostile';
+  const inst = cairnPath('instances', ns);
+  const send = (r: RawRequest) => rawRequest(env.kubeconfig, r);
+
+  before(async () => {
+    env = await startTestEnv();
+    await send({ method: 'POST', path: cairnPath('clusters'), body: JSON.stringify(cluster(ns)) });
+    await send({ method: 'POST', path: inst, body: JSON.stringify(instance('target', ns)) });
+  });
+  after(async () => env?.stop());
+
+  /** Sends `r`, expecting `code` within a second and an event loop never blocked for more than 500 ms meanwhile. */
+  async function refused(r: RawRequest, code: number, message: RegExp): Promise<RawResponse> {
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    const started = performance.now();
+    const res = await send(r);
+    const took = performance.now() - started;
+    delay.disable();
+    expect(res.status, res.text.slice(0, 300)).to.equal(code);
+    expect(res.json).to.include({ kind: 'Status', code });
+    expect(res.json.message).to.match(message);
+    expect(took, 'answered within 1 s').to.be.lessThan(1000);
+    expect(delay.max / 1e6, 'event loop blocked (ms)').to.be.lessThan(500);
+    return res;
+  }
+
+  it('refuses a YAML apply whose keys are nested mappings (once 14 s to minutes of one CPU)', async () => {
+    for (const n of [300, 1000]) {
+      const body = `apiVersion: cairn.dev/v1alpha1\nkind: Instance\nmetadata: {name: x}\n${'? '.repeat(n)}`;
+      await refused({ method: 'PATCH', path: `${inst}/x?fieldManager=fuzz`, body, contentType: APPLY }, 400, /mapping keys must be strings|nested more than 100 levels deep/);
+    }
+  });
+
+  it('refuses a YAML anchor used inside itself, as an apply and as a POST (once 500, and 240 MB)', async () => {
+    const body = 'apiVersion: cairn.dev/v1alpha1\nkind: Instance\nmetadata: &m {name: x, labels: *m}\n';
+    await refused({ method: 'PATCH', path: `${inst}/x?fieldManager=fuzz`, body, contentType: APPLY }, 400, /anchor "m" is used inside itself/);
+    await refused({ method: 'POST', path: inst, body, contentType: 'application/yaml' }, 400, /anchor "m" is used inside itself/);
+  });
+
+  it('refuses a JSON patch that doubles the object with each copy (once 32 s, then 500)', async () => {
+    const ops: unknown[] = [{ op: 'add', path: '/metadata/annotations', value: { a: 'x'.repeat(64) } }];
+    for (let i = 0; i < 23; i++) ops.push({ op: 'copy', from: '/metadata/annotations', path: `/metadata/annotations/c${i}` });
+    await refused({ method: 'PATCH', path: `${inst}/target`, body: JSON.stringify(ops), contentType: JSON_PATCH }, 413, /copies more than \d+ bytes/);
+  });
+
+  it('refuses a JSON patch of more than 10,000 operations', async () => {
+    const ops = Array.from({ length: 10_001 }, () => ({ op: 'test', path: '/kind', value: 'Instance' }));
+    await refused({ method: 'PATCH', path: `${inst}/target`, body: JSON.stringify(ops), contentType: JSON_PATCH }, 413, /maximum operations in a JSON patch is 10000/);
+  });
+
+  it('refuses bodies nested deeper than 100 levels, in JSON and in YAML', async () => {
+    const deep = { ...instance('deep', ns), spec: { ...instance('deep', ns).spec, x: nested(150) } };
+    await refused({ method: 'POST', path: inst, body: JSON.stringify(deep) }, 400, /nested more than 100 levels deep/);
+    await refused({ method: 'POST', path: inst, body: `a: ${'['.repeat(5000)}${']'.repeat(5000)}`, contentType: 'application/yaml' }, 400, /nested more than 100 levels deep/);
+  });
+
+  it('never stores a poison object: deep managedFields are refused at create, and a patch cannot build one', async () => {
+    const poison = instance('poison', ns);
+    poison.metadata.managedFields = [{ manager: 'x', operation: 'Update', apiVersion: 'cairn.dev/v1alpha1', fieldsType: 'FieldsV1', fieldsV1: nested(3500) }];
+    await refused({ method: 'POST', path: inst, body: JSON.stringify(poison) }, 400, /nested more than 100 levels deep/);
+    // Each copy below nests the annotations one level deeper than the body itself does.
+    const ops: unknown[] = [{ op: 'add', path: '/metadata/annotations', value: nested(90, 'v') }];
+    const into = `/metadata/annotations${'/a'.repeat(90)}`;
+    for (let i = 0; i < 3; i++) ops.push({ op: 'copy', from: '/metadata/annotations', path: `${into.slice(0, -2)}/b${i}` });
+    const res = await refused({ method: 'PATCH', path: `${inst}/target`, body: JSON.stringify(ops), contentType: JSON_PATCH }, 422, /nested more than 100 levels deep/);
+    expect(res.json.details.causes[0].field).to.match(/^metadata\.annotations\.a\.a/);
+    const after = await send({ method: 'PATCH', path: `${inst}/target`, body: JSON.stringify({ metadata: { labels: { still: 'patchable' } } }), contentType: 'application/merge-patch+json' });
+    expect(after.status, after.text).to.equal(200);
+  });
+});
