@@ -30,6 +30,8 @@ export interface ApiServerOptions {
   logLevel: string;
   /** Silence after which a watch gets a bookmark or newline; default 15 s. */
   watchKeepaliveMs?: number;
+  /** Memory all watches may hold for clients that read too slowly (the slowest are cut off beyond it); default 256 MiB. */
+  watchBudgetBytes?: number;
   /** Lifetime of the node credentials agents get for a join token (they rotate at two thirds of it); default 24 h. */
   nodeCredentialTtlMs?: number;
   /** The audit log file and its rotation; absent: no audit log. */
@@ -47,6 +49,7 @@ export const defaultApiServerOptions = {
   eventTtlSeconds: 3600,
   nodeCredentialTtlMs: 24 * 3600_000,
   logLevel: 'info',
+  watchBudgetBytes: 256 * 2 ** 20,
 };
 
 /** The defaults of the audit log's rotation. */

@@ -12,9 +12,6 @@ import type { OpenApi } from './openapi.js';
 import { sendError, sendJson } from './respond.js';
 import { auditWhenAnswered, authenticateRequest, authorizeRequest, type Security } from './security.js';
 
-/** The request body limit (API.md): 1.5 MiB. */
-export const BODY_LIMIT_BYTES = 1.5 * 1024 * 1024;
-
 /** What the app needs besides the shared context. */
 export interface AppOptions {
   security: Security;
@@ -58,6 +55,7 @@ export function createApp(ctx: ApiContext, opts: AppOptions): express.Express {
   app.get('/api', wrap((req, res) => sendJson(res, 200, coreVersions(req.headers.host ?? ''))));
   app.get('/apis', wrap((_req, res) => sendJson(res, 200, groupList(ctx.registry))));
   app.get('/openapi/v3', wrap((_req, res) => sendJson(res, 200, opts.openapi.index())));
+  app.get('/metrics', wrap(async (_req, res) => res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics())));
   opts.routes?.(app);
   app.use(wrap((req, res) => route(ctx, opts, req, res)));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err, ctx.log));

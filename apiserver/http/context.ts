@@ -9,6 +9,8 @@ import type { Namespaces } from '../rest/namespaces.js';
 import type { ResourceStore } from '../rest/resource-store.js';
 import type { EtcdStore } from '../storage/etcd-store.js';
 import type { WatchCache } from '../storage/watch-cache.js';
+import type { ApiServerMetrics } from '../metrics.js';
+import type { WatchBudget } from './watch-budget.js';
 
 /** Shared state of one apiserver process. */
 export interface ApiContext {
@@ -23,6 +25,9 @@ export interface ApiContext {
   watches: Set<() => void>;
   /** How long a watch may stay silent before a bookmark or newline is sent. */
   watchKeepaliveMs: number;
+  /** The memory all watches may hold for slow clients. */
+  watchBudget: WatchBudget;
+  metrics: ApiServerMetrics;
 }
 
 /** A request as the resource handlers read it: its path, parsed query, raw body, and who sent it. */

@@ -4,12 +4,13 @@
  * load one TLS write carries many events, for a few milliseconds of added
  * latency); an idle stream gets a keepalive line (client-node gives up after
  * 30 s of silence); the stream ends at its deadline, when the client leaves,
- * or when a client reads so slowly that too much is buffered for it.
+ * or is cut off when its client reads so slowly that too much is buffered
+ * for it (watch-budget.ts).
  */
 import type { ApiResponse as Response } from './context.js';
+import type { BudgetedStream, WatchBudget } from './watch-budget.js';
 
 const FLUSH_MS = 5;
-const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
 
 /** Timing of one stream. */
 export interface EventStreamOptions {
@@ -17,17 +18,21 @@ export interface EventStreamOptions {
   timeoutMs: number;
   /** The line to send when idle (a bookmark, or a bare newline). */
   keepaliveLine: () => string;
+  budget: WatchBudget;
 }
 
 /** A watch response being written. */
-export class EventStream {
+export class EventStream implements BudgetedStream {
   private pending: string[] = [];
   private closed = false;
   private readonly keepalive: NodeJS.Timeout;
   private readonly deadline: NodeJS.Timeout;
   private readonly onCloseHandlers: (() => void)[] = [];
+  private readonly budget: WatchBudget;
 
   constructor(private readonly res: Response, opts: EventStreamOptions) {
+    this.budget = opts.budget;
+    this.budget.add(this);
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
     this.keepalive = setInterval(() => this.write(opts.keepaliveLine()), opts.keepaliveMs);
@@ -54,13 +59,30 @@ export class EventStream {
 
   /** Ends the stream after writing what is queued. */
   close(): void {
-    if (this.closed) return;
+    if (this.end()) this.res.end(this.pending.join(''));
+    this.pending = [];
+  }
+
+  /** Bytes written that the client has not read yet. */
+  buffered(): number {
+    return this.res.writableLength;
+  }
+
+  /** Drops the connection with what is queued on it: the client re-watches. */
+  cutOff(): void {
+    if (this.end()) this.res.destroy();
+    this.pending = [];
+  }
+
+  /** Marks the stream ended; false if it already was. */
+  private end(): boolean {
+    if (this.closed) return false;
     this.closed = true;
     clearInterval(this.keepalive);
     clearTimeout(this.deadline);
+    this.budget.remove(this);
     for (const fn of this.onCloseHandlers) fn();
-    this.res.end(this.pending.join(''));
-    this.pending = [];
+    return true;
   }
 
   private flush(): void {
@@ -68,6 +90,6 @@ export class EventStream {
     this.pending = [];
     if (this.closed || chunk === '') return;
     this.res.write(chunk);
-    if (this.res.writableLength > MAX_BUFFERED_BYTES) this.close();
+    this.budget.wrote(this, chunk.length);
   }
 }

@@ -10,7 +10,7 @@ import querystring from 'node:querystring';
 import { ApiError } from '../errors.js';
 import { resourceAttributes } from '../auth/attributes.js';
 import { parseResourcePath, type RequestInfo } from '../request-info.js';
-import { BODY_LIMIT_BYTES } from './app.js';
+import { BODY_LIMIT_BYTES } from '../validation/limits.js';
 import type { ApiContext, ApiRequest } from './context.js';
 import { tooLarge } from './body.js';
 import { serveResource } from './resources-handler.js';

@@ -62,6 +62,7 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
   const stream = new EventStream(res, {
     keepaliveMs: ctx.watchKeepaliveMs,
     timeoutMs: p.timeoutMs,
+    budget: ctx.watchBudget,
     keepaliveLine: () => {
       // Every event up to the cache's revision has been dispatched, so that revision is a safe bookmark.
       const rev = Math.max(lastRev, viaCache ? ctx.cache.revision : 0);

@@ -24,6 +24,7 @@ function addApiServerFlags(cmd: Command): Command {
     .option('--node-credential-ttl <duration>', 'lifetime of the credential an agent gets for its join token; agents renew it at two thirds of it', parseDuration, defaultApiServerOptions.nodeCredentialTtlMs)
     .option('--log-level <level>', 'error, warn, info or debug', defaultApiServerOptions.logLevel)
     .option('--workers <n>', 'apiserver processes sharing the port (one per core uses the whole machine; each keeps its own watch cache)', parseCount, 1)
+    .addOption(new Option('--watch-memory-budget <size>', 'memory all watches of a process may hold for clients that read too slowly; beyond it the slowest are cut off and re-watch (Ki, Mi, Gi)').argParser(parseSize).default(defaultApiServerOptions.watchBudgetBytes, '256Mi'))
     .addOption(new Option('--audit-log-max-size <size>', 'size at which the audit log is rotated (Ki, Mi, Gi)').argParser(parseSize).default(defaultAuditLogRotation.maxSizeBytes, '100Mi'))
     .option('--audit-log-max-files <n>', 'audit log files kept, the current one included (at least 2)', parseCount, defaultAuditLogRotation.maxFiles)
     .option('--etcd-cafile <file>', 'CA certificate that signed the etcd serving certificate (external https:// --etcd-endpoints only)')

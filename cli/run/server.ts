@@ -28,6 +28,7 @@ export interface ServerFlags {
   nodeCredentialTtl: number;
   logLevel: string;
   workers: number;
+  watchMemoryBudget: number;
   controller?: boolean;
   controllerMetricsPort?: number;
   auditLogPath?: string;
@@ -67,6 +68,7 @@ export async function runServer(flags: ServerFlags, embedEtcd: boolean): Promise
     eventTtlSeconds: Math.round(flags.eventTtl / 1000),
     nodeCredentialTtlMs: flags.nodeCredentialTtl,
     logLevel: flags.logLevel,
+    watchBudgetBytes: flags.watchMemoryBudget,
     auditLog: auditLogOptions(flags, embedEtcd),
     etcdTls,
   };
