@@ -70,6 +70,8 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const admin = await ensureAdminCredentials(o.dataDir);
   const adminAuthenticator = new TokenAuthenticator([{ sha256: admin.sha256, user: { name: 'admin', groups: [MASTERS_GROUP] } }]);
 
+  // The client's default global policy re-sends a call that failed recoverably, a committed write
+  // whose answer was lost included; EtcdStore recognises such a write as its own.
   const client = new Etcd3({ hosts: o.etcdEndpoints, credentials: loadEtcdCredentials(o.etcdTls, o.etcdEndpoints), faultHandling: { host: () => etcdHostBreaker() } });
   const etcd = new EtcdStore(client);
   const registry = new Registry([...loadCrds(o.crdDir), leaseDefinition, eventDefinition, namespaceDefinition, tokenDefinition, ...rbacDefinitions, selfSubjectAccessReviewDefinition]);

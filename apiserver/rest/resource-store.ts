@@ -145,7 +145,7 @@ export class ResourceStore {
       const res = await this.deps.etcd.delete(key, current.rev);
       return res.ok ? withVersion(next, res.rev) : null;
     }
-    const res = await this.deps.etcd.update(key, next, current.rev, await this.leaseFor(def));
+    const res = await this.deps.etcd.update(key, next, current, await this.leaseFor(def));
     return res.ok ? withVersion(next, res.rev) : null;
   }
 

@@ -4,8 +4,17 @@
  * absent, update and delete require the revision the caller read. Results
  * say whether the comparison held; callers decide between Conflict, retry
  * and AlreadyExists.
+ *
+ * The etcd3 client re-sends a transaction that failed with a recoverable
+ * error (its default policy, three attempts). When etcd committed the first
+ * attempt but its answer was lost (a leader change: "etcdserver: leader
+ * changed"), the re-sent compare fails on this very write. A failed create
+ * or update therefore reads the key in the same transaction and counts as
+ * done when what is stored is what it wrote; kube's etcd client avoids the
+ * question by never re-sending a write that may have reached etcd, and
+ * answers an error instead.
  */
-import { Etcd3, type IKeyValue } from 'etcd3';
+import { Etcd3, type IKeyValue, type IOperation } from 'etcd3';
 import { ApiError, expired } from '../errors.js';
 import { decode, encode, type KubeObject } from './codec.js';
 
@@ -14,6 +23,8 @@ export interface Stored {
   obj: KubeObject;
   /** The key's mod_revision, which is also `obj.metadata.resourceVersion`. */
   rev: number;
+  /** etcd's count of writes to the key since it was created (1 after the create). */
+  version: number;
 }
 
 /** The outcome of a compare-and-swap write. */
@@ -43,27 +54,39 @@ export class EtcdStore {
     return kv ? toStored(kv) : null;
   }
 
-  /** Puts `obj` at `key` only if the key does not exist (a failure returns no current object). */
+  /**
+   * Puts `obj` at `key` only if the key does not exist (a failure returns no
+   * current object). `obj.metadata.uid` must be new to this call: a key that
+   * holds it was created by this very call, whose transaction the client
+   * re-sent, so the create succeeded at the key's create revision.
+   */
   async create(key: string, obj: KubeObject, lease?: string): Promise<WriteResult> {
-    let put = this.client.put(key).value(encodeWithinLimit(obj));
-    if (lease) put = put.lease(lease);
-    const res = await this.client.if(key, 'Mod', '==', 0).then(put).commit();
-    return res.succeeded ? { ok: true, rev: Number(res.header.revision) } : { ok: false, current: null };
+    const res = await this.txnIfMod(key, 0, this.put(key, encodeWithinLimit(obj), lease));
+    if (res.succeeded) return { ok: true, rev: res.rev };
+    const uid = obj.metadata.uid;
+    if (uid && res.kv && storedUid(res.kv) === uid) return { ok: true, rev: Number(res.kv.create_revision) };
+    return { ok: false, current: null };
   }
 
-  /** Puts `obj` at `key` only if its mod_revision is still `expectedRev`. */
-  async update(key: string, obj: KubeObject, expectedRev: number, lease?: string): Promise<WriteResult> {
-    return this.putIf(key, obj, expectedRev, lease);
+  /**
+   * Puts `obj` at `key` only if the key is still as `expected` was read. A
+   * key written exactly once since, with exactly these bytes, was written by
+   * this very call, whose transaction the client re-sent, so the update
+   * succeeded at that revision.
+   */
+  async update(key: string, obj: KubeObject, expected: Stored, lease?: string): Promise<WriteResult> {
+    const value = encodeWithinLimit(obj);
+    const res = await this.txnIfMod(key, expected.rev, this.put(key, value, lease));
+    if (res.succeeded) return { ok: true, rev: res.rev };
+    const kv = res.kv;
+    if (kv && Number(kv.version) === expected.version + 1 && kv.value.toString() === value) return { ok: true, rev: Number(kv.mod_revision) };
+    return { ok: false, current: kv ? toStored(kv) : null };
   }
 
   /** Deletes `key` only if its mod_revision is still `expectedRev`. */
   async delete(key: string, expectedRev: number): Promise<WriteResult> {
-    const res = await this.client
-      .if(key, 'Mod', '==', expectedRev)
-      .then(this.client.delete().key(key))
-      .else(this.client.get(key))
-      .commit();
-    return res.succeeded ? { ok: true, rev: Number(res.header.revision) } : { ok: false, current: firstKv(res) };
+    const res = await this.txnIfMod(key, expectedRev, this.client.delete().key(key));
+    return res.succeeded ? { ok: true, rev: res.rev } : { ok: false, current: res.kv ? toStored(res.kv) : null };
   }
 
   /** Reads up to `limit` keys in [start, end) at `revision` (0 = current). */
@@ -101,11 +124,15 @@ export class EtcdStore {
     return String(res.ID);
   }
 
-  private async putIf(key: string, obj: KubeObject, expectedRev: number, lease?: string): Promise<WriteResult> {
-    let put = this.client.put(key).value(encodeWithinLimit(obj));
-    if (lease) put = put.lease(lease);
-    const res = await this.client.if(key, 'Mod', '==', expectedRev).then(put).else(this.client.get(key)).commit();
-    return res.succeeded ? { ok: true, rev: Number(res.header.revision) } : { ok: false, current: firstKv(res) };
+  private put(key: string, value: string, lease?: string): IOperation {
+    const put = this.client.put(key).value(value);
+    return lease ? put.lease(lease) : put;
+  }
+
+  // Runs `op` if the key's mod_revision is `expectedRev` (0: the key is absent), else reads the key in the same transaction.
+  private async txnIfMod(key: string, expectedRev: number, op: IOperation): Promise<{ succeeded: boolean; rev: number; kv?: IKeyValue }> {
+    const res = await this.client.if(key, 'Mod', '==', expectedRev).then(op).else(this.client.get(key)).commit();
+    return { succeeded: res.succeeded, rev: Number(res.header.revision), kv: res.responses[0]?.response_range?.kvs?.[0] };
   }
 }
 
@@ -122,12 +149,16 @@ function encodeWithinLimit(obj: KubeObject): string {
 
 /** The object in a key-value pair. */
 export function toStored(kv: IKeyValue): Stored {
-  return { obj: decode(kv.value, kv.mod_revision), rev: Number(kv.mod_revision) };
+  return { obj: decode(kv.value, kv.mod_revision), rev: Number(kv.mod_revision), version: Number(kv.version) };
 }
 
-function firstKv(res: { responses: { response_range?: { kvs: IKeyValue[] } | null }[] }): Stored | null {
-  const kv = res.responses[0]?.response_range?.kvs?.[0];
-  return kv ? toStored(kv) : null;
+// The uid of the object stored in `kv`; undefined for a value that is not one of ours.
+function storedUid(kv: IKeyValue): unknown {
+  try {
+    return (JSON.parse(kv.value.toString()) as Partial<KubeObject>).metadata?.uid;
+  } catch {
+    return undefined;
+  }
 }
 
 /** True for etcd's "required revision has been compacted". */

@@ -1,0 +1,116 @@
+/**
+ * Defect 6 of issue 17: a write whose transaction committed but whose answer
+ * was lost (an etcd leader change) is re-sent by the etcd3 client's retry
+ * policy. The retry's compare fails on the write's own result; the store
+ * must recognise it and answer as if the first answer had arrived (201 with
+ * the object, one object), while a genuine AlreadyExists or Conflict still
+ * answers 409.
+ */
+import { expect } from 'chai';
+import { Etcd3 } from 'etcd3';
+import winston from 'winston';
+import { loadCrds } from '../../../apiserver/crd-loader.js';
+import { Registry } from '../../../apiserver/registry.js';
+import type { ResourceDefinition } from '../../../apiserver/resources.js';
+import { Namespaces } from '../../../apiserver/rest/namespaces.js';
+import { ResourceStore, type WriteOptions } from '../../../apiserver/rest/resource-store.js';
+import type { KubeObject } from '../../../apiserver/storage/codec.js';
+import { EtcdStore } from '../../../apiserver/storage/etcd-store.js';
+import { LeaseManager } from '../../../apiserver/storage/lease-manager.js';
+import { WatchCache } from '../../../apiserver/storage/watch-cache.js';
+import { startThrowawayEtcd, type ThrowawayEtcd } from '../../../hack/etcd.js';
+import { instance } from '../../support/fixtures.js';
+import { loseTxnAnswers, type LossyTxns } from '../../support/lossy-etcd.js';
+import { CRD_DIR } from '../../support/paths.js';
+
+const NS = 'default';
+const OPTS: WriteOptions = { dryRun: false, fieldValidation: 'Strict' };
+
+describe('writes retried after their commit answer was lost (real etcd)', function () {
+  this.timeout(30_000);
+  let etcd: ThrowawayEtcd;
+  let client: Etcd3;
+  let lossy: LossyTxns;
+  let store: ResourceStore;
+  let instances: ResourceDefinition;
+
+  before(async () => {
+    etcd = await startThrowawayEtcd();
+    client = new Etcd3({ hosts: etcd.endpoint });
+    lossy = loseTxnAnswers(client);
+    const registry = new Registry(loadCrds(CRD_DIR));
+    instances = registry.find('cairn.dev', 'v1alpha1', 'instances')!;
+    const kv = new EtcdStore(client);
+    const cache = new WatchCache(kv, registry.defs, winston.createLogger({ silent: true }));
+    const namespaces = new Namespaces(kv, cache, registry.find('cairn.dev', 'v1alpha1', 'clusters')!, new Date().toISOString());
+    store = new ResourceStore({ etcd: kv, registry, namespaces, eventLeases: new LeaseManager(kv, 60), now: () => new Date() });
+  });
+  after(async () => {
+    client?.close();
+    await etcd?.cleanup();
+  });
+
+  /** Every stored Instance in NS, straight from etcd. */
+  async function stored(): Promise<KubeObject[]> {
+    const values = await client.getAll().prefix(`/registry/cairn.dev/instances/${NS}/`).strings();
+    return Object.values(values).map((v) => JSON.parse(v) as KubeObject);
+  }
+
+  /** Runs `write` with the answer of its next transaction lost; checks the client did re-send it. */
+  async function withLostAnswer<T>(write: () => Promise<T>): Promise<T> {
+    const before = { sent: lossy.sent, lost: lossy.lost };
+    lossy.loseNext();
+    const out = await write();
+    expect(lossy.lost - before.lost, 'answers lost').to.equal(1);
+    expect(lossy.sent - before.sent, 'transactions sent (the first and its retry)').to.equal(2);
+    return out;
+  }
+
+  it('a create answers created with its object, and stores one object', async () => {
+    const res = await withLostAnswer(() => store.create(instances, NS, instance('named', NS), OPTS));
+    expect(res.created).to.equal(true);
+    const objects = (await stored()).filter((o) => o.metadata.name === 'named');
+    expect(objects).to.have.length(1);
+    expect(objects[0]!.metadata.uid).to.equal(res.obj.metadata.uid);
+    const current = await new EtcdStore(client).get(`/registry/cairn.dev/instances/${NS}/named`);
+    expect(res.obj.metadata.resourceVersion).to.equal(String(current!.rev));
+  });
+
+  it('a create with generateName answers its object and does not create a second one', async () => {
+    const body = { ...instance('', NS), metadata: { generateName: 'gen-', namespace: NS } };
+    const res = await withLostAnswer(() => store.create(instances, NS, body, OPTS));
+    expect(res.created).to.equal(true);
+    const generated = (await stored()).filter((o) => o.metadata.generateName === 'gen-');
+    expect(generated.map((o) => o.metadata.name)).to.deep.equal([res.obj.metadata.name]);
+  });
+
+  it('a create of a name another request created still answers 409 AlreadyExists', async () => {
+    const first = await store.create(instances, NS, instance('taken', NS), OPTS);
+    const err = await store.create(instances, NS, instance('taken', NS), OPTS).catch((e: unknown) => e);
+    expect(err).to.include({ code: 409, reason: 'AlreadyExists' });
+    const objects = (await stored()).filter((o) => o.metadata.name === 'taken');
+    expect(objects.map((o) => o.metadata.uid)).to.deep.equal([first.obj.metadata.uid]);
+  });
+
+  it('an update pinned to the resourceVersion it read answers its object at the new version', async () => {
+    const created = await store.create(instances, NS, instance('pinned', NS), OPTS);
+    const next = { ...created.obj, spec: { ...created.obj.spec, cpus: 3 } };
+    const res = await withLostAnswer(() => store.update(instances, NS, 'pinned', 'main', () => structuredClone(next), OPTS));
+    expect(res.obj.spec.cpus).to.equal(3);
+    expect(res.obj.metadata.generation).to.equal(2);
+    const current = await new EtcdStore(client).get(`/registry/cairn.dev/instances/${NS}/pinned`);
+    expect(res.obj.metadata.resourceVersion).to.equal(String(current!.rev));
+    expect(current!.obj.spec.cpus).to.equal(3);
+  });
+
+  it('an update that lost its race to another writer still fails its compare, its answer lost or not', async () => {
+    const kv = new EtcdStore(client);
+    await store.create(instances, NS, instance('raced', NS), OPTS);
+    const key = `/registry/cairn.dev/instances/${NS}/raced`;
+    const read = (await kv.get(key))!;
+    const theirs = await store.update(instances, NS, 'raced', 'main', (o) => ({ ...o, spec: { ...o.spec, cpus: 2 } }), OPTS);
+    const res = await withLostAnswer(() => kv.update(key, { ...read.obj, spec: { ...read.obj.spec, cpus: 4 } }, read));
+    expect(res.ok).to.equal(false);
+    expect((await kv.get(key))!.rev).to.equal(Number(theirs.obj.metadata.resourceVersion));
+  });
+});
