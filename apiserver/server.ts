@@ -45,7 +45,7 @@ import { Lister } from './rest/lister.js';
 import { Namespaces } from './rest/namespaces.js';
 import { ResourceStore } from './rest/resource-store.js';
 import { Compactor } from './storage/compactor.js';
-import { EtcdStore } from './storage/etcd-store.js';
+import { EtcdStore, MAX_RECEIVE_BYTES } from './storage/etcd-store.js';
 import { LeaseManager } from './storage/lease-manager.js';
 import { WatchCache } from './storage/watch-cache.js';
 
@@ -68,7 +68,12 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const admin = await ensureAdminCredentials(o.dataDir);
   const adminAuthenticator = new TokenAuthenticator([{ sha256: admin.sha256, user: { name: 'admin', groups: [MASTERS_GROUP] } }]);
 
-  const client = new Etcd3({ hosts: o.etcdEndpoints, credentials: loadEtcdCredentials(o.etcdTls, o.etcdEndpoints), faultHandling: { host: () => etcdHostBreaker() } });
+  const client = new Etcd3({
+    hosts: o.etcdEndpoints,
+    credentials: loadEtcdCredentials(o.etcdTls, o.etcdEndpoints),
+    faultHandling: { host: () => etcdHostBreaker() },
+    grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
+  });
   const etcd = new EtcdStore(client);
   const registry = new Registry([...loadCrds(o.crdDir), leaseDefinition, eventDefinition, namespaceDefinition, tokenDefinition, ...rbacDefinitions, selfSubjectAccessReviewDefinition]);
   const cache = new WatchCache(etcd, registry.defs, log);

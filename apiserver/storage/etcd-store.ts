@@ -112,6 +112,13 @@ export class EtcdStore {
 /** etcd refuses requests over 1.5 MiB by default; an object that big is the client's problem, said as such. */
 export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024 - 4096;
 
+/**
+ * The etcd client's gRPC receive limit: etcd's own Go client default
+ * (math.MaxInt32), not grpc-js's 4 MiB, which a page of 1,000 keys or a watch
+ * batch of big objects passes; etcd itself sends up to this much.
+ */
+export const MAX_RECEIVE_BYTES = 2 ** 31 - 1;
+
 function encodeWithinLimit(obj: KubeObject): string {
   const bytes = encode(obj);
   if (Buffer.byteLength(bytes) > MAX_OBJECT_BYTES) {
