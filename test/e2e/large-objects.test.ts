@@ -1,9 +1,9 @@
 /**
  * Issue 17, defect 1: objects big enough that 1,000 of them, or a client's
- * `limit` of them, exceed gRPC's default 4 MiB message. 60 Instances of
- * 100 KiB (6 MiB) are enough: the apiserver must still restart over them,
+ * `limit` of them, exceed gRPC's default 4 MiB message. 90 Instances of
+ * 100 KiB (9 MiB) are enough: the apiserver must still restart over them,
  * and a `?limit=500` LIST must answer 200 with every item reachable
- * through `continue`.
+ * through `continue` (in more than one page: a page stops at 8 MiB).
  */
 import { expect } from 'chai';
 import * as k8s from '@kubernetes/client-node';
@@ -13,7 +13,7 @@ import { rawRequest } from '../support/http.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 const NS = 'big';
-const COUNT = 60;
+const COUNT = 90;
 const PAD = 'x'.repeat(100 * 1024);
 
 describe('apiserver with objects larger than a gRPC message in total', function () {
@@ -23,16 +23,16 @@ describe('apiserver with objects larger than a gRPC message in total', function 
   let second: ServerProcess | undefined;
   let kc: k8s.KubeConfig;
 
-  /** Every item of a paged LIST, following `continue` (each page must answer 200). */
-  const listAll = async (query: string): Promise<string[]> => {
+  /** Every item of a paged LIST, following `continue` (each page must answer 200), and the number of pages. */
+  const listAll = async (query: string): Promise<{ names: string[]; pages: number }> => {
     const names: string[] = [];
     let cont = '';
-    for (let pages = 0; pages < 100; pages++) {
+    for (let pages = 1; pages <= 100; pages++) {
       const r = await rawRequest(kc, { path: `${cairnPath('instances', NS)}?${query}${cont && `&continue=${encodeURIComponent(cont)}`}` });
       expect(r.status, r.text.slice(0, 300)).to.equal(200);
       names.push(...(r.json.items as { metadata: { name: string } }[]).map((o) => o.metadata.name));
       cont = r.json.metadata.continue ?? '';
-      if (!cont) return names;
+      if (!cont) return { names, pages };
     }
     throw new Error(`${query}: still a continue token after 100 pages`);
   };
@@ -60,8 +60,10 @@ describe('apiserver with objects larger than a gRPC message in total', function 
   });
 
   it('answers ?limit=500 with 200, every item reachable through continue', async () => {
-    expect(await listAll('limit=500')).to.deep.equal(expected);
-    expect(await listAll('limit=7'), 'small pages').to.deep.equal(expected);
+    const big = await listAll('limit=500');
+    expect(big.names).to.deep.equal(expected);
+    expect(big.pages, 'pages of at most 8 MiB').to.equal(2);
+    expect(await listAll('limit=7'), 'small pages').to.deep.equal({ names: expected, pages: 13 });
   });
 
   it('restarts over them, becomes ready and lists them all', async () => {
@@ -72,6 +74,6 @@ describe('apiserver with objects larger than a gRPC message in total', function 
     const r = await rawRequest(kc, { path: cairnPath('instances', NS) });
     expect(r.status, r.text.slice(0, 300)).to.equal(200);
     expect((r.json.items as { metadata: { name: string } }[]).map((o) => o.metadata.name)).to.deep.equal(expected);
-    expect(await listAll('limit=500')).to.deep.equal(expected);
+    expect((await listAll('limit=500')).names).to.deep.equal(expected);
   });
 });
