@@ -47,7 +47,7 @@ import { Lister } from './rest/lister.js';
 import { Namespaces } from './rest/namespaces.js';
 import { ResourceStore } from './rest/resource-store.js';
 import { Compactor } from './storage/compactor.js';
-import { EtcdStore } from './storage/etcd-store.js';
+import { EtcdStore, MAX_RECEIVE_BYTES } from './storage/etcd-store.js';
 import { LeaseManager } from './storage/lease-manager.js';
 import { WatchCache } from './storage/watch-cache.js';
 
@@ -72,7 +72,12 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
 
   // The client's default global policy re-sends a call that failed recoverably, a committed write
   // whose answer was lost included; EtcdStore recognises such a write as its own.
-  const client = new Etcd3({ hosts: o.etcdEndpoints, credentials: loadEtcdCredentials(o.etcdTls, o.etcdEndpoints), faultHandling: { host: () => etcdHostBreaker() } });
+  const client = new Etcd3({
+    hosts: o.etcdEndpoints,
+    credentials: loadEtcdCredentials(o.etcdTls, o.etcdEndpoints),
+    faultHandling: { host: () => etcdHostBreaker() },
+    grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
+  });
   const etcd = new EtcdStore(client);
   const registry = new Registry([...loadCrds(o.crdDir), leaseDefinition, eventDefinition, namespaceDefinition, tokenDefinition, ...rbacDefinitions, selfSubjectAccessReviewDefinition]);
   const cache = new WatchCache(etcd, registry.defs, log);

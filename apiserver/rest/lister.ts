@@ -4,10 +4,10 @@
  * for `limit`/`continue` — every page read at the first page's revision,
  * the continue token carrying that revision and the last key returned.
  */
-import { badRequest, expired, notFound } from '../errors.js';
+import { badRequest, expired, notFound, type ApiError } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
-import { mapEtcdErrors, toStored, type EtcdStore } from '../storage/etcd-store.js';
+import { PAGE_BYTES, toStored, type EtcdStore } from '../storage/etcd-store.js';
 import { objectKey, scopePrefix } from '../storage/keys.js';
 import { prefixEnd, type WatchCache } from '../storage/watch-cache.js';
 import type { Selection } from './selection.js';
@@ -56,31 +56,34 @@ export class Lister {
     return { items, resourceVersion: String(this.cache.revision) };
   }
 
+  // A client's page ends at `limit` items or once it holds PAGE_BYTES, whichever
+  // comes first (kube allows fewer items than asked with a continue token), so
+  // `limit` bounds the response's size and not only its count.
   private async page(def: ResourceDefinition, ns: string | undefined, sel: Selection, p: ListParams): Promise<ListResult> {
     const prefix = scopePrefix(def, ns);
     const token = p.continueToken ? decodeContinue(p.continueToken) : null;
-    let start = token ? prefix + token.start : prefix;
     let rev = token?.rv ?? 0;
     const items: KubeObject[] = [];
-    for (;;) {
-      const want = p.limit > 0 ? p.limit - items.length : 0;
-      const page = await mapEtcdErrors(() => this.etcd.range(start, prefixEnd(prefix), rev, want)).catch((err) => {
-        if (token && err?.code === 410) throw expired(CONTINUE_EXPIRED);
-        throw err;
-      });
-      // etcd's header carries its current revision; a continued list stays at its snapshot's.
-      if (rev === 0) rev = page.revision;
-      for (const kv of page.kvs) {
-        const obj = toStored(kv).obj;
-        if (sel.matches(obj)) items.push(obj);
+    let bytes = 0;
+    try {
+      for await (const page of this.etcd.scan(token ? prefix + token.start : prefix, prefixEnd(prefix), rev, p.limit)) {
+        rev = page.revision;
+        for (const [i, kv] of page.kvs.entries()) {
+          const obj = toStored(kv).obj;
+          if (!sel.matches(obj)) continue;
+          items.push(obj);
+          bytes += kv.value.length;
+          const full = p.limit > 0 && (items.length >= p.limit || bytes >= PAGE_BYTES);
+          if (full && (page.more || i < page.kvs.length - 1)) {
+            return { items, resourceVersion: String(rev), continue: encodeContinue(rev, kv.key.toString().slice(prefix.length) + '\0') };
+          }
+        }
       }
-      const last = page.kvs[page.kvs.length - 1];
-      if (!page.more || !last) return { items, resourceVersion: String(rev) };
-      start = last.key.toString() + '\0';
-      if (p.limit > 0 && items.length >= p.limit) {
-        return { items, resourceVersion: String(rev), continue: encodeContinue(rev, start.slice(prefix.length)) };
-      }
+    } catch (err) {
+      if (token && (err as ApiError)?.code === 410) throw expired(CONTINUE_EXPIRED);
+      throw err;
     }
+    return { items, resourceVersion: String(rev) };
   }
 }
 

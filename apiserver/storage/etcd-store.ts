@@ -35,10 +35,15 @@ export type WriteResult =
 /** One page of a range read. */
 export interface RangePage {
   kvs: IKeyValue[];
-  /** The store revision the page was read at. */
+  /** From `range`, etcd's current revision (even for a read at an older one); from `scan`, the revision read at. */
   revision: number;
   more: boolean;
 }
+
+/** What one page of a scan aims at: 1,000 small objects, or a few of the biggest, so a relist's memory stays flat. */
+export const PAGE_BYTES = 8 * 1024 * 1024;
+// The first page of a scan, read before any value was seen: under 150 MiB even of the biggest objects, and one page for most lists.
+const FIRST_PAGE_KEYS = 100;
 
 const COMPACTED = /required revision has been compacted/;
 const FUTURE = /required revision is a future revision/;
@@ -100,6 +105,28 @@ export class EtcdStore {
     });
   }
 
+  /**
+   * Reads every key in [start, end) page by page, all at one revision
+   * (`revision`, or the first page's). A page holds at most `pageKeys` keys
+   * (0: no count of its own), and fewer when the last page's values say more
+   * would pass PAGE_BYTES; never so many that MAX_OBJECT_BYTES objects would
+   * pass MAX_RECEIVE_BYTES.
+   */
+  async *scan(start: string, end: string, revision = 0, pageKeys = 0): AsyncGenerator<RangePage> {
+    const most = pageKeys > 0 ? Math.min(pageKeys, MAX_PAGE_KEYS) : MAX_PAGE_KEYS;
+    let keys = Math.min(most, FIRST_PAGE_KEYS);
+    for (;;) {
+      const page = await this.range(start, end, revision, keys);
+      revision ||= page.revision;
+      yield { ...page, revision };
+      const last = page.kvs.at(-1);
+      if (!page.more || !last) return;
+      start = last.key.toString() + '\0';
+      const bytes = page.kvs.reduce((n, kv) => n + kv.key.length + kv.value.length, 0);
+      keys = Math.max(1, Math.min(most, Math.floor((PAGE_BYTES * page.kvs.length) / bytes)));
+    }
+  }
+
   /** The store's current revision. */
   async currentRevision(): Promise<number> {
     // A serializable=false read of an absent key costs one round trip and returns the header.
@@ -138,6 +165,16 @@ export class EtcdStore {
 
 /** etcd refuses requests over 1.5 MiB by default; an object that big is the client's problem, said as such. */
 export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024 - 4096;
+
+/**
+ * The etcd client's gRPC receive limit: etcd's own Go client default
+ * (math.MaxInt32), not grpc-js's 4 MiB, which a page of 1,000 keys or a watch
+ * batch of big objects passes; etcd itself sends up to this much.
+ */
+export const MAX_RECEIVE_BYTES = 2 ** 31 - 1;
+
+// Keys per page that fit MAX_RECEIVE_BYTES at MAX_OBJECT_BYTES a value plus 4 KiB of key and framing: 1,365.
+const MAX_PAGE_KEYS = Math.floor(MAX_RECEIVE_BYTES / (MAX_OBJECT_BYTES + 4096));
 
 function encodeWithinLimit(obj: KubeObject): string {
   const bytes = encode(obj);

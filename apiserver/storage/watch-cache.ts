@@ -24,7 +24,7 @@ import { RevisionBarrier } from './revision-barrier.js';
 export interface WatchCacheOptions {
   /** Events kept per kind for resuming watches. */
   ringSize: number;
-  /** Keys read per page while (re)listing. */
+  /** Keys read per page while (re)listing, at most (big objects make pages smaller: EtcdStore.scan). */
   listPageSize: number;
 }
 
@@ -104,11 +104,8 @@ export class WatchCache {
 
   private async relist(): Promise<number> {
     const listed = new Map<ResourceCache, Map<string, KubeObject>>(this.caches.map((c) => [c, new Map()]));
-    let start = REGISTRY_PREFIX;
-    const end = prefixEnd(REGISTRY_PREFIX);
     let rev = 0;
-    for (;;) {
-      const page = await this.store.range(start, end, rev, this.opts.listPageSize);
+    for await (const page of this.store.scan(REGISTRY_PREFIX, prefixEnd(REGISTRY_PREFIX), 0, this.opts.listPageSize)) {
       rev = page.revision;
       for (const kv of page.kvs) {
         const key = kv.key.toString();
@@ -116,8 +113,6 @@ export class WatchCache {
         const obj = cache && this.decodeOrSkip(key, kv.value, kv.mod_revision);
         if (cache && obj) listed.get(cache)!.set(key, obj);
       }
-      if (!page.more || page.kvs.length === 0) break;
-      start = page.kvs[page.kvs.length - 1]!.key.toString() + '\0';
     }
     for (const [cache, objects] of listed) cache.reset(objects, rev);
     this.advance(rev);

@@ -22,14 +22,10 @@ import { performance } from 'node:perf_hooks';
 import { stopChild } from '../../apiserver/etcd/process.js';
 import { CAIRN_BIN, spawnCairn, type CairnProcess } from '../cairn-process.js';
 import { startThrowawayEtcd, type ThrowawayEtcd } from '../etcd.js';
-import { expectStatus, fmt, processTree, request, runBenchmark, runConcurrent, targetFromKubeconfig, type ApiTarget } from './lib.js';
+import { expectStatus, fmt, numberArg, processTree, request, runBenchmark, runConcurrent, targetFromKubeconfig, type ApiTarget } from './lib.js';
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const N = arg('instances', 500);
-const IDLE_SECONDS = arg('idle-seconds', 30);
+const N = numberArg('instances', 500);
+const IDLE_SECONDS = numberArg('idle-seconds', 30);
 const CLUSTER = 'bench';
 const NODE = 'bench-node';
 const GROUP_PATH = '/apis/cairn.dev/v1alpha1';

@@ -24,15 +24,11 @@ import { loadKubeConfig } from '../../api/client/kubeconfig.js';
 import { stopChild } from '../../apiserver/etcd/process.js';
 import { CAIRN_BIN, spawnCairn, type CairnProcess } from '../cairn-process.js';
 import { startThrowawayEtcd, type ThrowawayEtcd } from '../etcd.js';
-import { CpuMeter, expectStatus, fmt, percentile, procCpuSeconds, procStatusMiB, request, runBenchmark, runConcurrent, targetFromKubeconfig, type ApiTarget } from './lib.js';
+import { CpuMeter, expectStatus, fmt, numberArg, percentile, procCpuSeconds, procStatusMiB, request, runBenchmark, runConcurrent, targetFromKubeconfig, type ApiTarget } from './lib.js';
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const NODES = arg('nodes', 200);
-const INSTANCES = arg('instances', 5000);
-const WORKERS = arg('workers', 64);
+const NODES = numberArg('nodes', 200);
+const INSTANCES = numberArg('instances', 5000);
+const WORKERS = numberArg('workers', 64);
 const CONCURRENCY = 64;
 const CLUSTER = 'bench';
 const WATCHDOG_MS = 300_000;

@@ -20,13 +20,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { stopChild } from '../../apiserver/etcd/process.js';
 import { CAIRN_BIN, spawnCairn, type CairnProcess } from '../cairn-process.js';
-import { expectStatus, fmt, median, request, runBenchmark, targetFromKubeconfig, type ApiTarget } from './lib.js';
+import { expectStatus, fmt, median, numberArg, request, runBenchmark, targetFromKubeconfig, type ApiTarget } from './lib.js';
 
-const arg = (name: string, dflt: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
-const ROUNDS = arg('rounds', 5);
+const ROUNDS = numberArg('rounds', 5);
 const NS = 'bench';
 const NODES = ['node-a', 'node-b', 'node-c'];
 const GROUP_PATH = '/apis/cairn.dev/v1alpha1';

@@ -156,6 +156,12 @@ export function processTree(pid: number): number[] {
   return out;
 }
 
+/** The number after `--name` on the command line, or `dflt` when the flag is absent. */
+export function numberArg(name: string, dflt: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+}
+
 /** Formats a number with `digits` decimals. */
 export function fmt(n: number, digits = 0): string {
   return Number.isFinite(n) ? n.toFixed(digits) : String(n);
