@@ -30,6 +30,7 @@ function parseJson(text: string): unknown {
 
 function parseYaml(text: string): unknown {
   try {
+    if (flowDepth(text) > MAX_NESTING_DEPTH) throw new Error(`nested more than ${MAX_NESTING_DEPTH} levels deep`);
     const docs = YAML.parseAllDocuments(text);
     if (!Array.isArray(docs) || docs.length !== 1) throw new Error('expected exactly one YAML document');
     const doc = docs[0]!;
@@ -41,6 +42,35 @@ function parseYaml(text: string): unknown {
     const why = /Maximum call stack size exceeded/.test(String(err)) ? `nested more than ${MAX_NESTING_DEPTH} levels deep` : (err as Error).message.split('\n')[0];
     throw badRequest(`the request body is not valid YAML: ${why}`);
   }
+}
+
+/**
+ * The deepest nesting of [ ] and { } outside quoted scalars: the parser recurses on each, so a deep
+ * one costs it 100 ms before the stack ends it (brackets in comments or plain scalars only overcount).
+ */
+function flowDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) max = Math.max(max, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth = Math.max(0, depth - 1);
+    else if (c === 0x22 || c === 0x27) i = quotedEnd(text, i);
+  }
+  return max;
+}
+
+/** The index of the quote that closes the one at `start` ("..." with backslash escapes, '...' with ''). */
+function quotedEnd(text: string, start: number): number {
+  const quote = text[start];
+  for (let i = start + 1; i < text.length; i++) {
+    if (quote === '"' && text[i] === '\\') i++;
+    else if (text[i] === quote) {
+      if (quote === "'" && text[i + 1] === "'") i++;
+      else return i;
+    }
+  }
+  return text.length;
 }
 
 /**
