@@ -35,6 +35,7 @@ import { loadEtcdCredentials } from './etcd/client-tls.js';
 import { ApiServerMetrics } from './metrics.js';
 import { WatchBudget } from './http/watch-budget.js';
 import { createApp } from './http/app.js';
+import { answerClientError } from './http/client-error.js';
 import type { ApiContext } from './http/context.js';
 import { OpenApi } from './http/openapi.js';
 import { defaultApiServerOptions, type ApiServerOptions } from './options.js';
@@ -104,6 +105,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const listener = createRequestListener(ctx, security, app, { [ACCESS_REVIEW_KEY]: accessReviewHandler(security.authorizer, registry) });
   const server = o.insecureHttp ? http.createServer(listener) : https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.2' }, listener);
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(o.port, o.listen, () => resolve()));
   const port = (server.address() as AddressInfo).port;
   const host = o.listen === '0.0.0.0' || o.listen === '::' ? '127.0.0.1' : o.listen;
