@@ -11,9 +11,10 @@ import { EtcdSupervisor } from '../../apiserver/etcd/supervisor.js';
 import { defaultCrdDir, startApiServer, type ApiServerOptions } from '../../apiserver/server.js';
 import { startWorkerPool } from '../../apiserver/worker-pool.js';
 import { ChildSupervisor } from '../child-supervisor.js';
+import { etcdTlsFiles, type EtcdTlsFlags } from '../etcd-flags.js';
 
 /** The flags of `cairn server` and `cairn apiserver`, as commander parses them. */
-export interface ServerFlags {
+export interface ServerFlags extends EtcdTlsFlags {
   dataDir: string;
   listen: string;
   port: number;
@@ -33,9 +34,6 @@ export interface ServerFlags {
   auditLogPath?: string;
   auditLogMaxSize: number;
   auditLogMaxFiles: number;
-  etcdCafile?: string;
-  etcdCertfile?: string;
-  etcdKeyfile?: string;
 }
 
 /** Runs `cairn server` (embedEtcd: an etcd of its own unless --etcd-endpoints) or `cairn apiserver`. */
@@ -44,7 +42,7 @@ export async function runServer(flags: ServerFlags, embedEtcd: boolean): Promise
   let etcd: EtcdSupervisor | null = null;
   let unlock: () => void = () => undefined;
   let endpoints = flags.etcdEndpoints ?? [];
-  const etcdTls = { caFile: flags.etcdCafile, certFile: flags.etcdCertfile, keyFile: flags.etcdKeyfile };
+  const etcdTls = etcdTlsFiles(flags);
   if (endpoints.length === 0 && (etcdTls.caFile || etcdTls.certFile || etcdTls.keyFile)) {
     throw new Error('--etcd-cafile, --etcd-certfile and --etcd-keyfile are for an external etcd given with --etcd-endpoints; the embedded etcd listens on loopback only, without TLS');
   }
