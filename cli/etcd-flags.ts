@@ -1,4 +1,4 @@
-/** Flags that say how a process reaches etcd itself, shared by `cairn server` and `cairn apiserver`. */
+/** Flags that say how a process reaches etcd itself, shared by `cairn server`, `cairn apiserver` and `cairn etcd`. */
 import type { Command } from 'commander';
 import type { EtcdTlsFiles } from '../apiserver/etcd/client-tls.js';
 

@@ -24,6 +24,8 @@ export interface EtcdProcessOptions {
   /** Fixed ports (a restart of the same member keeps its address); free ones by default. */
   clientPort?: number;
   peerPort?: number;
+  /** etcd's --quota-backend-bytes (its NOSPACE threshold); etcd's default (2 GiB) when absent. */
+  quotaBackendBytes?: number;
 }
 
 /** A running etcd member. */
@@ -100,6 +102,7 @@ async function startOnce(opts: EtcdProcessOptions): Promise<EtcdProcess> {
     '--log-level', 'warn', '--logger', 'zap',
     // Cairn's apiserver compacts on its own schedule (API.md); etcd must not.
     '--auto-compaction-retention', '0',
+    ...(opts.quotaBackendBytes ? ['--quota-backend-bytes', String(opts.quotaBackendBytes)] : []),
   ], { stdio: ['ignore', log, log] });
   fs.closeSync(log);
   const notInstalled = () => new Error(`etcd is not installed (no ${binary} on PATH): run hack/install-etcd.sh, or pass --etcd-endpoints of a running etcd`);

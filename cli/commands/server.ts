@@ -40,6 +40,7 @@ export function serverCommand(): Command {
   return addApiServerFlags(new Command('server'))
     .description('Run the all-in-one Cairn control plane: the API server, with a managed local etcd unless --etcd-endpoints is given')
     .option('--etcd-endpoints <urls>', 'external etcd endpoints, comma-separated (default: start an embedded etcd under --data-dir)', parseList)
+    .addOption(new Option('--etcd-quota <size>', "the embedded etcd's space quota (its --quota-backend-bytes; default etcd's, 2Gi): past it etcd refuses writes until `cairn etcd defrag` frees space").argParser(parseSize))
     .option('--no-controller', 'do not run the controller (run `cairn controller` separately, or none to drive status by hand)')
     .option('--controller-metrics-port <port>', "port of the controller's /healthz and /metrics (default: a free port, logged)", parsePort, 0)
     .option('--audit-log-path <file>', 'where to log every mutating request, one JSON line each (default: <data-dir>/audit.log; "" for none)')

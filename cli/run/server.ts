@@ -20,6 +20,8 @@ export interface ServerFlags extends EtcdTlsFlags {
   port: number;
   advertiseAddress?: string;
   etcdEndpoints?: string[];
+  /** The embedded etcd's --quota-backend-bytes. */
+  etcdQuota?: number;
   insecureHttp: boolean;
   crdDir?: string;
   kubeconfig?: string;
@@ -46,9 +48,10 @@ export async function runServer(flags: ServerFlags, embedEtcd: boolean): Promise
   if (endpoints.length === 0 && (etcdTls.caFile || etcdTls.certFile || etcdTls.keyFile)) {
     throw new Error('--etcd-cafile, --etcd-certfile and --etcd-keyfile are for an external etcd given with --etcd-endpoints; the embedded etcd listens on loopback only, without TLS');
   }
+  if (endpoints.length > 0 && flags.etcdQuota) throw new Error("--etcd-quota sets the embedded etcd's quota; an external etcd takes --quota-backend-bytes itself");
   if (embedEtcd && endpoints.length === 0) {
     unlock = lockDataDir(flags.dataDir);
-    etcd = new EtcdSupervisor({ dataDir: path.join(flags.dataDir, 'etcd'), logFile: path.join(flags.dataDir, 'etcd.log') }, log);
+    etcd = new EtcdSupervisor({ dataDir: path.join(flags.dataDir, 'etcd'), logFile: path.join(flags.dataDir, 'etcd.log'), quotaBackendBytes: flags.etcdQuota }, log);
     endpoints = [await etcd.start()];
   }
   const opts: ApiServerOptions = {
