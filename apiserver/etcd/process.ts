@@ -145,7 +145,8 @@ async function waitHealthy(endpoint: string, child: ChildProcess, timeoutMs: num
       throw new Error(`etcd exited (${child.exitCode ?? child.signalCode}) before it became healthy; see ${logFile}`);
     }
     try {
-      const res = await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(1000) });
+      // A member under the NOSPACE alarm serves reads and deletes, which is what it takes to recover.
+      const res = await fetch(`${endpoint}/health?exclude=NOSPACE`, { signal: AbortSignal.timeout(1000) });
       const body = (await res.json()) as { health?: string };
       if (body.health === 'true') return;
     } catch {
