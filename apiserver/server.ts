@@ -2,7 +2,7 @@
  * Starting and stopping one apiserver process: certificates and the admin
  * token on first start, the etcd client, the watch cache, the HTTPS
  * listener (plain HTTP only when asked, for loopback debugging), the admin
- * kubeconfig, and periodic compaction.
+ * kubeconfig, periodic compaction, and the watch on etcd's alarms.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -10,8 +10,8 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { circuitBreaker, ConsecutiveBreaker, handleWhen } from 'cockatiel';
-import { Etcd3, isRecoverableError } from 'etcd3';
+import { Etcd3 } from 'etcd3';
+import type { Logger } from 'winston';
 import { createLogger } from '../api/log.js';
 import { cairnVersion } from '../api/version.js';
 import { openAuditLog } from './audit/audit-log.js';
@@ -31,8 +31,11 @@ import { rbacDefinitions } from './builtin/rbac.js';
 import { tokenDefinition } from './builtin/token.js';
 import { ACCESS_REVIEW_KEY, accessReviewHandler, selfSubjectAccessReviewDefinition } from './http/access-review.js';
 import { defaultCrdDir, loadCrds } from './crd-loader.js';
+import { EtcdAlarmMonitor } from './etcd/alarm-monitor.js';
 import { loadEtcdCredentials } from './etcd/client-tls.js';
-import { ApiServerMetrics } from './metrics.js';
+import { etcdHostPolicy } from './etcd/fault-handling.js';
+import { raisedAlarms } from './etcd/maintenance.js';
+import { EtcdNoSpaceError, recoveryCommand } from './etcd/no-space.js';
 import { WatchBudget } from './http/watch-budget.js';
 import { createApp } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
@@ -42,6 +45,7 @@ import { defaultApiServerOptions, type ApiServerOptions } from './options.js';
 import { createRequestListener } from './http/request-listener.js';
 import type { Security } from './http/security.js';
 import { buildKubeconfig, writeKubeconfig } from './kubeconfig.js';
+import { ApiServerMetrics } from './metrics.js';
 import { ensurePki } from './pki.js';
 import { Registry } from './registry.js';
 import { Lister } from './rest/lister.js';
@@ -71,14 +75,9 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const admin = await ensureAdminCredentials(o.dataDir);
   const adminAuthenticator = new TokenAuthenticator([{ sha256: admin.sha256, user: { name: 'admin', groups: [MASTERS_GROUP] } }]);
 
-  // The client's default global policy re-sends a call that failed recoverably, a committed write
-  // whose answer was lost included; EtcdStore recognises such a write as its own.
-  const client = new Etcd3({
-    hosts: o.etcdEndpoints,
-    credentials: loadEtcdCredentials(o.etcdTls, o.etcdEndpoints),
-    faultHandling: { host: () => etcdHostBreaker() },
-    grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
-  });
+  const metrics = new ApiServerMetrics(() => watchBudget.buffered());
+  const watchBudget = new WatchBudget(o.watchBudgetBytes ?? defaultApiServerOptions.watchBudgetBytes, (reason) => metrics.watchEvictions.inc({ reason }));
+  const { client, alarms } = connectEtcd(o, log, metrics);
   const etcd = new EtcdStore(client);
   const registry = new Registry([...loadCrds(o.crdDir), leaseDefinition, eventDefinition, namespaceDefinition, tokenDefinition, ...rbacDefinitions, selfSubjectAccessReviewDefinition]);
   const cache = new WatchCache(etcd, registry.defs, log);
@@ -88,8 +87,6 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const namespaces = new Namespaces(etcd, cache, clusterDef, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
   const store = new ResourceStore({ etcd, registry, namespaces, eventLeases: new LeaseManager(etcd, o.eventTtlSeconds), now: () => new Date() });
   await ensureBootstrapRoles(store, registry, log);
-  const metrics = new ApiServerMetrics(() => watchBudget.buffered());
-  const watchBudget = new WatchBudget(o.watchBudgetBytes ?? defaultApiServerOptions.watchBudgetBytes, (reason) => metrics.watchEvictions.inc({ reason }));
   const ctx: ApiContext = { registry, etcd, cache, store, lister: new Lister(etcd, cache), namespaces, log, watches: new Set(), watchKeepaliveMs: o.watchKeepaliveMs ?? 15_000, watchBudget, metrics };
   let closing = false;
   const notReady = async () => (closing ? 'shutting down' : (await cache.waitFresh(2000).catch(() => false)) ? null : 'etcd is unreachable or the watch cache is behind it');
@@ -100,7 +97,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
     audit,
   };
   const routes = nodeCredentialRoutes({ def: tokenDefinition, store, tokens: cache.forResource(tokenDefinition), ttlMs: o.nodeCredentialTtlMs ?? defaultApiServerOptions.nodeCredentialTtlMs });
-  const app = createApp(ctx, { security, routes, openapi: new OpenApi(registry), cairnVersion: cairnVersion(), notReady });
+  const app = createApp(ctx, { security, routes, openapi: new OpenApi(registry), cairnVersion: cairnVersion(), notReady, readyWarnings: () => alarms.warnings() });
 
   const listener = createRequestListener(ctx, security, app, { [ACCESS_REVIEW_KEY]: accessReviewHandler(security.authorizer, registry) });
   const server = o.insecureHttp ? http.createServer(listener) : https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.2' }, listener);
@@ -114,6 +111,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   await writeKubeconfig(kubeconfigPath, buildKubeconfig({ server: url, token: admin.token, namespace: o.kubeconfigNamespace, ...(o.insecureHttp ? {} : { caCertPem: pki.caCertPem }) }));
   const compactor = new Compactor(etcd, o.compactionIntervalMs, log);
   compactor.start();
+  alarms.start();
   const stopTokenCleaner = startTokenCleaner(tokenDefinition, cache.forResource(tokenDefinition), store, log);
   log.info('apiserver listening', { url, kubeconfig: kubeconfigPath, etcd: o.etcdEndpoints });
 
@@ -123,6 +121,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
     async close() {
       closing = true;
       compactor.stop();
+      alarms.stop();
       stopTokenCleaner();
       const closed = new Promise((r) => server.close(r));
       for (const end of [...ctx.watches]) end();
@@ -142,10 +141,29 @@ export function serverHosts(o: Pick<ApiServerOptions, 'listen' | 'advertiseAddre
   return [os.hostname(), o.listen, ...(o.advertiseAddress ? [o.advertiseAddress] : [])].filter((h) => h !== '0.0.0.0' && h !== '::');
 }
 
-// etcd3's default breaker stays open for 5 s after etcd comes back; 1 s lets an
-// embedded etcd restarted by its supervisor serve again almost at once.
-function etcdHostBreaker() {
-  return circuitBreaker(handleWhen(isRecoverableError), { halfOpenAfter: 1000, breaker: new ConsecutiveBreaker(3) });
+/**
+ * The etcd client and the monitor of etcd's alarms. A write etcd refuses for
+ * NOSPACE becomes an EtcdNoSpaceError naming the command that frees space
+ * (a 507 to the client) and tells the monitor at once, which feeds /readyz,
+ * the metric and the log.
+ */
+function connectEtcd(o: ApiServerOptions, log: Logger, metrics: ApiServerMetrics): { client: Etcd3; alarms: EtcdAlarmMonitor } {
+  const recovery = recoveryCommand(o.etcdEndpoints, o.etcdTls);
+  const onState = (alarm: string, raised: boolean) => metrics.etcdAlarm.set({ alarm }, raised ? 1 : 0);
+  const alarms = new EtcdAlarmMonitor({ listAlarms: async () => (await raisedAlarms(client)).map((a) => a.alarm), recovery, log, onState });
+  const noSpace = (cause: unknown) => {
+    alarms.noteNoSpace();
+    return new EtcdNoSpaceError(recovery, cause);
+  };
+  // The client's default global policy re-sends a call that failed recoverably, a committed write
+  // whose answer was lost included; EtcdStore recognises such a write as its own.
+  const client = new Etcd3({
+    hosts: o.etcdEndpoints,
+    credentials: loadEtcdCredentials(o.etcdTls, o.etcdEndpoints),
+    faultHandling: { host: () => etcdHostPolicy(noSpace) },
+    grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
+  });
+  return { client, alarms };
 }
 
 function isLoopback(host: string): boolean {

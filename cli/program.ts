@@ -16,6 +16,7 @@ import { controllerCommand } from './commands/controller.js';
 import { deleteCommand } from './commands/delete.js';
 import { describeCommand } from './commands/describe.js';
 import { diffCommand } from './commands/diff.js';
+import { etcdCommand } from './commands/etcd.js';
 import { failuresCommand } from './commands/failures.js';
 import { getCommand } from './commands/get.js';
 import { migrateCommand } from './commands/migrate.js';
@@ -52,5 +53,6 @@ export function cairnProgram(): Command {
     .addCommand(serverCommand())
     .addCommand(apiserverCommand())
     .addCommand(controllerCommand())
-    .addCommand(agentCommand());
+    .addCommand(agentCommand())
+    .addCommand(etcdCommand());
 }

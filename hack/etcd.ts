@@ -7,29 +7,38 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startEtcd, type EtcdProcess } from '../apiserver/etcd/process.js';
+import { startEtcd, type EtcdProcess, type EtcdProcessOptions } from '../apiserver/etcd/process.js';
 
 /** A running throwaway etcd and the way to remove it. */
 export interface ThrowawayEtcd {
   endpoint: string;
   dir: string;
+  /** The running member; replaced by restart(). */
   process: EtcdProcess;
+  /** Stops etcd and starts it again on the same data dir and ports. */
+  restart(): Promise<void>;
   cleanup(): Promise<void>;
 }
 
 /** Starts an etcd in a new temp dir on free loopback ports. */
-export async function startThrowawayEtcd(): Promise<ThrowawayEtcd> {
+export async function startThrowawayEtcd(opts: Pick<EtcdProcessOptions, 'quotaBackendBytes'> = {}): Promise<ThrowawayEtcd> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-etcd-'));
-  const proc = await startEtcd({ dataDir: path.join(dir, 'data'), logFile: path.join(dir, 'etcd.log') });
-  return {
+  const options = { ...opts, dataDir: path.join(dir, 'data'), logFile: path.join(dir, 'etcd.log') };
+  const proc = await startEtcd(options);
+  const etcd: ThrowawayEtcd = {
     endpoint: proc.endpoint,
     dir,
     process: proc,
+    async restart() {
+      await etcd.process.stop(2000);
+      etcd.process = await startEtcd({ ...options, clientPort: proc.clientPort, peerPort: proc.peerPort });
+    },
     async cleanup() {
-      await proc.stop(2000);
+      await etcd.process.stop(2000);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+  return etcd;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

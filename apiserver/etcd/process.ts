@@ -3,8 +3,10 @@
  * etcd of `cairn server` and the throwaway etcd of tests and benchmarks.
  * Ports are chosen free just before the start; since another process can
  * take a port in that window, a start that fails is retried on new ports.
+ * etcd is tied to the life of this process (see dieWithParent), so a
+ * kill -9 of the server does not leave it running.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../util/free-port.js';
@@ -22,6 +24,8 @@ export interface EtcdProcessOptions {
   /** Fixed ports (a restart of the same member keeps its address); free ones by default. */
   clientPort?: number;
   peerPort?: number;
+  /** etcd's --quota-backend-bytes (its NOSPACE threshold); etcd's default (2 GiB) when absent. */
+  quotaBackendBytes?: number;
 }
 
 /** A running etcd member. */
@@ -54,7 +58,8 @@ const pidFileOf = (dataDir: string) => `${dataDir}.pid`;
 
 /**
  * Kills an etcd left running on this data dir by a server that was killed
- * with SIGKILL (etcd is its child and survives it). Only called by the
+ * with SIGKILL where etcd could not be tied to it (no setpriv, see
+ * dieWithParent), or that lost the race before the tie. Only called by the
  * holder of the data-dir lock, so such an etcd has no owner; it is
  * recognised by its command line naming this data dir, never by pid alone.
  */
@@ -87,7 +92,9 @@ async function startOnce(opts: EtcdProcessOptions): Promise<EtcdProcess> {
   const peer = `http://127.0.0.1:${peerPort}`;
   const logFile = opts.logFile ?? path.join(path.dirname(opts.dataDir), 'etcd.log');
   const log = fs.openSync(logFile, 'a');
-  const child = spawn(opts.binary ?? 'etcd', [
+  const binary = opts.binary ?? 'etcd';
+  const [command, ...wrapperArgs] = [...dieWithParent(), binary];
+  const child = spawn(command!, [...wrapperArgs,
     '--name', 'cairn', '--data-dir', opts.dataDir,
     '--listen-client-urls', endpoint, '--advertise-client-urls', endpoint,
     '--listen-peer-urls', peer, '--initial-advertise-peer-urls', peer,
@@ -95,13 +102,15 @@ async function startOnce(opts: EtcdProcessOptions): Promise<EtcdProcess> {
     '--log-level', 'warn', '--logger', 'zap',
     // Cairn's apiserver compacts on its own schedule (API.md); etcd must not.
     '--auto-compaction-retention', '0',
+    ...(opts.quotaBackendBytes ? ['--quota-backend-bytes', String(opts.quotaBackendBytes)] : []),
   ], { stdio: ['ignore', log, log] });
   fs.closeSync(log);
-  const missing = new Promise<never>((_, reject) =>
-    child.once('error', (err: NodeJS.ErrnoException) =>
-      reject(err.code === 'ENOENT' ? new Error(`etcd is not installed (no ${opts.binary ?? 'etcd'} on PATH): run hack/install-etcd.sh, or pass --etcd-endpoints of a running etcd`) : err),
-    ),
-  );
+  const notInstalled = () => new Error(`etcd is not installed (no ${binary} on PATH): run hack/install-etcd.sh, or pass --etcd-endpoints of a running etcd`);
+  const missing = new Promise<never>((_, reject) => {
+    child.once('error', (err: NodeJS.ErrnoException) => reject(err.code === 'ENOENT' ? notInstalled() : err));
+    // Through setpriv, a missing etcd is setpriv's exit code 127 rather than a spawn error.
+    child.once('exit', (code) => code === 127 && reject(notInstalled()));
+  });
   missing.catch(() => undefined);
   if (child.pid) fs.writeFileSync(pidFileOf(opts.dataDir), `${child.pid}\n`);
   const proc: EtcdProcess = { endpoint, clientPort, peerPort, child, stop: (graceMs) => stopChild(child, graceMs) };
@@ -114,6 +123,21 @@ async function startOnce(opts: EtcdProcessOptions): Promise<EtcdProcess> {
   return proc;
 }
 
+/**
+ * The command prefix that makes etcd die with this process: util-linux's
+ * `setpriv --pdeathsig` sets Linux's PR_SET_PDEATHSIG, which survives the
+ * exec, so etcd stays this process's direct child under its own name and
+ * pid, and gets SIGTERM (a clean shutdown) when the thread that spawned it
+ * (the main thread) dies, kill -9 included. Where setpriv is missing or too
+ * old (not Linux, a minimal image), etcd runs bare and an orphan is killed
+ * by the next start instead (killOrphanedEtcd). Probed once per process.
+ */
+function dieWithParent(): string[] {
+  deathSignalPrefix ??= spawnSync('setpriv', ['--pdeathsig', 'TERM', '--', 'true'], { stdio: 'ignore' }).status === 0 ? ['setpriv', '--pdeathsig', 'TERM', '--'] : [];
+  return deathSignalPrefix;
+}
+let deathSignalPrefix: string[] | undefined;
+
 async function waitHealthy(endpoint: string, child: ChildProcess, timeoutMs: number, logFile: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -121,7 +145,8 @@ async function waitHealthy(endpoint: string, child: ChildProcess, timeoutMs: num
       throw new Error(`etcd exited (${child.exitCode ?? child.signalCode}) before it became healthy; see ${logFile}`);
     }
     try {
-      const res = await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(1000) });
+      // A member under the NOSPACE alarm serves reads and deletes, which is what it takes to recover.
+      const res = await fetch(`${endpoint}/health?exclude=NOSPACE`, { signal: AbortSignal.timeout(1000) });
       const body = (await res.json()) as { health?: string };
       if (body.health === 'true') return;
     } catch {

@@ -1,7 +1,7 @@
 /**
  * The express application: health and version endpoints open to all, then
- * bearer-token authentication, discovery and OpenAPI. Resource URLs never
- * reach it (see request-listener.ts). Every error leaves as a Kubernetes Status.
+ * bearer-token authentication, discovery, OpenAPI and /metrics. Resource URLs
+ * never reach it (see request-listener.ts). Every error leaves as a Kubernetes Status.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ApiError } from '../errors.js';
@@ -21,6 +21,13 @@ export interface AppOptions {
   cairnVersion: string;
   /** Why the server cannot serve now (shutting down, etcd unreachable), or null when it can: /readyz. */
   notReady: () => Promise<string | null>;
+  /**
+   * What a ready server still reports on /readyz, one line each (etcd's NOSPACE alarm: reads
+   * and deletes are served, writes refused). They leave /readyz at 200, as kube-apiserver's
+   * etcd check passes under NOSPACE: a balancer must keep routing the reads and deletes that
+   * diagnose and fix it.
+   */
+  readyWarnings?: () => string[];
 }
 
 type Handler = (req: Request, res: Response) => unknown;
@@ -37,7 +44,8 @@ export function createApp(ctx: ApiContext, opts: AppOptions): express.Express {
   app.get('/livez', (_req, res) => void res.type('text/plain').send('ok'));
   app.get('/readyz', async (_req, res) => {
     const why = await opts.notReady();
-    res.status(why ? 503 : 200).type('text/plain').send(why ?? 'ok');
+    if (why) return void res.status(503).type('text/plain').send(why);
+    res.status(200).type('text/plain').send(['ok', ...(opts.readyWarnings?.() ?? []).map((w) => `warning: ${w}`)].join('\n'));
   });
   app.get('/version', (_req, res) => sendJson(res, 200, versionInfo(opts.cairnVersion)));
 
@@ -55,7 +63,7 @@ export function createApp(ctx: ApiContext, opts: AppOptions): express.Express {
   app.get('/api', wrap((req, res) => sendJson(res, 200, coreVersions(req.headers.host ?? ''))));
   app.get('/apis', wrap((_req, res) => sendJson(res, 200, groupList(ctx.registry))));
   app.get('/openapi/v3', wrap((_req, res) => sendJson(res, 200, opts.openapi.index())));
-  app.get('/metrics', wrap(async (_req, res) => res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics())));
+  app.get('/metrics', wrap(async (_req, res) => void res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics())));
   opts.routes?.(app);
   app.use(wrap((req, res) => route(ctx, opts, req, res)));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err, ctx.log));

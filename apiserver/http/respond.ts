@@ -5,6 +5,7 @@
 import type { ApiResponse as Response } from './context.js';
 import type { Logger } from 'winston';
 import { ApiError } from '../errors.js';
+import { EtcdNoSpaceError } from '../etcd/no-space.js';
 
 /** Sends `body` as JSON with `code`, adding a Warning header per warning. */
 export function sendJson(res: Response, code: number, body: unknown, warnings: string[] = []): void {
@@ -31,6 +32,8 @@ export function toApiError(err: unknown, log: Logger): ApiError {
   // body-parser's own errors (size limit, aborted upload) carry an HTTP status.
   if (e?.type === 'entity.too.large') return new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: ${e.message}`);
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new ApiError(e.status, 'BadRequest', String(e.message));
+  // Not 503: retrying does not help until someone frees space; the alarm monitor logs it once.
+  if (err instanceof EtcdNoSpaceError) return new ApiError(507, 'InsufficientStorage', err.message);
   if (/request is too large|RESOURCE_EXHAUSTED/.test(String(e?.message))) {
     return new ApiError(413, 'RequestEntityTooLarge', 'the object is too large for the store; keep large data out of objects');
   }

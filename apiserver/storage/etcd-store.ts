@@ -134,10 +134,13 @@ export class EtcdStore {
     return Number(res.header.revision);
   }
 
-  /** Compacts history up to `revision`; true if compaction happened, false if it already had. */
-  async compact(revision: number): Promise<boolean> {
+  /**
+   * Compacts history up to `revision`; true if compaction happened, false if it already had.
+   * `physical` waits until the space is free in the backend (before a defragmentation).
+   */
+  async compact(revision: number, physical = false): Promise<boolean> {
     try {
-      await this.client.kv.compact({ revision: String(revision), physical: false });
+      await this.client.kv.compact({ revision: String(revision), physical });
       return true;
     } catch (err) {
       if (COMPACTED.test(String(err))) return false;

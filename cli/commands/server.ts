@@ -7,11 +7,12 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseQuantity, QUANTITY_PATTERN } from '../../api/quantity.js';
 import { defaultApiServerOptions, defaultAuditLogRotation } from '../../apiserver/options.js';
+import { addEtcdTlsFlags } from '../etcd-flags.js';
 import { parseCount, parseDuration, parseList, parsePort } from '../flags.js';
 import type { ServerFlags } from '../run/server.js';
 
 function addApiServerFlags(cmd: Command): Command {
-  return cmd
+  const flags = cmd
     .option('--data-dir <dir>', 'where certificates, the admin token and kubeconfig (and the embedded etcd) live', path.join(os.homedir(), '.cairn', 'server'))
     .option('--listen <address>', 'address to listen on', defaultApiServerOptions.listen)
     .option('--port <port>', 'HTTPS port; 0 picks a free port (the URL is printed and written to the kubeconfig)', parsePort, defaultApiServerOptions.port)
@@ -26,11 +27,8 @@ function addApiServerFlags(cmd: Command): Command {
     .option('--workers <n>', 'apiserver processes sharing the port (one per core uses the whole machine; each keeps its own watch cache)', parseCount, 1)
     .addOption(new Option('--watch-memory-budget <size>', 'memory all watches of a process may hold for clients that read too slowly; beyond it the slowest are cut off and re-watch (Ki, Mi, Gi)').argParser(parseSize).default(defaultApiServerOptions.watchBudgetBytes, '256Mi'))
     .addOption(new Option('--audit-log-max-size <size>', 'size at which the audit log is rotated (Ki, Mi, Gi)').argParser(parseSize).default(defaultAuditLogRotation.maxSizeBytes, '100Mi'))
-    .option('--audit-log-max-files <n>', 'audit log files kept, the current one included (at least 2)', parseCount, defaultAuditLogRotation.maxFiles)
-    .option('--etcd-cafile <file>', 'CA certificate that signed the etcd serving certificate (external https:// --etcd-endpoints only)')
-    .option('--etcd-certfile <file>', 'client certificate for an etcd run with --client-cert-auth (external --etcd-endpoints only; with --etcd-keyfile)')
-    .option('--etcd-keyfile <file>', 'private key of --etcd-certfile (external --etcd-endpoints only)')
-    .addOption(new Option('--insecure-http', 'serve plain HTTP (no TLS; tokens are still required), for debugging on loopback only').default(false));
+    .option('--audit-log-max-files <n>', 'audit log files kept, the current one included (at least 2)', parseCount, defaultAuditLogRotation.maxFiles);
+  return addEtcdTlsFlags(flags).addOption(new Option('--insecure-http', 'serve plain HTTP (no TLS; tokens are still required), for debugging on loopback only').default(false));
 }
 
 function parseSize(value: string): number {
@@ -43,6 +41,7 @@ export function serverCommand(): Command {
   return addApiServerFlags(new Command('server'))
     .description('Run the all-in-one Cairn control plane: the API server, with a managed local etcd unless --etcd-endpoints is given')
     .option('--etcd-endpoints <urls>', 'external etcd endpoints, comma-separated (default: start an embedded etcd under --data-dir)', parseList)
+    .addOption(new Option('--etcd-quota <size>', "the embedded etcd's space quota (its --quota-backend-bytes; default etcd's, 2Gi): past it etcd refuses writes until `cairn etcd defrag` frees space").argParser(parseSize))
     .option('--no-controller', 'do not run the controller (run `cairn controller` separately, or none to drive status by hand)')
     .option('--controller-metrics-port <port>', "port of the controller's /healthz and /metrics (default: a free port, logged)", parsePort, 0)
     .option('--audit-log-path <file>', 'where to log every mutating request, one JSON line each (default: <data-dir>/audit.log; "" for none)')

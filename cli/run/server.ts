@@ -11,14 +11,17 @@ import { EtcdSupervisor } from '../../apiserver/etcd/supervisor.js';
 import { defaultCrdDir, startApiServer, type ApiServerOptions } from '../../apiserver/server.js';
 import { startWorkerPool } from '../../apiserver/worker-pool.js';
 import { ChildSupervisor } from '../child-supervisor.js';
+import { etcdTlsFiles, type EtcdTlsFlags } from '../etcd-flags.js';
 
 /** The flags of `cairn server` and `cairn apiserver`, as commander parses them. */
-export interface ServerFlags {
+export interface ServerFlags extends EtcdTlsFlags {
   dataDir: string;
   listen: string;
   port: number;
   advertiseAddress?: string;
   etcdEndpoints?: string[];
+  /** The embedded etcd's --quota-backend-bytes. */
+  etcdQuota?: number;
   insecureHttp: boolean;
   crdDir?: string;
   kubeconfig?: string;
@@ -34,9 +37,6 @@ export interface ServerFlags {
   auditLogPath?: string;
   auditLogMaxSize: number;
   auditLogMaxFiles: number;
-  etcdCafile?: string;
-  etcdCertfile?: string;
-  etcdKeyfile?: string;
 }
 
 /** Runs `cairn server` (embedEtcd: an etcd of its own unless --etcd-endpoints) or `cairn apiserver`. */
@@ -45,13 +45,14 @@ export async function runServer(flags: ServerFlags, embedEtcd: boolean): Promise
   let etcd: EtcdSupervisor | null = null;
   let unlock: () => void = () => undefined;
   let endpoints = flags.etcdEndpoints ?? [];
-  const etcdTls = { caFile: flags.etcdCafile, certFile: flags.etcdCertfile, keyFile: flags.etcdKeyfile };
+  const etcdTls = etcdTlsFiles(flags);
   if (endpoints.length === 0 && (etcdTls.caFile || etcdTls.certFile || etcdTls.keyFile)) {
     throw new Error('--etcd-cafile, --etcd-certfile and --etcd-keyfile are for an external etcd given with --etcd-endpoints; the embedded etcd listens on loopback only, without TLS');
   }
+  if (endpoints.length > 0 && flags.etcdQuota) throw new Error("--etcd-quota sets the embedded etcd's quota; an external etcd takes --quota-backend-bytes itself");
   if (embedEtcd && endpoints.length === 0) {
     unlock = lockDataDir(flags.dataDir);
-    etcd = new EtcdSupervisor({ dataDir: path.join(flags.dataDir, 'etcd'), logFile: path.join(flags.dataDir, 'etcd.log') }, log);
+    etcd = new EtcdSupervisor({ dataDir: path.join(flags.dataDir, 'etcd'), logFile: path.join(flags.dataDir, 'etcd.log'), quotaBackendBytes: flags.etcdQuota }, log);
     endpoints = [await etcd.start()];
   }
   const opts: ApiServerOptions = {

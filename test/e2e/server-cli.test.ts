@@ -15,7 +15,7 @@ const cairn = (...args: string[]) => spawnSync(process.execPath, [CAIRN_BIN, ...
 describe('the cairn command', function () {
   this.timeout(60_000);
 
-  for (const cmd of [[], ['server'], ['apiserver'], ['version']]) {
+  for (const cmd of [[], ['server'], ['apiserver'], ['version'], ['etcd'], ['etcd', 'defrag']]) {
     it(`cairn ${[...cmd, '--help'].join(' ')} prints usage and exits 0`, () => {
       const r = cairn(...cmd, '--help');
       expect(r.status).to.equal(0);

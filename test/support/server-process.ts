@@ -36,6 +36,8 @@ export interface ServerProcessOptions {
   extraArgs?: string[];
   /** Run the controller inside `cairn server` (default false: apiserver tests drive status themselves). */
   controller?: boolean;
+  /** The server's environment (default this process's). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Starts the server and resolves once it prints its URL. */
@@ -47,7 +49,7 @@ export async function startServerProcess(o: ServerProcessOptions = {}): Promise<
   else if (!o.controller) args.push('--no-controller');
   if (o.kubeconfig) args.push('--kubeconfig', o.kubeconfig);
   args.push(...(o.extraArgs ?? []));
-  const cairn = spawnCairn(args);
+  const cairn = spawnCairn(args, [], o.env);
   let url: string;
   try {
     url = await cairn.ready;
