@@ -21,24 +21,7 @@ if etcd_ok; then
   exit 0
 fi
 
-install_cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y etcd-server etcd-client"
-if [ "$(id -u)" -ne 0 ]; then
-  echo "etcd >= ${min_major}.${min_minor} is missing. Install it as root with:" >&2
-  echo "  sudo sh -c '$install_cmd'" >&2
-  exit 1
-fi
-
-echo "etcd >= ${min_major}.${min_minor} is missing: installing Debian's etcd-server" >&2
-# A policy-rc.d that says "no" keeps the package from starting its own etcd on :2379.
-policy=/usr/sbin/policy-rc.d
-had_policy=0
-[ -e "$policy" ] && had_policy=1
-if [ "$had_policy" -eq 0 ]; then
-  printf '#!/bin/sh\nexit 101\n' >"$policy"
-  chmod +x "$policy"
-  trap 'rm -f "$policy"' EXIT
-fi
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq etcd-server etcd-client >/dev/null
+source "$(dirname "$0")/apt-install.sh"
+apt_install "etcd >= ${min_major}.${min_minor}" etcd-server etcd-client
 etcd_ok || { echo "etcd was installed but 'etcd --version' is still below ${min_major}.${min_minor}" >&2; exit 1; }
 echo "etcd: $(etcd --version | head -1) at $(command -v etcd)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command of the README and of CI: installs what is missing (npm
-# dependencies, etcd, qemu and the test guest), builds, and runs every tier (unit, integration against
+# dependencies, etcd, GlusterFS, qemu and the test guest), builds, and runs every tier (unit, integration against
 # a real etcd, end-to-end with real processes and stock kubectl). Each test
 # starts its own etcd and servers on free loopback ports and removes them.
 # Ends with one line "N passed, N failed, N skipped".
@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash hack/install-etcd.sh
+bash hack/install-gluster.sh    # glusterfsd and the FUSE client for the volume tests; glusterd is never started
 bash hack/build-test-guest.sh   # qemu, Debian's cloud kernel and busybox for the VM tests (installed when missing)
 command -v kubectl >/dev/null || echo "warning: kubectl is not on PATH; the end-to-end tests that drive it will fail" >&2
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

@@ -1,0 +1,122 @@
+/**
+ * GlusterFS volfiles for a replicated Volume, run without glusterd (issue
+ * 14, docs/volumes.md): one brick volfile per replica, the FUSE client's
+ * and the self-heal daemon's. Pure text from the layout: the controller
+ * writes them into WorkItems, agents only run them. The graphs follow
+ * glusterd's volgen (glusterd-volgen.c) and Kadalu's templates, minus what
+ * needs glusterd (portmap, quota, changelog):
+ *   brick:  posix → [arbiter] → locks → io-threads → index → io-stats → protocol/server
+ *   client: protocol/client × n → cluster/replicate → write-behind → io-stats
+ *   shd:    protocol/client × n → cluster/replicate (iam-self-heal-daemon) → io-stats
+ * Names that must agree across them: the clients are `<volume>-client-<i>`,
+ * replicate's afr-pending-xattr lists exactly those, and every brick's index
+ * watches the `trusted.afr.<volume>-` prefix of the xattrs they become.
+ */
+import { createHash } from 'node:crypto';
+
+/** One brick: where it runs and listens, in replica order. */
+export interface BrickPlacement {
+  /** Address clients reach it on (an IP: a name may resolve to ::1 first). */
+  host: string;
+  port: number;
+  /** Absolute path of the brick's root directory on its node. */
+  path: string;
+}
+
+/** Everything the volfiles depend on. */
+export interface GlusterLayout {
+  /** The Gluster volume name: letters, digits, '-' and '_' (it prefixes xattr and volume names). */
+  volume: string;
+  /** A UUID, stamped on each brick root (trusted.glusterfs.volume-id) so a brick never joins another volume. */
+  volumeId: string;
+  bricks: BrickPlacement[];
+  /** Replica 3 whose third brick holds names and metadata only. */
+  arbiter?: boolean;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+/** The volfile of brick `index`. */
+export function brickVolfile(l: GlusterLayout, index: number): string {
+  check(l);
+  const b = l.bricks[index];
+  if (!b) throw new RangeError(`volume ${l.volume} has no brick ${index}`);
+  const v = l.volume;
+  const arbiter = l.arbiter === true && index === l.bricks.length - 1;
+  return graph([
+    ['posix', 'storage/posix', { directory: b.path, 'volume-id': l.volumeId }],
+    ...(arbiter ? [['arbiter', 'features/arbiter', {}] as Layer] : []),
+    ['locks', 'features/locks', {}],
+    ['io-threads', 'performance/io-threads', {}],
+    ['index', 'features/index', { 'index-base': `${b.path}/.glusterfs/indices`, 'xattrop-dirty-watchlist': 'trusted.afr.dirty', 'xattrop-pending-watchlist': `trusted.afr.${v}-` }],
+    // Named after the brick path: clients ask for it by that name (remote-subvolume must be a path).
+    [b.path, 'debug/io-stats', { 'unique-id': b.path }, true],
+    ['server', 'protocol/server', { 'transport-type': 'tcp', 'transport.address-family': 'inet', 'transport.socket.listen-port': String(b.port), [`auth.addr.${b.path}.allow`]: '*' }],
+  ], v);
+}
+
+/** The FUSE client's volfile. */
+export function clientVolfile(l: GlusterLayout): string {
+  return clientGraph(l, {}, [['write-behind', 'performance/write-behind', {}], [l.volume, 'debug/io-stats', {}, true]]);
+}
+
+/** The self-heal daemon's volfile: it crawls the bricks' indices and heals what they list. */
+export function shdVolfile(l: GlusterLayout): string {
+  const heal = { 'iam-self-heal-daemon': 'yes', 'self-heal-daemon': 'on', 'heal-timeout': '10', 'data-self-heal': 'on', 'metadata-self-heal': 'on', 'entry-self-heal': 'on' };
+  return clientGraph(l, heal, [[`${l.volume}-shd`, 'debug/io-stats', {}, true]]);
+}
+
+/** A short hash of the layout: the volfiles' version, so agents notice a change and reload. */
+export function volfileVersion(l: GlusterLayout): string {
+  return createHash('sha256').update(JSON.stringify([l.volume, l.volumeId, l.arbiter === true, l.bricks])).digest('hex').slice(0, 12);
+}
+
+/** `setfattr -v` value of a brick root's trusted.glusterfs.volume-id: the UUID's 16 bytes. */
+export function volumeIdXattr(volumeId: string): string {
+  return `0x${volumeId.replace(/-/g, '')}`;
+}
+
+/** [name (prefixed with the volume unless `bare`), type, options, bare] */
+type Layer = [string, string, Record<string, string>, boolean?];
+
+function clientGraph(l: GlusterLayout, replicateOptions: Record<string, string>, top: Layer[]): string {
+  check(l);
+  const clients = l.bricks.map((_, i) => `client-${i}`);
+  const replicate: Record<string, string> = {
+    'afr-pending-xattr': clients.map((c) => `${l.volume}-${c}`).join(','),
+    'quorum-type': 'auto',
+    ...(l.arbiter ? { 'arbiter-count': '1' } : {}),
+    ...replicateOptions,
+  };
+  const clientVolumes = l.bricks.map((b, i) => volume(`${l.volume}-${clients[i]}`, 'protocol/client', { 'transport-type': 'tcp', 'transport.address-family': 'inet', 'remote-host': b.host, 'remote-port': String(b.port), 'remote-subvolume': b.path, 'ping-timeout': '42' }, []));
+  const replicateName = `${l.volume}-replicate-0`;
+  return [...clientVolumes, volume(replicateName, 'cluster/replicate', replicate, clients.map((c) => `${l.volume}-${c}`)), graph(top, l.volume, replicateName)].join('\n');
+}
+
+/** Layers bottom-up, each the only subvolume of the next; the last is the top of the graph. */
+function graph(layers: Layer[], prefix: string, below?: string): string {
+  const out: string[] = [];
+  let under = below;
+  for (const [name, type, options, bare] of layers) {
+    const full = bare ? name : `${prefix}-${name}`;
+    out.push(volume(full, type, options, under ? [under] : []));
+    under = full;
+  }
+  return out.join('\n');
+}
+
+function volume(name: string, type: string, options: Record<string, string>, subvolumes: string[]): string {
+  const lines = [`volume ${name}`, `    type ${type}`, ...Object.entries(options).map(([k, v]) => `    option ${k} ${v}`)];
+  if (subvolumes.length > 0) lines.push(`    subvolumes ${subvolumes.join(' ')}`);
+  return [...lines, 'end-volume', ''].join('\n');
+}
+
+function check(l: GlusterLayout): void {
+  if (!NAME.test(l.volume)) throw new Error(`gluster volume name ${JSON.stringify(l.volume)}: use letters, digits, '-' and '_'`);
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(l.volumeId)) throw new Error(`volume ${l.volume}: volumeId ${l.volumeId} is not a UUID`);
+  if (l.bricks.length < 1 || l.bricks.length > 3) throw new Error(`volume ${l.volume}: ${l.bricks.length} bricks; 1 to 3 are supported`);
+  if (l.arbiter && l.bricks.length !== 3) throw new Error(`volume ${l.volume}: an arbiter needs exactly 3 bricks`);
+  for (const b of l.bricks) {
+    if (!b.path.startsWith('/') || /\s/.test(b.path)) throw new Error(`volume ${l.volume}: brick path ${JSON.stringify(b.path)} must be absolute, without spaces`);
+  }
+}
