@@ -20,6 +20,7 @@ import type { AcceleratorChoice } from '../api/cluster.js';
 import { formatTime } from '../api/conditions.js';
 import { loadKubeConfig, type ConnectionOptions } from '../api/client/kubeconfig.js';
 import { GROUP, PLURALS, VERSION } from '../api/types.js';
+import type { NodeDriver } from '../api/node.js';
 import type { WorkItem } from '../api/workitem.js';
 import { realClock, type Clock } from '../runtime/clock.js';
 import { Controller } from '../runtime/controller.js';
@@ -30,6 +31,7 @@ import type { DriverSettings } from './drivers/driver.js';
 import { fenceDeadlinePath } from './drivers/paths.js';
 import { rotateInstanceLogs } from './drivers/process/log-rotation.js';
 import { probeQemu, type QemuCapability } from './drivers/qemu/probe.js';
+import { probeGluster } from './drivers/volume/gluster-brick.js';
 import { claimNameOf, InstanceClaims } from './fencing/claims.js';
 import { NodeFence } from './fencing/node-fence.js';
 import { CredentialRotator, type StoredCredential } from './credentials.js';
@@ -93,7 +95,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const source = { group: GROUP, version: VERSION, plural: PLURALS.WorkItem, namespace: opts.cluster, fieldSelector: `spec.nodeName=${opts.nodeName}` };
   const informer = new Informer<WorkItem>(kubeConfig, source, { log, clock, idleTimeoutMs: opts.watchIdleTimeoutMs });
   const metrics = new AgentMetrics(() => (informer.hasSynced ? informer.list() : store.list()));
-  const qemu = await probeQemu(opts.qemuAccelerator ?? 'auto');
+  const [qemu, gluster] = await Promise.all([probeQemu(opts.qemuAccelerator ?? 'auto'), probeGluster()]);
+  log.info('gluster driver', { available: gluster.available, version: gluster.version, message: gluster.message });
   log.info('qemu driver', { available: qemu.driver.available, accelerator: qemu.accelerator, message: qemu.driver.message });
   const deadlineFile = fenceDeadlinePath(opts.dataDir, opts.cluster);
   const settings: DriverSettings = { dataDir: opts.dataDir, nodeName: opts.nodeName, fenceFile: deadlineFile, ...(qemu.accelerator ? { accelerator: qemu.accelerator } : {}), ...(opts.migrationAddress ? { migrationAddress: opts.migrationAddress } : {}) };
@@ -111,7 +114,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const deps: AgentReconcilerDeps = { client, runner, fence, claims, store, cached: (k) => informer.get(k), synced: () => informer.hasSynced, settings, clock, log, metrics, operations };
   controller = new Controller({ name: 'workitem', reconcile: (k) => reconcileWorkItem(deps, k), workers: opts.workers, log, metrics, clock, rateLimiter: new ExponentialBackoffLimiter(200, 60_000) });
   wireInformer(informer, controller, store, operations);
-  const registration = registerUntilDone(client, opts, qemu, log);
+  const registration = registerUntilDone(client, opts, [qemu.driver, gluster], qemu.accelerator, log);
   fence.start();
   for (const w of store.list()) controller.queue.add(keyOf(w));
   informer.start();
@@ -169,7 +172,7 @@ function statusOnlyChange(a: WorkItem, b: WorkItem): boolean {
 }
 
 /** Registers the Node, retrying until the apiserver answers. */
-async function registerUntilDone(client: CairnClient, opts: AgentOptions, qemu: QemuCapability, log: Logger): Promise<void> {
+async function registerUntilDone(client: CairnClient, opts: AgentOptions, probed: NodeDriver[], accelerator: QemuCapability['accelerator'], log: Logger): Promise<void> {
   const registration = {
     cluster: opts.cluster,
     nodeName: opts.nodeName,
@@ -178,8 +181,8 @@ async function registerUntilDone(client: CairnClient, opts: AgentOptions, qemu: 
     dataDir: path.resolve(opts.dataDir),
     agentVersion: opts.agentVersion,
     agentStartTime: formatTime(new Date()),
-    drivers: [{ name: 'process' as const, available: true }, qemu.driver, { name: 'file' as const, available: true }],
-    ...(qemu.accelerator ? { accelerator: qemu.accelerator } : {}),
+    drivers: [{ name: 'process' as const, available: true }, { name: 'file' as const, available: true }, ...probed],
+    ...(accelerator ? { accelerator } : {}),
   };
   for (let delay = 500; ; delay = Math.min(delay * 2, 10_000)) {
     try {

@@ -22,7 +22,7 @@ import { graceMs, type DriverSettings, type Observation } from './drivers/driver
 import { driverFor } from './drivers/registry.js';
 import { claimNameOf, type ClaimResult, type InstanceClaims } from './fencing/claims.js';
 import { FENCE_STOP_GRACE_MS, type NodeFence } from './fencing/node-fence.js';
-import { classify } from './operations/errors.js';
+import { classify, isRetryable } from './operations/errors.js';
 import type { OperationResult, OperationRunner } from './operations/runner.js';
 import type { LocalStore } from './local-store.js';
 import type { AgentMetrics } from './metrics.js';
@@ -86,6 +86,7 @@ export async function reconcileWorkItem(d: AgentReconcilerDeps, key: string): Pr
   let heldBy: string | undefined;
   for (let pass = 0; pass < MAX_PASSES; pass++) {
     const obs = item && !item.metadata.deletionTimestamp ? await observe(d, item) : undefined;
+    if (obs === REPORTED) return;
     const term = d.fence.term;
     const step = planWorkItem({ item, obs, fence: { term, claimed: d.claims.holds(key, term), heldBy } });
     switch (step.type) {
@@ -103,10 +104,12 @@ export async function reconcileWorkItem(d: AgentReconcilerDeps, key: string): Pr
         return stopAndReport(d, key, item!, step.reason, heldBy);
       case 'wait':
         return waitAndReport(d, item!, step.reason, obs!, heldBy);
-      case 'handOver':
+      case 'handOver': {
         // Then report (the controller waits for the source's Completed) from what the node shows now.
         await handOver(d, key, item!, obs!, step.to);
-        return converge(d, key, item!, await observe(d, item!));
+        const after = await observe(d, item!);
+        return after === REPORTED ? undefined : converge(d, key, item!, after);
+      }
       case 'converge':
         return converge(d, key, item!, obs!);
     }
@@ -114,12 +117,22 @@ export async function reconcileWorkItem(d: AgentReconcilerDeps, key: string): Pr
   throw new RetryLater(`WorkItem ${key}: no stable plan after ${MAX_PASSES} steps`);
 }
 
-/** What the driver sees for `item`; an error is retried with backoff. */
-async function observe(d: AgentReconcilerDeps, item: WorkItem): Promise<Observation> {
+/** observe() found a spec no retry can serve, and wrote it as Failed. */
+const REPORTED = Symbol('reported');
+
+/**
+ * What the driver sees for `item`. An error is retried with backoff, except one only a new spec can
+ * fix (a brick path outside the data dir, an unknown driver): that is written as Failed, and the
+ * WorkItem waits for its next change.
+ */
+async function observe(d: AgentReconcilerDeps, item: WorkItem): Promise<Observation | typeof REPORTED> {
   try {
     return await driverFor(item).observe(item, env(d));
   } catch (err) {
-    throw new RetryLater(classify(err, { doing: 'observing', node: item.spec.nodeName }).message);
+    const e = classify(err, { doing: 'observing', node: item.spec.nodeName });
+    if (isRetryable(e.reason)) throw new RetryLater(e.message);
+    await writeStatus(d, item, { phase: 'Failed', message: e.message, error: e.toWorkItemError(), attempt: true });
+    return REPORTED;
   }
 }
 

@@ -69,3 +69,11 @@ export function replicaWorkItemName(volumeName: string, index: number, nodeName:
 
 /** The built-in roles a user can be given (the ClusterRoles cairn:<role>). */
 export const USER_ROLES = ['admin', 'operator', 'viewer'];
+
+/**
+ * Where brick `index` of a gluster Volume keeps its data on a node whose agent has this data dir
+ * (Node status.dataDir): the controller writes it into the brick's volfile, the agent refuses any other.
+ */
+export function brickDataPath(dataDir: string, namespace: string, volumeName: string, index: number): string {
+  return `${dataDir.replace(/\/+$/, '')}/bricks/${namespace}/${volumeName}-${index}`;
+}

@@ -25,7 +25,7 @@ export interface NodeAddress {
 }
 
 /** Name of an agent driver. */
-export type DriverName = 'process' | 'qemu' | 'file';
+export type DriverName = 'process' | 'qemu' | 'file' | 'gluster';
 
 /** One driver of an agent and whether it works on the node. */
 export interface NodeDriver {

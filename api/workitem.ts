@@ -64,10 +64,26 @@ export interface WorkItemVolumeReplicaSpec {
   volumeName: string;
   index: number;
   size: Quantity;
-  driver?: 'file';
+  driver?: 'file' | 'gluster';
+  /** driver gluster: the brick to run. */
+  brick?: WorkItemBrickSpec;
   allocation?: Allocation;
   reclaimPolicy?: ReclaimPolicy;
   options?: Record<string, string>;
+}
+
+/** A GlusterFS brick, run by the agent from a volfile the controller generated (controller/reconcilers/volume/volfiles.ts). */
+export interface WorkItemBrickSpec {
+  /** The Gluster volume name the volfile uses. */
+  volume: string;
+  /** UUID stamped on the brick root (trusted.glusterfs.volume-id). */
+  volumeId: string;
+  /** Absolute path of the brick's root directory on the node. */
+  path: string;
+  /** TCP port the brick listens on. */
+  port: number;
+  /** The brick's volfile. */
+  volfile: string;
 }
 
 /** Desired state of one piece of one node. */
@@ -144,6 +160,17 @@ export interface WorkItemVolumeReplicaStatus {
   size?: Quantity;
   sizeBytes?: number;
   allocatedBytes?: number;
+  /** driver gluster: the brick process. */
+  brick?: WorkItemBrickStatus;
+}
+
+/** A running (or not) GlusterFS brick as the agent sees it. */
+export interface WorkItemBrickStatus {
+  state: 'Running' | 'Stopped';
+  pid?: number;
+  port?: number;
+  /** Entries its index lists as needing heal. */
+  pendingHeals?: number;
 }
 
 /** Phase of one side of a live migration. */

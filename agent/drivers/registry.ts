@@ -6,6 +6,7 @@ import type { WorkItem } from '../../api/workitem.js';
 import { OperationError } from '../operations/errors.js';
 import type { Driver } from './driver.js';
 import { fileDriver } from './volume/file.js';
+import { glusterBrickDriver } from './volume/gluster-brick.js';
 import { processDriver } from './process/driver.js';
 import { qemuDriver } from './qemu/driver.js';
 
@@ -14,7 +15,8 @@ export function driverFor(item: WorkItem): Driver {
   if (item.spec.type === 'VolumeReplica') {
     const driver = item.spec.volumeReplica?.driver ?? 'file';
     if (driver === 'file') return fileDriver;
-    throw new OperationError('DriverUnavailable', `volume driver ${driver} is not available on node ${item.spec.nodeName}`, 'use driver file');
+    if (driver === 'gluster') return glusterBrickDriver;
+    throw new OperationError('DriverUnavailable', `volume driver ${driver} is not available on node ${item.spec.nodeName}`, 'use driver file or gluster');
   }
   const driver = item.spec.instance?.driver;
   if (driver === 'process') return processDriver;

@@ -1,0 +1,194 @@
+/**
+ * The `gluster` volume replica driver (issue 14, docs/volumes.md): replica
+ * <index> of a Volume is a GlusterFS brick, one glusterfsd run from the
+ * volfile the controller generated, no glusterd. Its data is the directory
+ * <dataDir>/bricks/<namespace>/<volume>-<index> (spec.brick.path must name
+ * exactly that: a WorkItem can never make the agent touch another
+ * directory), its run files (volfile, pidfile, log)
+ * <dataDir>/gluster/<namespace>/<volume>-<index>/.
+ *
+ * glusterfsd daemonizes in its own session once its graph is up, so a brick
+ * outlives the worker that started it and the agent, and a restarted agent
+ * re-adopts it through its pidfile (checked against /proc, so a reused pid
+ * is never taken for the brick). Before the first start the brick root gets
+ * `.glusterfs` (the index needs it) and the volume id as the xattr
+ * trusted.glusterfs.volume-id; a root already stamped with another id is
+ * refused, so a brick never joins a second volume. A changed volfile
+ * restarts the brick; remove() stops it and deletes its data unless
+ * reclaimPolicy is Retain.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { brickDataPath } from '../../../api/names.js';
+import type { NodeDriver } from '../../../api/node.js';
+import type { WorkItem, WorkItemBrickSpec } from '../../../api/workitem.js';
+import { classify, OperationError } from '../../operations/errors.js';
+import type { Driver, DriverEnv, Observation, OperationContext } from '../driver.js';
+import { ownerKey, safeName } from '../paths.js';
+
+const run = promisify(execFile);
+const STOP_GRACE_MS = 5_000;
+const XATTR = 'trusted.glusterfs.volume-id';
+
+/** The brick of a gluster WorkItem and where its run files go, checked. */
+function brickTarget(item: WorkItem, dataDir: string): { brick: WorkItemBrickSpec; runDir: string; what: string } {
+  const spec = item.spec.volumeReplica;
+  if (item.spec.type !== 'VolumeReplica' || !spec?.brick) {
+    throw new OperationError('InvalidSpec', `WorkItem ${item.metadata.name ?? ''} has no brick`, 'the controller sets spec.volumeReplica.brick for driver gluster');
+  }
+  const { namespace } = ownerKey(item);
+  const leaf = `${safeName('volume name', spec.volumeName)}-${spec.index}`;
+  const expected = brickDataPath(path.resolve(dataDir), namespace, spec.volumeName, spec.index);
+  if (spec.brick.path !== expected) {
+    throw new OperationError('InvalidSpec', `brick path ${spec.brick.path} of volume ${spec.volumeName} is not ${expected}`, 'the controller derives brick paths from the node\'s data dir (Node status.dataDir); recreate the WorkItem');
+  }
+  return { brick: spec.brick, runDir: path.join(dataDir, 'gluster', namespace, leaf), what: `brick ${spec.index} of volume ${spec.volumeName}` };
+}
+
+const files = (runDir: string) => ({ volfile: path.join(runDir, 'brick.vol'), pidfile: path.join(runDir, 'brick.pid'), log: path.join(runDir, 'brick.log') });
+
+/** The pid of the brick's glusterfsd when it runs (the pidfile's process, running this very volfile). */
+function runningPid(runDir: string): number | undefined {
+  const { volfile, pidfile } = files(runDir);
+  try {
+    const pid = Number(fs.readFileSync(pidfile, 'utf8').trim());
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return cmdline.some((a) => a.endsWith('glusterfsd')) && cmdline.includes(volfile) ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readText(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Entries the brick's index lists as needing heal (what `gluster volume heal info` counts). */
+function pendingHeals(brickPath: string): number {
+  try {
+    return fs.readdirSync(path.join(brickPath, '.glusterfs', 'indices', 'xattrop')).filter((f) => !f.startsWith('xattrop')).length;
+  } catch {
+    return 0;
+  }
+}
+
+function view(item: WorkItem, dataDir: string): Observation {
+  const { brick, runDir, what } = brickTarget(item, dataDir);
+  const pid = runningPid(runDir);
+  const current = readText(files(runDir).volfile) === brick.volfile;
+  const status = { volumeReplica: { path: brick.path, brick: { state: pid ? ('Running' as const) : ('Stopped' as const), port: brick.port, ...(pid ? { pid, pendingHeals: pendingHeals(brick.path) } : {}) } } };
+  if (pid && current) return { converged: true, message: `${what} runs (pid ${pid}, port ${brick.port})`, ...status };
+  if (pid) return { converged: false, action: 'restart', message: `${what} runs an older volfile`, ...status };
+  return { converged: false, action: 'start', message: `${what} is not running`, ...status };
+}
+
+async function observe(item: WorkItem, env: DriverEnv): Promise<Observation> {
+  return view(item, env.dataDir);
+}
+
+/** Stamps the volume id on the brick root, or checks the one there: a brick belongs to one volume only. */
+async function stampVolumeId(brick: WorkItemBrickSpec, node: string): Promise<void> {
+  const want = `0x${brick.volumeId.replace(/-/g, '').toLowerCase()}`;
+  const have = await run('getfattr', ['--absolute-names', '--only-values', '-e', 'hex', '-n', XATTR, brick.path]).then(
+    (r) => r.stdout.trim().toLowerCase(),
+    (err: { code?: string; stderr?: string }) => {
+      if (err.code === 'ENOENT') throw new OperationError('DriverUnavailable', `getfattr is not installed on node ${node}`, `install the attr package on node ${node} (hack/install-gluster.sh)`);
+      if (/No such attribute/i.test(err.stderr ?? '')) return undefined;
+      throw new OperationError('DriverUnavailable', `cannot read extended attributes of ${brick.path} on node ${node}: ${(err.stderr ?? '').trim()}`, 'put the agent\'s data dir on a filesystem with trusted.* xattrs (ext4, xfs) and run the agent as root');
+    },
+  );
+  if (have === want) return;
+  if (have) {
+    throw new OperationError('InvalidSpec', `${brick.path} on node ${node} is a brick of another volume (volume id ${have}, not ${want})`, `remove or move ${brick.path} if that volume is gone; a brick never joins a second volume`);
+  }
+  await run('setfattr', ['-n', XATTR, '-v', want, brick.path]);
+}
+
+/** Starts glusterfsd on the volfile; it returns once the brick listens (or failed: the log's last error says why). */
+async function startBrick(brick: WorkItemBrickSpec, runDir: string, ctx: OperationContext): Promise<void> {
+  const { volfile, pidfile, log } = files(runDir);
+  fs.rmSync(pidfile, { force: true });
+  try {
+    await run('glusterfsd', ['-f', volfile, '-p', pidfile, '-l', log, '--brick-name', brick.path], { signal: ctx.signal });
+  } catch (err) {
+    throw startError(err as NodeJS.ErrnoException, brick, log, ctx.nodeName);
+  }
+  ctx.log.info('brick started', { path: brick.path, port: brick.port, pid: runningPid(runDir) });
+}
+
+/** Why glusterfsd did not start, from its exit and the last error of its log. */
+function startError(err: NodeJS.ErrnoException, brick: WorkItemBrickSpec, log: string, node: string): OperationError {
+  if (err.code === 'ENOENT') return new OperationError('DriverUnavailable', `glusterfsd is not installed on node ${node}`, `install glusterfs-server on node ${node} (hack/install-gluster.sh); glusterd is not needed`);
+  const last = (readText(log) ?? '').split('\n').filter((l) => /\] E \[/.test(l)).pop()?.replace(/^.*?\] E \[[^\]]*\] /, '') ?? '';
+  const what = `glusterfsd for brick ${brick.path} on node ${node} failed to start: ${last || err.message}`;
+  if (/Address already in use/i.test(last)) return new OperationError('CommandFailed', what, `port ${brick.port} on node ${node} is taken by another process; free it, or delete this WorkItem so the controller places the brick on another port`);
+  if (/Extended attribute not supported/i.test(last)) return new OperationError('DriverUnavailable', what, 'put the agent\'s data dir on a filesystem with extended attributes (ext4, xfs)');
+  return new OperationError('CommandFailed', what, `see ${log} on node ${node}`);
+}
+
+/** SIGTERM, then SIGKILL after STOP_GRACE_MS; resolves once the brick is gone. */
+async function stopBrick(runDir: string, ctx: OperationContext): Promise<void> {
+  const pid = runningPid(runDir);
+  if (!pid) return;
+  process.kill(pid, 'SIGTERM');
+  for (const deadline = Date.now() + STOP_GRACE_MS; runningPid(runDir) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+  if (runningPid(runDir)) process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 100 && runningPid(runDir); i++) await new Promise((r) => setTimeout(r, 20));
+  ctx.log.info('brick stopped', { pid });
+}
+
+async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observation> {
+  const { brick, runDir, what } = brickTarget(item, ctx.dataDir);
+  try {
+    const before = view(item, ctx.dataDir);
+    if (before.converged) return before;
+    fs.mkdirSync(path.join(brick.path, '.glusterfs'), { recursive: true, mode: 0o755 });
+    fs.mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    await stampVolumeId(brick, ctx.nodeName);
+    if (before.action === 'restart') await stopBrick(runDir, ctx);
+    fs.writeFileSync(`${files(runDir).volfile}.tmp`, brick.volfile);
+    fs.renameSync(`${files(runDir).volfile}.tmp`, files(runDir).volfile);
+    await startBrick(brick, runDir, ctx);
+  } catch (err) {
+    throw classify(err, { doing: `starting ${what}`, node: ctx.nodeName, path: brick.path });
+  }
+  return view(item, ctx.dataDir);
+}
+
+async function remove(item: WorkItem, ctx: OperationContext): Promise<void> {
+  let target: ReturnType<typeof brickTarget>;
+  try {
+    target = brickTarget(item, ctx.dataDir);
+  } catch (err) {
+    // ensure() refused this spec before touching anything, so there is nothing to undo.
+    if (err instanceof OperationError && err.reason === 'InvalidSpec') return ctx.log.info('nothing to remove: the brick spec was never valid', { error: err.message });
+    throw err;
+  }
+  const { brick, runDir, what } = target;
+  try {
+    await stopBrick(runDir, ctx);
+    fs.rmSync(runDir, { recursive: true, force: true });
+    if (item.spec.volumeReplica?.reclaimPolicy === 'Retain') return ctx.log.info('brick data retained (reclaimPolicy Retain)', { path: brick.path });
+    fs.rmSync(brick.path, { recursive: true, force: true });
+    ctx.log.info('brick deleted', { path: brick.path });
+  } catch (err) {
+    throw classify(err, { doing: `deleting ${what}`, node: ctx.nodeName, path: brick.path });
+  }
+}
+
+/** Whether this node can run bricks: glusterfsd and the attr tools, with glusterfsd's version. */
+export async function probeGluster(): Promise<NodeDriver> {
+  const version = await run('glusterfsd', ['--version']).then((r) => /glusterfs (\S+)/.exec(r.stdout)?.[1], () => undefined);
+  const attr = await run('setfattr', ['--version']).then(() => true, () => false);
+  if (version && attr) return { name: 'gluster', available: true, version };
+  return { name: 'gluster', available: false, message: `${version ? 'setfattr (attr)' : 'glusterfsd'} is not installed: install glusterfs-server, glusterfs-client and attr (hack/install-gluster.sh); glusterd is not needed` };
+}
+
+/** The gluster brick driver. */
+export const glusterBrickDriver: Driver = { name: 'gluster', observe, ensure, remove };
