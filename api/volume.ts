@@ -11,8 +11,8 @@ export interface VolumeSpec {
   size: Quantity;
   /** Default 1. */
   replicas?: number;
-  /** Default file. */
-  driver?: 'file';
+  /** Default file. gluster: each replica a GlusterFS brick, replicated by GlusterFS (docs/volumes.md). */
+  driver?: 'file' | 'gluster';
   /** Default sparse. */
   allocation?: Allocation;
   /** Default Delete. */

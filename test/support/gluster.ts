@@ -52,8 +52,8 @@ export async function mountVolume(volfile: string, mountPoint: string, workDir: 
 }
 
 /** Lazily unmounts `mountPoint` if it is mounted. */
-export function unmount(mountPoint: string): void {
-  if (isMounted(mountPoint)) execFileSync('umount', ['-l', mountPoint], { stdio: 'ignore' });
+export function unmount(mountPoint: string | undefined): void {
+  if (mountPoint && isMounted(mountPoint)) execFileSync('umount', ['-l', mountPoint], { stdio: 'ignore' });
 }
 
 function isMounted(mountPoint: string): boolean {

@@ -95,8 +95,8 @@ async function observe(item: WorkItem, env: DriverEnv): Promise<Observation> {
 /** Stamps the volume id on the brick root, or checks the one there: a brick belongs to one volume only. */
 async function stampVolumeId(brick: WorkItemBrickSpec, node: string): Promise<void> {
   const want = `0x${brick.volumeId.replace(/-/g, '').toLowerCase()}`;
-  const have = await run('getfattr', ['--absolute-names', '--only-values', '-e', 'hex', '-n', XATTR, brick.path]).then(
-    (r) => r.stdout.trim().toLowerCase(),
+  const have = await run('getfattr', ['--absolute-names', '-e', 'hex', '-n', XATTR, brick.path]).then(
+    (r) => new RegExp(`^${XATTR}=(0x[0-9a-f]+)$`, 'im').exec(r.stdout)?.[1]?.toLowerCase(),
     (err: { code?: string; stderr?: string }) => {
       if (err.code === 'ENOENT') throw new OperationError('DriverUnavailable', `getfattr is not installed on node ${node}`, `install the attr package on node ${node} (hack/install-gluster.sh)`);
       if (/No such attribute/i.test(err.stderr ?? '')) return undefined;
@@ -125,7 +125,9 @@ async function startBrick(brick: WorkItemBrickSpec, runDir: string, ctx: Operati
 /** Why glusterfsd did not start, from its exit and the last error of its log. */
 function startError(err: NodeJS.ErrnoException, brick: WorkItemBrickSpec, log: string, node: string): OperationError {
   if (err.code === 'ENOENT') return new OperationError('DriverUnavailable', `glusterfsd is not installed on node ${node}`, `install glusterfs-server on node ${node} (hack/install-gluster.sh); glusterd is not needed`);
-  const last = (readText(log) ?? '').split('\n').filter((l) => /\] E \[/.test(l)).pop()?.replace(/^.*?\] E \[[^\]]*\] /, '') ?? '';
+  // The first error of the last start names the cause; the ones after it ("init failed") only follow from it.
+  const errors = (readText(log) ?? '').split('\n').filter((l) => /\] E \[/.test(l)).map((l) => l.replace(/^.*?\] E \[[^\]]*\] /, ''));
+  const last = errors.find((e) => /Address already in use|Extended attribute not supported|doesn't exist|volume-id/i.test(e)) ?? errors.pop() ?? '';
   const what = `glusterfsd for brick ${brick.path} on node ${node} failed to start: ${last || err.message}`;
   if (/Address already in use/i.test(last)) return new OperationError('CommandFailed', what, `port ${brick.port} on node ${node} is taken by another process; free it, or delete this WorkItem so the controller places the brick on another port`);
   if (/Extended attribute not supported/i.test(last)) return new OperationError('DriverUnavailable', what, 'put the agent\'s data dir on a filesystem with extended attributes (ext4, xfs)');

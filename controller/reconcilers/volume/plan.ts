@@ -14,7 +14,7 @@ import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
 import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
 import { volumeStatus, type ReplicaSlot, type SpecProblem } from './status.js';
-import { desiredReplicaWorkItem } from './workitem-spec.js';
+import { desiredReplicaWorkItem, type BrickHome } from './workitem-spec.js';
 
 /** Everything the plan looks at. */
 export interface VolumeObserved {
@@ -24,6 +24,8 @@ export interface VolumeObserved {
   node(name: string): NodeView;
   /** Nodes for all replicas (existing ones first) and, when short, why. */
   schedule(): { nodeNames: string[]; message?: string };
+  /** Driver gluster: where a brick goes on a node (its data dir, and `existing`'s port or a free one); undefined while the node has not reported its data dir. */
+  brickHome(nodeName: string, existing?: WorkItem): BrickHome | undefined;
   now: number;
 }
 
@@ -85,7 +87,7 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
     actions.push({ type: 'event', eventType: 'Warning', reason: 'ReplicaLost', message: `replica ${index} on lost node ${wi.spec.nodeName} is recreated on another node` });
     return { slot: { index, lostOn: wi.spec.nodeName } };
   }
-  const desired = desiredReplicaWorkItem(o.volume, index, wi.spec.nodeName, size);
+  const desired = desiredReplicaWorkItem(o.volume, index, wi.spec.nodeName, size, o.brickHome(wi.spec.nodeName, wi));
   if (wi.metadata.annotations?.[SPEC_HASH_ANNOTATION] !== desired.metadata.annotations?.[SPEC_HASH_ANNOTATION]) {
     actions.push({ type: 'updateWorkItem', workItem: mergeWorkItem(wi, desired) });
   }
@@ -104,7 +106,7 @@ function placeMissing(o: VolumeObserved, slots: ReplicaSlot[], size: string, act
   for (const slot of missing) {
     const nodeName = free.shift();
     if (!nodeName) break;
-    const workItem = desiredReplicaWorkItem(o.volume, slot.index, nodeName, size);
+    const workItem = desiredReplicaWorkItem(o.volume, slot.index, nodeName, size, o.brickHome(nodeName));
     actions.push({ type: 'createWorkItem', workItem });
     slot.workItem = workItem;
   }

@@ -4,6 +4,7 @@
  * before the first await, and applies planVolume's actions.
  */
 import type { Volume } from '../../../api/volume.js';
+import type { WorkItem } from '../../../api/workitem.js';
 import type { ControllerCache } from '../../cache.js';
 import { nodeView } from '../../node-health.js';
 import type { Clock } from '../../../runtime/clock.js';
@@ -38,6 +39,29 @@ function observe(deps: VolumeReconcilerDeps, volume: Volume, workItems: VolumeOb
       const result = scheduleVolumeReplicas({ ...volume, status: self.status }, snapshot);
       return 'unschedulable' in result ? { nodeNames: result.nodeNames, message: result.message } : { nodeNames: result.nodeNames };
     },
+    brickHome: brickHomes(deps, namespace),
     now,
   };
 }
+
+/**
+ * Where bricks go: the node's data dir, and a port no other brick of the cluster has (unique in the
+ * cluster, not only on the node: nodes that share a machine, as in a demo, share its ports), counting
+ * the ports handed out in this reconcile, whose WorkItems the cache does not hold yet.
+ */
+function brickHomes(deps: VolumeReconcilerDeps, namespace: string): VolumeObserved['brickHome'] {
+  let used: Set<number | undefined> | undefined;
+  return (nodeName, existing) => {
+    const dataDir = deps.cache.nodes.get(`${namespace}/${nodeName}`)?.status?.dataDir;
+    if (!dataDir) return undefined;
+    const placed = existing?.spec.volumeReplica?.brick?.port;
+    if (placed) return { dataDir, port: placed };
+    used ??= new Set(deps.cache.workItems.list().filter((w: WorkItem) => w.metadata.namespace === namespace).map((w) => w.spec.volumeReplica?.brick?.port));
+    let port = BRICK_PORT_BASE;
+    while (used.has(port)) port++;
+    used.add(port);
+    return { dataDir, port };
+  };
+}
+
+const BRICK_PORT_BASE = 49152;

@@ -30,7 +30,9 @@ function replicaState(slot: ReplicaSlot, size: string): { state: ReplicaState; m
   const s = w.status;
   if (s?.phase === 'Failed') return { state: 'Failed', message: [s.lastError?.message, s.lastError?.hint].filter(Boolean).join(' Hint: ') };
   const current = s?.observedGeneration === w.metadata.generation;
-  if (s?.phase === 'Done' && current && s.volumeReplica?.size === size) return { state: 'Ready' };
+  // A brick is ready when it runs (its size is not enforced yet: #14); a file when it has the size.
+  const brick = s?.volumeReplica?.brick;
+  if (s?.phase === 'Done' && current && (brick ? brick.state === 'Running' : s.volumeReplica?.size === size)) return { state: 'Ready' };
   if (s?.volumeReplica?.sizeBytes) return { state: 'Resizing' };
   return { state: 'Creating', ...(slot.unreachable ? { message: `node ${w.spec.nodeName} is unreachable` } : {}) };
 }

@@ -41,10 +41,15 @@ export function brickVolfile(l: GlusterLayout, index: number): string {
   check(l);
   const b = l.bricks[index];
   if (!b) throw new RangeError(`volume ${l.volume} has no brick ${index}`);
-  const v = l.volume;
-  const arbiter = l.arbiter === true && index === l.bricks.length - 1;
+  return oneBrickVolfile(l.volume, l.volumeId, b, l.arbiter === true && index === l.bricks.length - 1);
+}
+
+/** The volfile of one brick, which depends on no other: what the controller writes into the brick's WorkItem. */
+export function oneBrickVolfile(volumeName: string, volumeId: string, b: BrickPlacement, arbiter = false): string {
+  check({ volume: volumeName, volumeId, bricks: [b] });
+  const v = volumeName;
   return graph([
-    ['posix', 'storage/posix', { directory: b.path, 'volume-id': l.volumeId }],
+    ['posix', 'storage/posix', { directory: b.path, 'volume-id': volumeId }],
     ...(arbiter ? [['arbiter', 'features/arbiter', {}] as Layer] : []),
     ['locks', 'features/locks', {}],
     ['io-threads', 'performance/io-threads', {}],
@@ -53,6 +58,11 @@ export function brickVolfile(l: GlusterLayout, index: number): string {
     [b.path, 'debug/io-stats', { 'unique-id': b.path }, true],
     ['server', 'protocol/server', { 'transport-type': 'tcp', 'transport.address-family': 'inet', 'transport.socket.listen-port': String(b.port), [`auth.addr.${b.path}.allow`]: '*' }],
   ], v);
+}
+
+/** The Gluster volume name of a Cairn Volume: its cluster and name (dots, which a volume name cannot hold, become '_'). */
+export function glusterVolumeName(namespace: string, name: string): string {
+  return `${namespace}-${name}`.replace(/\./g, '_');
 }
 
 /** The FUSE client's volfile. */

@@ -1,12 +1,28 @@
 /** The WorkItem that keeps one replica of a Volume on a node. Pure. */
-import { AGENT_FINALIZER, NODE_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, replicaWorkItemName } from '../../../api/names.js';
+import { AGENT_FINALIZER, brickDataPath, NODE_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, replicaWorkItemName } from '../../../api/names.js';
 import { API_VERSION } from '../../../api/types.js';
 import type { Volume } from '../../../api/volume.js';
-import type { WorkItem, WorkItemSpec } from '../../../api/workitem.js';
+import type { WorkItem, WorkItemBrickSpec, WorkItemSpec } from '../../../api/workitem.js';
 import { SPEC_HASH_ANNOTATION, specHash } from '../instance/workitem-spec.js';
+import { glusterVolumeName, oneBrickVolfile } from './volfiles.js';
 
-/** The complete WorkItem for replica `index` of volume on nodeName, sized `size`. */
-export function desiredReplicaWorkItem(volume: Volume, index: number, nodeName: string, size: string): WorkItem {
+/** Where a gluster replica's brick goes: its node's data dir (Node status.dataDir) and the port it listens on. */
+export interface BrickHome {
+  dataDir: string;
+  port: number;
+}
+
+/** The brick of replica `index` on a node, with its volfile. */
+function brickSpec(volume: Volume, index: number, home: BrickHome): WorkItemBrickSpec {
+  const ns = volume.metadata.namespace!;
+  const name = volume.metadata.name!;
+  const brick = { host: '', port: home.port, path: brickDataPath(home.dataDir, ns, name, index) };
+  const gluster = glusterVolumeName(ns, name);
+  return { volume: gluster, volumeId: volume.metadata.uid!, path: brick.path, port: home.port, volfile: oneBrickVolfile(gluster, volume.metadata.uid!, brick) };
+}
+
+/** The complete WorkItem for replica `index` of volume on nodeName, sized `size` (and for driver gluster, its brick at `home`). */
+export function desiredReplicaWorkItem(volume: Volume, index: number, nodeName: string, size: string, home?: BrickHome): WorkItem {
   const name = volume.metadata.name!;
   const s = volume.spec;
   const spec: WorkItemSpec = {
@@ -21,6 +37,7 @@ export function desiredReplicaWorkItem(volume: Volume, index: number, nodeName: 
       allocation: s.allocation ?? 'sparse',
       reclaimPolicy: s.reclaimPolicy ?? 'Delete',
       ...(s.options ? { options: s.options } : {}),
+      ...(s.driver === 'gluster' && home ? { brick: brickSpec(volume, index, home) } : {}),
     },
   };
   return {

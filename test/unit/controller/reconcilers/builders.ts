@@ -145,7 +145,7 @@ export function volume(name: string, spec: Partial<VolumeSpec> = {}, status?: Vo
 
 /** The WorkItem of replica index of vol on nodeName, as stored (size defaults to the spec's). */
 export function replicaWorkItem(vol: Volume, index: number, nodeName: string, o: StoredOptions & { size?: string } = {}): WorkItem {
-  return stored(desiredReplicaWorkItem(vol, index, nodeName, o.size ?? vol.spec.size), o);
+  return stored(desiredReplicaWorkItem(vol, index, nodeName, o.size ?? vol.spec.size, { dataDir: `/data/${nodeName}`, port: 49152 }), o);
 }
 
 /** The agent's report of a replica that exists with the given size. */
@@ -165,6 +165,7 @@ export function volumeObserved(vol: Volume, p: Partial<Omit<VolumeObserved, 'vol
       calls++;
       return { nodeNames: nodeNames ?? ['n1', 'n2', 'n3'], ...(message ? { message } : {}) };
     },
+    brickHome: (n, existing) => ({ dataDir: `/data/${n}`, port: existing?.spec.volumeReplica?.brick?.port ?? 49152 }),
     now: NOW,
     ...rest,
     scheduled: () => calls,

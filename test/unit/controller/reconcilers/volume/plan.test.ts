@@ -111,6 +111,39 @@ describe('planVolume', () => {
     });
   });
 
+  describe('driver gluster', () => {
+    const uid = '0b9c3f2a-1d4e-4f60-8a7b-9c0d1e2f3a4b';
+    const gluster = (replicas = 3) => {
+      const v = volume('data', { replicas, driver: 'gluster' });
+      return { ...v, metadata: { ...v.metadata, uid } };
+    };
+
+    it('gives each replica a brick under its node\'s data dir, on the port brickHome chose, with its volfile', () => {
+      const plan = planVolume(volumeObserved(gluster(), { nodeNames: ['a', 'b', 'c'], brickHome: (n) => ({ dataDir: `/var/lib/cairn-${n}`, port: n === 'b' ? 49153 : 49152 }) }));
+      const bricks = ofType(plan.actions, 'createWorkItem').map((a) => a.workItem.spec.volumeReplica!);
+      expect(bricks.map((r) => [r.driver, r.brick?.path, r.brick?.port])).to.deep.equal([
+        ['gluster', `/var/lib/cairn-a/bricks/${NS}/data-0`, 49152],
+        ['gluster', `/var/lib/cairn-b/bricks/${NS}/data-1`, 49153],
+        ['gluster', `/var/lib/cairn-c/bricks/${NS}/data-2`, 49152],
+      ]);
+      expect(bricks[1]!.brick).to.include({ volume: `${NS}-data`, volumeId: uid });
+      expect(bricks[1]!.brick!.volfile).to.include('option transport.socket.listen-port 49153').and.include(`option directory /var/lib/cairn-b/bricks/${NS}/data-1`);
+    });
+
+    it('keeps a placed brick where it is: same port, no update', () => {
+      const vol = gluster(1);
+      const existing = replicaWorkItem(vol, 0, 'a');
+      const o = volumeObserved(vol, { workItems: [existing] });
+      expect(existing.spec.volumeReplica!.brick!.port).to.equal(49152);
+      expect(ofType(planVolume(o).actions, 'updateWorkItem')).to.deep.equal([]);
+    });
+
+    it('leaves the brick out while the node has not reported its data dir (the agent then says the spec has no brick)', () => {
+      const plan = planVolume(volumeObserved(gluster(1), { brickHome: () => undefined }));
+      expect(ofType(plan.actions, 'createWorkItem')[0]!.workItem.spec.volumeReplica!.brick).to.equal(undefined);
+    });
+  });
+
   describe('resizing', () => {
     it('grows: updates each WorkItem with the new size, keeping resourceVersion and finalizers', () => {
       const old = volume('data', { replicas: 2, size: '10Gi' }, { capacity: '10Gi' });

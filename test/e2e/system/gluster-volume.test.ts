@@ -1,0 +1,90 @@
+/**
+ * A gluster Volume through the real controller (issue 14, so far): `cairn
+ * server` with its controller and three agents. A Volume with driver
+ * gluster and 3 replicas gets one brick per node, each under its node's
+ * data dir on a port the controller chose, run by the agents; the Volume
+ * becomes Ready; a FUSE mount of the client volfile for those bricks
+ * writes the same bytes to all three; deleting the Volume stops every
+ * brick and removes its directory.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { CairnClient } from '../../../api/client/cairn-client.js';
+import { loadKubeConfig } from '../../../api/client/kubeconfig.js';
+import type { Volume } from '../../../api/volume.js';
+import type { WorkItem } from '../../../api/workitem.js';
+import { clientVolfile } from '../../../controller/reconcilers/volume/volfiles.js';
+import { alive, startAgentProcess, type AgentProcess } from '../../support/agent-process.js';
+import { eventually } from '../../support/eventually.js';
+import { mountVolume, unmount, type GlusterProcess } from '../../support/gluster.js';
+import { startServerProcess, type ServerProcess } from '../../support/server-process.js';
+
+const NS = 'glv';
+const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+describe('system: a gluster Volume, placed by the controller and run by the agents (issue 14)', function () {
+  this.timeout(120_000);
+  let server: ServerProcess;
+  let client: CairnClient;
+  const agents: AgentProcess[] = [];
+  let dir: string;
+  let mount: GlusterProcess | undefined;
+  let mnt: string | undefined;
+
+  const bricks = async () => (await client.list('WorkItem', { namespace: NS })).items.filter((w: WorkItem) => w.spec.owner.name === 'shared').sort((a, b) => a.spec.volumeReplica!.index - b.spec.volumeReplica!.index);
+
+  before(async function () {
+    this.timeout(60_000);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-glv-'));
+    server = await startServerProcess({ controller: true });
+    client = new CairnClient(loadKubeConfig({ kubeconfig: server.kubeconfig }));
+    await client.create('Cluster', { metadata: { name: NS }, spec: {} });
+    for (const n of ['node-a', 'node-b', 'node-c']) agents.push(await startAgentProcess({ kubeconfig: server.kubeconfig, cluster: NS, nodeName: n, dataDir: path.join(dir, n) }));
+    await eventually('three Ready nodes', async () => (await client.list('Node', { namespace: NS })).items.filter((n) => n.status?.phase === 'Ready').length === 3, 30_000, 200);
+  });
+
+  after(async () => {
+    if (mnt) unmount(mnt);
+    await mount?.stop();
+    for (const a of agents) await a.stop(3000).catch(() => undefined);
+    for (const w of await bricks().catch(() => [])) if (w.status?.volumeReplica?.brick?.pid) try { process.kill(w.status.volumeReplica.brick.pid, 'SIGKILL'); } catch { /* gone */ }
+    await server?.cleanup();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs one brick per node and becomes Ready; a mount writes the same bytes to every brick', async () => {
+    await client.create('Volume', { metadata: { name: 'shared', namespace: NS }, spec: { size: '1Gi', replicas: 3, driver: 'gluster' } } as Volume);
+    await eventually('the Volume Ready', async () => (await client.get('Volume', NS, 'shared'))?.status?.phase === 'Ready', 60_000, 200).catch(async (err: Error) => {
+      const state = { volume: (await client.get('Volume', NS, 'shared'))?.status, workItems: (await bricks()).map((w) => ({ spec: { ...w.spec.volumeReplica, brick: { ...w.spec.volumeReplica?.brick, volfile: undefined } }, status: w.status })) };
+      throw new Error(`${err.message}; last seen: ${JSON.stringify(state)}`);
+    });
+    const items = await bricks();
+    expect(items.map((w) => w.spec.nodeName).sort()).to.deep.equal(['node-a', 'node-b', 'node-c']);
+    for (const w of items) {
+      expect(w.spec.volumeReplica!.brick!.path).to.equal(path.join(dir, w.spec.nodeName, 'bricks', NS, `shared-${w.spec.volumeReplica!.index}`));
+      expect(w.status?.volumeReplica?.brick).to.include({ state: 'Running' });
+    }
+    const layout = { volume: items[0]!.spec.volumeReplica!.brick!.volume, volumeId: items[0]!.spec.volumeReplica!.brick!.volumeId, bricks: items.map((w) => ({ host: '127.0.0.1', port: w.spec.volumeReplica!.brick!.port, path: w.spec.volumeReplica!.brick!.path })) };
+    mnt = path.join(dir, 'mnt');
+    mount = await mountVolume(clientVolfile(layout), mnt, dir);
+    fs.writeFileSync(path.join(mnt, 'data.bin'), randomBytes(2 * 2 ** 20));
+    const sum = sha(path.join(mnt, 'data.bin'));
+    for (const b of layout.bricks) expect(sha(path.join(b.path, 'data.bin')), b.path).to.equal(sum);
+  });
+
+  it('deleting the Volume stops every brick and removes its directory', async () => {
+    unmount(mnt);
+    await mount?.stop();
+    mount = undefined;
+    const items = await bricks();
+    await client.delete('Volume', NS, 'shared');
+    await eventually('the Volume gone', async () => !(await client.get('Volume', NS, 'shared')), 60_000, 200);
+    for (const w of items) {
+      expect(alive(w.status!.volumeReplica!.brick!.pid!), `brick on ${w.spec.nodeName}`).to.equal(false);
+      expect(fs.existsSync(w.spec.volumeReplica!.brick!.path)).to.equal(false);
+    }
+  });
+});
