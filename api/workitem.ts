@@ -84,6 +84,8 @@ export interface WorkItemBrickSpec {
   port: number;
   /** The brick's volfile. */
   volfile: string;
+  /** The self-heal daemon's volfile (every brick of the volume), once all are placed: the agent runs one next to the brick. */
+  shdVolfile?: string;
 }
 
 /** Desired state of one piece of one node. */
@@ -171,6 +173,8 @@ export interface WorkItemBrickStatus {
   port?: number;
   /** Entries its index lists as needing heal. */
   pendingHeals?: number;
+  /** The self-heal daemon next to it. */
+  selfHeal?: 'Running' | 'Stopped';
 }
 
 /** Phase of one side of a live migration. */

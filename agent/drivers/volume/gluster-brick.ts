@@ -13,8 +13,11 @@
  * is never taken for the brick). Before the first start the brick root gets
  * `.glusterfs` (the index needs it) and the volume id as the xattr
  * trusted.glusterfs.volume-id; a root already stamped with another id is
- * refused, so a brick never joins a second volume. A changed volfile
- * restarts the brick; remove() stops it and deletes its data unless
+ * refused, so a brick never joins a second volume. Once every brick of the
+ * volume is placed, the spec also carries the self-heal daemon's volfile,
+ * and the agent runs one (glusterfs --process-name=glustershd) next to the
+ * brick: it heals what the bricks' indices list whenever a brick returns.
+ * A changed volfile restarts the brick (or only the daemon); remove() stops it and deletes its data unless
  * reclaimPolicy is Retain.
  */
 import { execFile } from 'node:child_process';
@@ -47,15 +50,19 @@ function brickTarget(item: WorkItem, dataDir: string): { brick: WorkItemBrickSpe
   return { brick: spec.brick, runDir: path.join(dataDir, 'gluster', namespace, leaf), what: `brick ${spec.index} of volume ${spec.volumeName}` };
 }
 
-const files = (runDir: string) => ({ volfile: path.join(runDir, 'brick.vol'), pidfile: path.join(runDir, 'brick.pid'), log: path.join(runDir, 'brick.log') });
+/** A gluster process of the brick: glusterfsd itself, or the self-heal daemon (a glusterfs client) next to it. */
+type Role = 'brick' | 'shd';
+const PROGRAM: Record<Role, string> = { brick: 'glusterfsd', shd: 'glusterfs' };
 
-/** The pid of the brick's glusterfsd when it runs (the pidfile's process, running this very volfile). */
-function runningPid(runDir: string): number | undefined {
-  const { volfile, pidfile } = files(runDir);
+const files = (runDir: string, role: Role = 'brick') => ({ volfile: path.join(runDir, `${role}.vol`), pidfile: path.join(runDir, `${role}.pid`), log: path.join(runDir, `${role}.log`) });
+
+/** The pid of the role's process when it runs (the pidfile's process, running this very volfile). */
+function runningPid(runDir: string, role: Role = 'brick'): number | undefined {
+  const { volfile, pidfile } = files(runDir, role);
   try {
     const pid = Number(fs.readFileSync(pidfile, 'utf8').trim());
     const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    return cmdline.some((a) => a.endsWith('glusterfsd')) && cmdline.includes(volfile) ? pid : undefined;
+    return cmdline.some((a) => a.endsWith(PROGRAM[role])) && cmdline.includes(volfile) ? pid : undefined;
   } catch {
     return undefined;
   }
@@ -82,8 +89,12 @@ function view(item: WorkItem, dataDir: string): Observation {
   const { brick, runDir, what } = brickTarget(item, dataDir);
   const pid = runningPid(runDir);
   const current = readText(files(runDir).volfile) === brick.volfile;
-  const status = { volumeReplica: { path: brick.path, brick: { state: pid ? ('Running' as const) : ('Stopped' as const), port: brick.port, ...(pid ? { pid, pendingHeals: pendingHeals(brick.path) } : {}) } } };
-  if (pid && current) return { converged: true, message: `${what} runs (pid ${pid}, port ${brick.port})`, ...status };
+  const shd = runningPid(runDir, 'shd');
+  // The self-heal daemon runs exactly when the spec has its volfile, and runs that one.
+  const shdRight = brick.shdVolfile ? !!shd && readText(files(runDir, 'shd').volfile) === brick.shdVolfile : !shd;
+  const status = { volumeReplica: { path: brick.path, brick: { state: pid ? ('Running' as const) : ('Stopped' as const), port: brick.port, selfHeal: shd ? ('Running' as const) : ('Stopped' as const), ...(pid ? { pid, pendingHeals: pendingHeals(brick.path) } : {}) } } };
+  if (pid && current && shdRight) return { converged: true, message: `${what} runs (pid ${pid}, port ${brick.port})`, ...status };
+  if (pid && current) return { converged: false, action: 'start', message: `the self-heal daemon of ${what} is not as its spec says`, ...status };
   if (pid) return { converged: false, action: 'restart', message: `${what} runs an older volfile`, ...status };
   return { converged: false, action: 'start', message: `${what} is not running`, ...status };
 }
@@ -110,39 +121,50 @@ async function stampVolumeId(brick: WorkItemBrickSpec, node: string): Promise<vo
   await run('setfattr', ['-n', XATTR, '-v', want, brick.path]);
 }
 
-/** Starts glusterfsd on the volfile; it returns once the brick listens (or failed: the log's last error says why). */
-async function startBrick(brick: WorkItemBrickSpec, runDir: string, ctx: OperationContext): Promise<void> {
-  const { volfile, pidfile, log } = files(runDir);
-  fs.rmSync(pidfile, { force: true });
+/** Writes the role's volfile and starts its process, which returns once it is up (or failed: its log's error says why). */
+async function start(role: Role, volfile: string, brick: WorkItemBrickSpec, runDir: string, ctx: OperationContext): Promise<void> {
+  const f = files(runDir, role);
+  fs.writeFileSync(`${f.volfile}.tmp`, volfile);
+  fs.renameSync(`${f.volfile}.tmp`, f.volfile);
+  fs.rmSync(f.pidfile, { force: true });
+  const args = role === 'brick' ? ['--brick-name', brick.path] : ['--process-name=glustershd'];
   try {
-    await run('glusterfsd', ['-f', volfile, '-p', pidfile, '-l', log, '--brick-name', brick.path], { signal: ctx.signal });
+    await run(PROGRAM[role], ['-f', f.volfile, '-p', f.pidfile, '-l', f.log, ...args], { signal: ctx.signal });
   } catch (err) {
-    throw startError(err as NodeJS.ErrnoException, brick, log, ctx.nodeName);
+    throw startError(err as NodeJS.ErrnoException, role, brick, f.log, ctx.nodeName);
   }
-  ctx.log.info('brick started', { path: brick.path, port: brick.port, pid: runningPid(runDir) });
+  ctx.log.info(`${role === 'brick' ? 'brick' : 'self-heal daemon'} started`, { path: brick.path, port: brick.port, pid: runningPid(runDir, role) });
 }
 
-/** Why glusterfsd did not start, from its exit and the last error of its log. */
-function startError(err: NodeJS.ErrnoException, brick: WorkItemBrickSpec, log: string, node: string): OperationError {
-  if (err.code === 'ENOENT') return new OperationError('DriverUnavailable', `glusterfsd is not installed on node ${node}`, `install glusterfs-server on node ${node} (hack/install-gluster.sh); glusterd is not needed`);
+/** Why a gluster process did not start, from its exit and its log's errors. */
+function startError(err: NodeJS.ErrnoException, role: Role, brick: WorkItemBrickSpec, log: string, node: string): OperationError {
+  if (err.code === 'ENOENT') return new OperationError('DriverUnavailable', `${PROGRAM[role]} is not installed on node ${node}`, `install glusterfs-server on node ${node} (hack/install-gluster.sh); glusterd is not needed`);
   // The first error of the last start names the cause; the ones after it ("init failed") only follow from it.
   const errors = (readText(log) ?? '').split('\n').filter((l) => /\] E \[/.test(l)).map((l) => l.replace(/^.*?\] E \[[^\]]*\] /, ''));
   const last = errors.find((e) => /Address already in use|Extended attribute not supported|doesn't exist|volume-id/i.test(e)) ?? errors.pop() ?? '';
-  const what = `glusterfsd for brick ${brick.path} on node ${node} failed to start: ${last || err.message}`;
+  const what = `${role === 'brick' ? 'glusterfsd' : 'the self-heal daemon'} for brick ${brick.path} on node ${node} failed to start: ${last || err.message}`;
   if (/Address already in use/i.test(last)) return new OperationError('CommandFailed', what, `port ${brick.port} on node ${node} is taken by another process; free it, or delete this WorkItem so the controller places the brick on another port`);
   if (/Extended attribute not supported/i.test(last)) return new OperationError('DriverUnavailable', what, 'put the agent\'s data dir on a filesystem with extended attributes (ext4, xfs)');
   return new OperationError('CommandFailed', what, `see ${log} on node ${node}`);
 }
 
-/** SIGTERM, then SIGKILL after STOP_GRACE_MS; resolves once the brick is gone. */
-async function stopBrick(runDir: string, ctx: OperationContext): Promise<void> {
-  const pid = runningPid(runDir);
+/** SIGTERM, then SIGKILL after STOP_GRACE_MS; resolves once the role's process is gone. */
+async function stop(role: Role, runDir: string, ctx: OperationContext): Promise<void> {
+  const pid = runningPid(runDir, role);
   if (!pid) return;
   process.kill(pid, 'SIGTERM');
-  for (const deadline = Date.now() + STOP_GRACE_MS; runningPid(runDir) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
-  if (runningPid(runDir)) process.kill(pid, 'SIGKILL');
-  for (let i = 0; i < 100 && runningPid(runDir); i++) await new Promise((r) => setTimeout(r, 20));
-  ctx.log.info('brick stopped', { pid });
+  for (const deadline = Date.now() + STOP_GRACE_MS; runningPid(runDir, role) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+  if (runningPid(runDir, role)) process.kill(pid, 'SIGKILL');
+  for (let i = 0; i < 100 && runningPid(runDir, role); i++) await new Promise((r) => setTimeout(r, 20));
+  ctx.log.info(`${role === 'brick' ? 'brick' : 'self-heal daemon'} stopped`, { pid });
+}
+
+/** Runs the self-heal daemon from the spec's volfile, restarting it on a new one; stops it when the spec has none. */
+async function ensureSelfHeal(brick: WorkItemBrickSpec, runDir: string, ctx: OperationContext): Promise<void> {
+  const running = runningPid(runDir, 'shd');
+  if (running && readText(files(runDir, 'shd').volfile) === brick.shdVolfile) return;
+  await stop('shd', runDir, ctx);
+  if (brick.shdVolfile) await start('shd', brick.shdVolfile, brick, runDir, ctx);
 }
 
 async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observation> {
@@ -153,10 +175,9 @@ async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observatio
     fs.mkdirSync(path.join(brick.path, '.glusterfs'), { recursive: true, mode: 0o755 });
     fs.mkdirSync(runDir, { recursive: true, mode: 0o700 });
     await stampVolumeId(brick, ctx.nodeName);
-    if (before.action === 'restart') await stopBrick(runDir, ctx);
-    fs.writeFileSync(`${files(runDir).volfile}.tmp`, brick.volfile);
-    fs.renameSync(`${files(runDir).volfile}.tmp`, files(runDir).volfile);
-    await startBrick(brick, runDir, ctx);
+    if (before.action === 'restart') await stop('brick', runDir, ctx);
+    if (!runningPid(runDir)) await start('brick', brick.volfile, brick, runDir, ctx);
+    await ensureSelfHeal(brick, runDir, ctx);
   } catch (err) {
     throw classify(err, { doing: `starting ${what}`, node: ctx.nodeName, path: brick.path });
   }
@@ -174,7 +195,8 @@ async function remove(item: WorkItem, ctx: OperationContext): Promise<void> {
   }
   const { brick, runDir, what } = target;
   try {
-    await stopBrick(runDir, ctx);
+    await stop('shd', runDir, ctx);
+    await stop('brick', runDir, ctx);
     fs.rmSync(runDir, { recursive: true, force: true });
     if (item.spec.volumeReplica?.reclaimPolicy === 'Retain') return ctx.log.info('brick data retained (reclaimPolicy Retain)', { path: brick.path });
     fs.rmSync(brick.path, { recursive: true, force: true });

@@ -14,6 +14,7 @@ import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
 import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
 import { volumeStatus, type ReplicaSlot, type SpecProblem } from './status.js';
+import { shdVolfile } from './volfiles.js';
 import { desiredReplicaWorkItem, type BrickHome } from './workitem-spec.js';
 
 /** Everything the plan looks at. */
@@ -26,6 +27,8 @@ export interface VolumeObserved {
   schedule(): { nodeNames: string[]; message?: string };
   /** Driver gluster: where a brick goes on a node (its data dir, and `existing`'s port or a free one); undefined while the node has not reported its data dir. */
   brickHome(nodeName: string, existing?: WorkItem): BrickHome | undefined;
+  /** The IPv4 address other nodes reach a node's bricks on; undefined while it reports none. */
+  nodeAddress(nodeName: string): string | undefined;
   now: number;
 }
 
@@ -38,10 +41,11 @@ export function planVolume(o: VolumeObserved): Plan<VolumeStatus> {
   const slots: ReplicaSlot[] = [];
   let requeueAfterMs: number | undefined;
   const active = o.workItems.filter((w) => !w.metadata.deletionTimestamp);
+  const shd = selfHealVolfile(o, active, replicas);
   for (let index = 0; index < replicas; index++) {
     const [wi, ...extra] = active.filter((w) => w.spec.volumeReplica?.index === index);
     for (const w of extra) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
-    const slot = planSlot(o, index, wi, size, actions);
+    const slot = planSlot(o, index, wi, size, actions, shd);
     requeueAfterMs = earliest(requeueAfterMs, slot.requeueAfterMs);
     slots.push(slot.slot);
   }
@@ -79,7 +83,21 @@ function acceptedShape(volume: Volume): { size: string; replicas: number; proble
   return { size, replicas, problems };
 }
 
-function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, size: string, actions: Action[]): { slot: ReplicaSlot; requeueAfterMs?: number } {
+/**
+ * Driver gluster: the self-heal daemon's volfile, once every replica has a brick on a node with an
+ * address (until then none runs: a heal needs every brick named). A brick moved changes it, so every
+ * brick's WorkItem is updated and its agent restarts the daemon.
+ */
+function selfHealVolfile(o: VolumeObserved, active: WorkItem[], replicas: number): string | undefined {
+  if (o.volume.spec.driver !== 'gluster') return undefined;
+  const bricks = Array.from({ length: replicas }, (_, i) => active.find((w) => w.spec.volumeReplica?.index === i));
+  const placed = bricks.map((w) => w?.spec.volumeReplica?.brick && { brick: w.spec.volumeReplica.brick, host: o.nodeAddress(w.spec.nodeName) });
+  if (placed.some((p) => !p?.host)) return undefined;
+  const first = placed[0]!.brick;
+  return shdVolfile({ volume: first.volume, volumeId: first.volumeId, bricks: placed.map((p) => ({ host: p!.host!, port: p!.brick.port, path: p!.brick.path })) });
+}
+
+function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, size: string, actions: Action[], shd?: string): { slot: ReplicaSlot; requeueAfterMs?: number } {
   if (!wi) return { slot: { index } };
   const node = o.node(wi.spec.nodeName);
   if (node.lost && o.cluster?.spec?.failover?.recreateLostReplicas !== false) {
@@ -87,7 +105,7 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
     actions.push({ type: 'event', eventType: 'Warning', reason: 'ReplicaLost', message: `replica ${index} on lost node ${wi.spec.nodeName} is recreated on another node` });
     return { slot: { index, lostOn: wi.spec.nodeName } };
   }
-  const desired = desiredReplicaWorkItem(o.volume, index, wi.spec.nodeName, size, o.brickHome(wi.spec.nodeName, wi));
+  const desired = desiredReplicaWorkItem(o.volume, index, wi.spec.nodeName, size, o.brickHome(wi.spec.nodeName, wi), shd);
   if (wi.metadata.annotations?.[SPEC_HASH_ANNOTATION] !== desired.metadata.annotations?.[SPEC_HASH_ANNOTATION]) {
     actions.push({ type: 'updateWorkItem', workItem: mergeWorkItem(wi, desired) });
   }

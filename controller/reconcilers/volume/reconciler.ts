@@ -40,6 +40,7 @@ function observe(deps: VolumeReconcilerDeps, volume: Volume, workItems: VolumeOb
       return 'unschedulable' in result ? { nodeNames: result.nodeNames, message: result.message } : { nodeNames: result.nodeNames };
     },
     brickHome: brickHomes(deps, namespace),
+    nodeAddress: (n) => deps.cache.nodes.get(`${namespace}/${n}`)?.status?.addresses?.find((a) => a.type === 'InternalIP' && !a.address.includes(':'))?.address,
     now,
   };
 }

@@ -13,16 +13,16 @@ export interface BrickHome {
 }
 
 /** The brick of replica `index` on a node, with its volfile. */
-function brickSpec(volume: Volume, index: number, home: BrickHome): WorkItemBrickSpec {
+function brickSpec(volume: Volume, index: number, home: BrickHome, shdVolfile?: string): WorkItemBrickSpec {
   const ns = volume.metadata.namespace!;
   const name = volume.metadata.name!;
   const brick = { host: '', port: home.port, path: brickDataPath(home.dataDir, ns, name, index) };
   const gluster = glusterVolumeName(ns, name);
-  return { volume: gluster, volumeId: volume.metadata.uid!, path: brick.path, port: home.port, volfile: oneBrickVolfile(gluster, volume.metadata.uid!, brick) };
+  return { volume: gluster, volumeId: volume.metadata.uid!, path: brick.path, port: home.port, volfile: oneBrickVolfile(gluster, volume.metadata.uid!, brick), ...(shdVolfile ? { shdVolfile } : {}) };
 }
 
-/** The complete WorkItem for replica `index` of volume on nodeName, sized `size` (and for driver gluster, its brick at `home`). */
-export function desiredReplicaWorkItem(volume: Volume, index: number, nodeName: string, size: string, home?: BrickHome): WorkItem {
+/** The complete WorkItem for replica `index` of volume on nodeName, sized `size` (and for driver gluster, its brick at `home`, with the self-heal daemon's volfile once every brick is placed). */
+export function desiredReplicaWorkItem(volume: Volume, index: number, nodeName: string, size: string, home?: BrickHome, shdVolfile?: string): WorkItem {
   const name = volume.metadata.name!;
   const s = volume.spec;
   const spec: WorkItemSpec = {
@@ -37,7 +37,7 @@ export function desiredReplicaWorkItem(volume: Volume, index: number, nodeName: 
       allocation: s.allocation ?? 'sparse',
       reclaimPolicy: s.reclaimPolicy ?? 'Delete',
       ...(s.options ? { options: s.options } : {}),
-      ...(s.driver === 'gluster' && home ? { brick: brickSpec(volume, index, home) } : {}),
+      ...(s.driver === 'gluster' && home ? { brick: brickSpec(volume, index, home, shdVolfile) } : {}),
     },
   };
   return {

@@ -4,8 +4,10 @@
  * gluster and 3 replicas gets one brick per node, each under its node's
  * data dir on a port the controller chose, run by the agents; the Volume
  * becomes Ready; a FUSE mount of the client volfile for those bricks
- * writes the same bytes to all three; deleting the Volume stops every
- * brick and removes its directory.
+ * writes the same bytes to all three; each agent runs a self-heal daemon
+ * next to its brick, so a brick killed while writes go on is restarted by
+ * its agent and healed, its pending heals going to zero in the WorkItems'
+ * status; deleting the Volume stops every brick and removes its directory.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -73,6 +75,18 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
     fs.writeFileSync(path.join(mnt, 'data.bin'), randomBytes(2 * 2 ** 20));
     const sum = sha(path.join(mnt, 'data.bin'));
     for (const b of layout.bricks) expect(sha(path.join(b.path, 'data.bin')), b.path).to.equal(sum);
+  });
+
+  it('restarts a killed brick and heals it: pending heals reported, then zero, and the same bytes on it', async () => {
+    await eventually('a self-heal daemon next to every brick', async () => (await bricks()).every((w) => w.status?.volumeReplica?.brick?.selfHeal === 'Running'), 30_000, 200);
+    const victim = (await bricks())[2]!;
+    process.kill(victim.status!.volumeReplica!.brick!.pid!, 'SIGKILL');
+    fs.writeFileSync(path.join(mnt!, 'while-down.bin'), randomBytes(2 * 2 ** 20));
+    await eventually('the brick back and healed', async () => {
+      const back = (await bricks())[2]!.status?.volumeReplica?.brick;
+      return back?.state === 'Running' && back.pid !== victim.status!.volumeReplica!.brick!.pid && fs.existsSync(path.join(victim.spec.volumeReplica!.brick!.path, 'while-down.bin')) && sha(path.join(victim.spec.volumeReplica!.brick!.path, 'while-down.bin')) === sha(path.join(mnt!, 'while-down.bin'));
+    }, 60_000, 250);
+    await eventually('no pending heals reported', async () => (await bricks()).every((w) => w.status?.volumeReplica?.brick?.pendingHeals === 0), 60_000, 250);
   });
 
   it('deleting the Volume stops every brick and removes its directory', async () => {

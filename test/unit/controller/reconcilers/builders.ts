@@ -166,6 +166,7 @@ export function volumeObserved(vol: Volume, p: Partial<Omit<VolumeObserved, 'vol
       return { nodeNames: nodeNames ?? ['n1', 'n2', 'n3'], ...(message ? { message } : {}) };
     },
     brickHome: (n, existing) => ({ dataDir: `/data/${n}`, port: existing?.spec.volumeReplica?.brick?.port ?? 49152 }),
+    nodeAddress: () => '10.0.0.1',
     now: NOW,
     ...rest,
     scheduled: () => calls,

@@ -130,12 +130,24 @@ describe('planVolume', () => {
       expect(bricks[1]!.brick!.volfile).to.include('option transport.socket.listen-port 49153').and.include(`option directory /var/lib/cairn-b/bricks/${NS}/data-1`);
     });
 
-    it('keeps a placed brick where it is: same port, no update', () => {
-      const vol = gluster(1);
-      const existing = replicaWorkItem(vol, 0, 'a');
-      const o = volumeObserved(vol, { workItems: [existing] });
-      expect(existing.spec.volumeReplica!.brick!.port).to.equal(49152);
-      expect(ofType(planVolume(o).actions, 'updateWorkItem')).to.deep.equal([]);
+    it('once every brick is placed, adds the self-heal daemon\'s volfile naming them all; then keeps each brick where it is', () => {
+      const vol = gluster(2);
+      const existing = [replicaWorkItem(vol, 0, 'a'), replicaWorkItem(vol, 1, 'b')];
+      expect(existing.map((w) => w.spec.volumeReplica!.brick!.shdVolfile)).to.deep.equal([undefined, undefined]);
+      const updates = ofType(planVolume(volumeObserved(vol, { workItems: existing })).actions, 'updateWorkItem').map((a) => a.workItem);
+      expect(updates).to.have.length(2);
+      const shd = updates[0]!.spec.volumeReplica!.brick!.shdVolfile!;
+      expect(shd).to.include('option iam-self-heal-daemon yes').and.include(`option remote-subvolume /data/b/bricks/${NS}/data-1`);
+      expect(updates.map((w) => [w.spec.volumeReplica!.brick!.port, w.spec.volumeReplica!.brick!.shdVolfile])).to.deep.equal([[49152, shd], [49152, shd]]);
+      expect(ofType(planVolume(volumeObserved(vol, { workItems: updates })).actions, 'updateWorkItem')).to.deep.equal([]);
+    });
+
+    it('runs no self-heal daemon while a brick is unplaced or its node has no address', () => {
+      const vol = gluster(2);
+      const one = [replicaWorkItem(vol, 0, 'a')];
+      expect(ofType(planVolume(volumeObserved(vol, { workItems: one })).actions, 'updateWorkItem')).to.deep.equal([]);
+      const both = [replicaWorkItem(vol, 0, 'a'), replicaWorkItem(vol, 1, 'b')];
+      expect(ofType(planVolume(volumeObserved(vol, { workItems: both, nodeAddress: (n) => (n === 'a' ? '10.0.0.1' : undefined) })).actions, 'updateWorkItem')).to.deep.equal([]);
     });
 
     it('leaves the brick out while the node has not reported its data dir (the agent then says the spec has no brick)', () => {
