@@ -8,7 +8,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { volumeIdXattr } from '../../controller/reconcilers/volume/volfiles.js';
+import { pendingHeals, volumeIdXattr } from '../../agent/drivers/volume/gluster-brick.js';
 import { eventually } from './eventually.js';
 
 /** A gluster process started from a volfile. */
@@ -69,8 +69,5 @@ function canStat(p: string): boolean {
   }
 }
 
-/** Entries the brick's index lists as needing heal (what `gluster volume heal info` counts). */
-export function pendingHeals(brick: string): number {
-  const dir = path.join(brick, '.glusterfs', 'indices', 'xattrop');
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => !f.startsWith('xattrop')).length : 0;
-}
+/** Entries the brick's index lists as needing heal: the agent's own count. */
+export { pendingHeals };

@@ -77,7 +77,7 @@ function readText(file: string): string | undefined {
 }
 
 /** Entries the brick's index lists as needing heal (what `gluster volume heal info` counts). */
-function pendingHeals(brickPath: string): number {
+export function pendingHeals(brickPath: string): number {
   try {
     return fs.readdirSync(path.join(brickPath, '.glusterfs', 'indices', 'xattrop')).filter((f) => !f.startsWith('xattrop')).length;
   } catch {
@@ -103,9 +103,14 @@ async function observe(item: WorkItem, env: DriverEnv): Promise<Observation> {
   return view(item, env.dataDir);
 }
 
+/** The value of a brick root's trusted.glusterfs.volume-id, as getfattr -e hex shows and setfattr -v takes: the UUID's 16 bytes. */
+export function volumeIdXattr(volumeId: string): string {
+  return `0x${volumeId.replace(/-/g, '').toLowerCase()}`;
+}
+
 /** Stamps the volume id on the brick root, or checks the one there: a brick belongs to one volume only. */
 async function stampVolumeId(brick: WorkItemBrickSpec, node: string): Promise<void> {
-  const want = `0x${brick.volumeId.replace(/-/g, '').toLowerCase()}`;
+  const want = volumeIdXattr(brick.volumeId);
   const have = await run('getfattr', ['--absolute-names', '-e', 'hex', '-n', XATTR, brick.path]).then(
     (r) => new RegExp(`^${XATTR}=(0x[0-9a-f]+)$`, 'im').exec(r.stdout)?.[1]?.toLowerCase(),
     (err: { code?: string; stderr?: string }) => {

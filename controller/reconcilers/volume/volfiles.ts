@@ -12,8 +12,6 @@
  * replicate's afr-pending-xattr lists exactly those, and every brick's index
  * watches the `trusted.afr.<volume>-` prefix of the xattrs they become.
  */
-import { createHash } from 'node:crypto';
-
 /** One brick: where it runs and listens, in replica order. */
 export interface BrickPlacement {
   /** Address clients reach it on (an IP: a name may resolve to ::1 first). */
@@ -74,16 +72,6 @@ export function clientVolfile(l: GlusterLayout): string {
 export function shdVolfile(l: GlusterLayout): string {
   const heal = { 'iam-self-heal-daemon': 'yes', 'self-heal-daemon': 'on', 'heal-timeout': '10', 'data-self-heal': 'on', 'metadata-self-heal': 'on', 'entry-self-heal': 'on' };
   return clientGraph(l, heal, [[`${l.volume}-shd`, 'debug/io-stats', {}, true]]);
-}
-
-/** A short hash of the layout: the volfiles' version, so agents notice a change and reload. */
-export function volfileVersion(l: GlusterLayout): string {
-  return createHash('sha256').update(JSON.stringify([l.volume, l.volumeId, l.arbiter === true, l.bricks])).digest('hex').slice(0, 12);
-}
-
-/** `setfattr -v` value of a brick root's trusted.glusterfs.volume-id: the UUID's 16 bytes. */
-export function volumeIdXattr(volumeId: string): string {
-  return `0x${volumeId.replace(/-/g, '')}`;
 }
 
 /** [name (prefixed with the volume unless `bare`), type, options, bare] */

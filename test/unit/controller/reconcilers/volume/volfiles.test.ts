@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { brickVolfile, clientVolfile, shdVolfile, volfileVersion, volumeIdXattr, type GlusterLayout } from '../../../../../controller/reconcilers/volume/volfiles.js';
+import { volumeIdXattr } from '../../../../../agent/drivers/volume/gluster-brick.js';
+import { brickVolfile, clientVolfile, shdVolfile, type GlusterLayout } from '../../../../../controller/reconcilers/volume/volfiles.js';
 import { ROOT } from '../../../../support/paths.js';
 
 const GOLDEN = path.join(ROOT, 'test/unit/controller/reconcilers/volume/golden');
@@ -62,13 +63,6 @@ describe('gluster volfiles', () => {
       expect(option(brick, 'prod-data-server', `auth.addr.${b.path}.allow`)).to.equal('*');
       expect(brick).to.include(`volume ${b.path}\n    type debug/io-stats`);
     });
-  });
-
-  it('versions the layout: any change of a brick, the id or the arbiter changes the version', () => {
-    const v = volfileVersion(replica3);
-    expect(volfileVersion({ ...replica3 })).to.equal(v);
-    expect(volfileVersion({ ...replica3, bricks: [replica3.bricks[0]!, replica3.bricks[1]!, { ...replica3.bricks[2]!, port: 50000 }] })).to.not.equal(v);
-    expect(volfileVersion(arbiter)).to.not.equal(v);
   });
 
   it('refuses layouts gluster would misread, saying which field is wrong', () => {
