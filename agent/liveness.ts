@@ -2,11 +2,14 @@
  * A cheap sweep that notices dead instances and gluster bricks between
  * reconciles: every few seconds it reads /proc/<pid>/stat of each running
  * process the agent reported (microseconds each) and enqueues only the
- * WorkItems whose process is gone or a zombie. Full reconciles of healthy instances are
- * then rare, which is what keeps an agent with hundreds of instances idle.
+ * WorkItems whose process is gone or a zombie, or whose brick's count of
+ * pending heals moved (one readdir per brick), so a heal's progress reaches
+ * the Volume's status. Full reconciles of healthy instances are then rare,
+ * which is what keeps an agent with hundreds of instances idle.
  */
 import type { WorkItem } from '../api/workitem.js';
 import { isLive, readProcStat } from './drivers/process/proc.js';
+import { pendingHeals } from './drivers/volume/gluster-brick.js';
 import { keyOf } from './local-store.js';
 
 /** The pid the agent last reported running for a WorkItem: its instance's, or its brick's. */
@@ -17,17 +20,23 @@ function reportedPid(w: WorkItem): number | undefined {
   return undefined;
 }
 
-/** WorkItems whose reported process (an instance, a brick) is no longer alive. */
-export function deadProcesses(items: readonly WorkItem[]): string[] {
+function healsMoved(w: WorkItem): boolean {
+  const brick = w.status?.volumeReplica?.brick;
+  const path = w.spec.volumeReplica?.brick?.path;
+  return brick?.state === 'Running' && path !== undefined && (brick.pendingHeals ?? 0) !== pendingHeals(path);
+}
+
+/** WorkItems whose reported process (an instance, a brick) is no longer alive, or whose brick's heal count moved. */
+export function staleWorkItems(items: readonly WorkItem[]): string[] {
   return items.filter((w) => {
     const pid = reportedPid(w);
-    return pid !== undefined && !isLive(readProcStat(pid));
+    return (pid !== undefined && !isLive(readProcStat(pid))) || healsMoved(w);
   }).map(keyOf);
 }
 
 /** Runs the sweep every intervalMs; returns its timer. */
 export function startLivenessSweep(items: () => readonly WorkItem[], enqueue: (key: string) => void, intervalMs: number): NodeJS.Timeout {
-  const timer = setInterval(() => deadProcesses(items()).forEach(enqueue), intervalMs);
+  const timer = setInterval(() => staleWorkItems(items()).forEach(enqueue), intervalMs);
   timer.unref();
   return timer;
 }

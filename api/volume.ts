@@ -1,5 +1,5 @@
 /** The Volume kind: replicated storage, one replica per node. Field for field its CRD in crds/. */
-import type { CairnObject, Condition, Quantity } from './types.js';
+import type { CairnObject, Condition, Quantity, Time } from './types.js';
 
 /** How a replica file is allocated. */
 export type Allocation = 'preallocated' | 'sparse';
@@ -35,6 +35,20 @@ export interface VolumeReplicaStatus {
   state?: ReplicaState;
   workItemName?: string;
   message?: string;
+  /** Driver gluster: the replica's brick. */
+  brick?: VolumeBrickStatus;
+}
+
+/** Where a brick listens and how it is, as its agent last reported. */
+export interface VolumeBrickStatus {
+  /** The IPv4 address of its node that clients connect to. */
+  address?: string;
+  port: number;
+  state?: 'Running' | 'Stopped';
+  /** Entries this brick's index lists as needing heal on another brick. */
+  pendingHeals?: number;
+  /** When the brick joined the volume (the others then heal everything onto it). */
+  joinedAt?: Time;
 }
 
 /** Observed state of a Volume, written by the controller. */

@@ -21,6 +21,17 @@ export type WorkItemQemuSpec = QemuBaseSpec;
 export interface WorkItemVolume extends VolumeAttachment {
   replicaIndex?: number;
   path?: string;
+  /** Driver gluster: the volume, reachable from every node, which the agent FUSE-mounts for the instance. */
+  gluster?: WorkItemGlusterMount;
+}
+
+/** What a node needs to mount a gluster Volume: the client volfile the controller generated from its bricks. */
+export interface WorkItemGlusterMount {
+  /** The Gluster volume name the volfile uses. */
+  volume: string;
+  volfile: string;
+  /** The Volume's size: a VM's disk image inside the volume is created this large. */
+  size: Quantity;
 }
 
 /** The instance's claim: the fencing Lease naming the one node that may run it (docs/fencing.md). */
@@ -86,6 +97,8 @@ export interface WorkItemBrickSpec {
   volfile: string;
   /** The self-heal daemon's volfile (every brick of the volume), once all are placed: the agent runs one next to the brick. */
   shdVolfile?: string;
+  /** The FUSE client's volfile, set with shdVolfile: a new brick joins through it (a one-off mount that marks the brick empty, so the others heal everything onto it). */
+  clientVolfile?: string;
 }
 
 /** Desired state of one piece of one node. */
@@ -175,6 +188,8 @@ export interface WorkItemBrickStatus {
   pendingHeals?: number;
   /** The self-heal daemon next to it. */
   selfHeal?: 'Running' | 'Stopped';
+  /** When the brick joined its volume (asked the others to heal everything onto it); unset until then. */
+  joinedAt?: Time;
 }
 
 /** Phase of one side of a live migration. */

@@ -3,14 +3,15 @@
  * The order is part of the contract: a node is reported under the first
  * check it fails, so hard facts about the node (ineligible, excluded) come
  * before what the Instance asks for (selector, pin, anti-affinity, volume
- * locality), and resources come last because they are what changes by
+ * locality: a gluster volume is reachable from every node once mountable),
+ * and resources come last because they are what changes by
  * itself as other instances come and go.
  */
 import type { Instance } from '../../api/instance.js';
 import { matchesNodeSelector, nodeEligibility } from './eligibility.js';
 import type { NodeView } from './node-view.js';
 import { pinnedNode, type Pin } from './pin.js';
-import { instanceNodes, liveReplicaNodes } from './placements.js';
+import { glusterBricks, instanceNodes, liveReplicaNodes } from './placements.js';
 import { REASON } from './reasons.js';
 import { instanceRequest, type InstanceRequest } from './requests.js';
 import { instanceLimits, type ClusterSnapshot, type ScheduleOptions } from './snapshot.js';
@@ -22,8 +23,8 @@ export interface InstanceFitContext {
   nodeSelector: Readonly<Record<string, string>> | undefined;
   /** The Instance's anti-affinity group and the nodes where another member sits. */
   antiAffinity: { group: string; nodes: ReadonlySet<string> } | undefined;
-  /** Each attached Volume and the nodes holding a live replica of it. */
-  volumes: ReadonlyArray<{ volumeName: string; holders: ReadonlySet<string> }>;
+  /** Each attached Volume, the nodes holding a live replica of it, and whether every node reaches its data (driver gluster, mountable). */
+  volumes: ReadonlyArray<{ volumeName: string; holders: ReadonlySet<string>; shared: boolean }>;
   maxInstancesPerNode: number;
   excluded: ReadonlySet<string>;
 }
@@ -40,7 +41,7 @@ const CHECKS: readonly Check[] = [
   ({ name }, ctx) => (ctx.pin && ctx.pin.nodeName !== name ? REASON.notPinned : undefined),
   ({ name }, ctx) => (ctx.antiAffinity?.nodes.has(name) ? REASON.antiAffinity(ctx.antiAffinity.group) : undefined),
   ({ name }, ctx) => {
-    const missing = ctx.volumes.find((v) => !v.holders.has(name));
+    const missing = ctx.volumes.find((v) => !v.shared && !v.holders.has(name));
     return missing ? REASON.noReplica(missing.volumeName) : undefined;
   },
   ({ usage }, ctx) => (ctx.maxInstancesPerNode > 0 && usage.instances >= ctx.maxInstancesPerNode ? REASON.maxInstancesPerNode : undefined),
@@ -70,7 +71,7 @@ export function instanceFitContext(instance: Instance, others: ClusterSnapshot, 
       : undefined,
     volumes: volumeNames.map((volumeName) => {
       const volume = others.volumes.find((v) => v.metadata.name === volumeName);
-      return { volumeName, holders: new Set(volume ? liveReplicaNodes(volume) : []) };
+      return { volumeName, holders: new Set(volume ? liveReplicaNodes(volume) : []), shared: !!volume && glusterBricks(volume) !== undefined };
     }),
     maxInstancesPerNode: instanceLimits(others.cluster).maxInstancesPerNode,
     excluded: new Set(opts.excludeNodes ?? []),

@@ -1,9 +1,9 @@
 /**
  * Chooses the node for one Instance. Pure: the caller passes the snapshot
  * (with any assumed placements overlaid) and writes the decision itself.
- * Among the nodes that pass every check it takes the least allocated one,
- * which spreads load, and breaks ties by fewer instances and then by name,
- * so the same input yields the same node whatever order the objects came
+ * Among the nodes that pass every check it takes those holding a brick of
+ * its gluster volumes, then the least allocated one, which spreads load,
+ * and breaks ties by fewer instances and then by name, so the same input yields the same node whatever order the objects came
  * in. The Instance itself never counts against any node, which makes the
  * same call serve first placement, rescheduling, failover and migration.
  */
@@ -12,7 +12,6 @@ import { instanceFitContext, instanceFitFailure, type InstanceFitContext } from 
 import { compareNames, nodeViews, usedFraction, type NodeView } from './node-view.js';
 import { instanceNodes } from './placements.js';
 import { REASON } from './reasons.js';
-import type { InstanceRequest } from './requests.js';
 import { clusterName, instanceLimits, objectKey, type ClusterSnapshot, type ScheduleOptions } from './snapshot.js';
 import { noNodesMessage, tallyReasons, unschedulableMessage, type Unschedulable } from './unschedulable-message.js';
 
@@ -35,7 +34,7 @@ export function scheduleInstance(instance: Instance, snapshot: ClusterSnapshot, 
     if (failure === undefined) fitting.push(view);
     else failures.push(failure);
   }
-  if (fitting.length > 0) return { nodeName: leastAllocated(fitting, ctx.request).name };
+  if (fitting.length > 0) return { nodeName: leastAllocated(fitting, ctx).name };
   const reasons = tallyReasons(failures);
   const hints = instanceHints(others, cluster, ctx);
   return { unschedulable: true, message: unschedulableMessage(0, snapshot.nodes.length, reasons, hints), reasons };
@@ -51,12 +50,18 @@ function clusterLimitReached(others: ClusterSnapshot, cluster: string): Unschedu
   return { unschedulable: true, message: unschedulableMessage(0, others.nodes.length, reasons, [hint]), reasons };
 }
 
-function leastAllocated(fitting: readonly NodeView[], request: InstanceRequest): NodeView {
+/** Attached volumes reachable from anywhere (gluster) that keep a brick on the node: reads are served locally there. */
+function localBricks(name: string, ctx: InstanceFitContext): number {
+  return ctx.volumes.filter((v) => v.shared && v.holders.has(name)).length;
+}
+
+function leastAllocated(fitting: readonly NodeView[], ctx: InstanceFitContext): NodeView {
+  const { request } = ctx;
   const score = ({ usage, capacity }: NodeView): number =>
     Math.max(usedFraction(usage.cpus + request.cpus, capacity.cpus), usedFraction(usage.memoryBytes + request.memoryBytes, capacity.memoryBytes));
   const ranked = fitting
-    .map((view) => ({ view, score: score(view) }))
-    .sort((a, b) => a.score - b.score || a.view.usage.instances - b.view.usage.instances || compareNames(a.view.name, b.view.name));
+    .map((view) => ({ view, score: score(view), bricks: localBricks(view.name, ctx) }))
+    .sort((a, b) => b.bricks - a.bricks || a.score - b.score || a.view.usage.instances - b.view.usage.instances || compareNames(a.view.name, b.view.name));
   return ranked[0]!.view;
 }
 

@@ -43,3 +43,12 @@ export function liveReplicaNodes(volume: Volume): string[] {
   const live = (volume.status?.replicas ?? []).filter(isLiveReplica).sort((a, b) => a.index - b.index);
   return [...new Set(live.map((r) => r.nodeName!))];
 }
+
+/** Where a gluster Volume's bricks listen, in index order, once every one has an address, port and path (a lost one at its last); else undefined. */
+export function glusterBricks(volume: Volume): { host: string; port: number; path: string }[] | undefined {
+  if (volume.spec.driver !== 'gluster') return undefined;
+  const replicas = [...(volume.status?.replicas ?? [])].sort((a, b) => a.index - b.index).slice(0, volume.spec.replicas ?? 1);
+  if (replicas.length < (volume.spec.replicas ?? 1)) return undefined;
+  const bricks = replicas.map((r) => r.brick?.address && r.path ? { host: r.brick.address, port: r.brick.port, path: r.path } : undefined);
+  return bricks.every((b) => b !== undefined) ? bricks : undefined;
+}

@@ -9,6 +9,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pendingHeals, volumeIdXattr } from '../../agent/drivers/volume/gluster-brick.js';
+import { answers, isMountPoint } from '../../agent/drivers/volume/gluster-mount.js';
 import { eventually } from './eventually.js';
 
 /** A gluster process started from a volfile. */
@@ -47,27 +48,36 @@ export function startGluster(program: 'glusterfsd' | 'glusterfs', name: string, 
 export async function mountVolume(volfile: string, mountPoint: string, workDir: string): Promise<GlusterProcess> {
   fs.mkdirSync(mountPoint, { recursive: true });
   const p = startGluster('glusterfs', 'client', volfile, workDir, ['--entry-timeout=0', '--attribute-timeout=0', mountPoint]);
-  await eventually(`the FUSE mount at ${mountPoint}`, () => isMounted(mountPoint) && canStat(mountPoint), 20_000, 100);
+  await eventually(`the FUSE mount at ${mountPoint}`, () => isMountPoint(mountPoint) && answers(mountPoint), 20_000, 100);
   return { child: p.child, stop: async () => (unmount(mountPoint), await p.stop()) };
 }
 
 /** Lazily unmounts `mountPoint` if it is mounted. */
 export function unmount(mountPoint: string | undefined): void {
-  if (mountPoint && isMounted(mountPoint)) execFileSync('umount', ['-l', mountPoint], { stdio: 'ignore' });
-}
-
-function isMounted(mountPoint: string): boolean {
-  return fs.readFileSync('/proc/self/mounts', 'utf8').split('\n').some((l) => l.split(' ')[1] === mountPoint);
-}
-
-function canStat(p: string): boolean {
-  try {
-    fs.statSync(p);
-    return true;
-  } catch {
-    return false;
-  }
+  if (mountPoint && isMountPoint(mountPoint)) execFileSync('umount', ['-l', mountPoint], { stdio: 'ignore' });
 }
 
 /** Entries the brick's index lists as needing heal: the agent's own count. */
 export { pendingHeals };
+
+/** Everything a node's gluster left running and mounted under `dataDir` goes, as if the machine died: its processes SIGKILLed, its mounts lazily unmounted. */
+export function killGlusterUnder(dataDir: string): void {
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    let cmd = '';
+    try {
+      cmd = fs.readFileSync(`/proc/${e}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    if (/gluster/.test(cmd) && cmd.includes(dataDir)) {
+      try {
+        process.kill(Number(e), 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+  }
+  const mounts = fs.readFileSync('/proc/self/mounts', 'utf8').split('\n').map((l) => l.split(' ')[1] ?? '');
+  for (const m of mounts.filter((m) => m.startsWith(`${dataDir}/`))) execFileSync('umount', ['-l', m], { stdio: 'ignore' });
+}

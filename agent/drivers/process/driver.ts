@@ -25,6 +25,7 @@ import { OperationError } from '../../operations/errors.js';
 import { prepareCgroup, removeCgroup } from './cgroup.js';
 import { graceMs, type Driver, type DriverEnv, type Observation, type OperationContext } from '../driver.js';
 import { instanceDir, ownerKey, replicaPath } from '../paths.js';
+import { attachGluster, detachAllGluster, glusterMountDir } from '../volume/gluster-mount.js';
 import { instanceEnv, launch, resolveCommand, specHash } from './launch.js';
 import { planInstance, type Plan } from './plan.js';
 import { EXIT_FILE, isSameProcess, LOG_FILE, readExitCode, readState, writeState, type ExitRecord, type ProcessState } from './state.js';
@@ -52,13 +53,14 @@ export function memoryOf(item: WorkItem): number {
   }
 }
 
-/** The replica path of each attached volume, by attachment name. */
+/** Where each attached volume is on this node, by attachment name: a gluster volume's mount directory, else the local replica file. */
 export function volumePaths(item: WorkItem, dataDir: string, namespace: string): Record<string, string> {
   const paths: Record<string, string> = {};
   for (const v of item.spec.instance?.volumes ?? []) {
-    if (v.path) paths[v.name] = v.path;
+    if (v.gluster) paths[v.name] = glusterMountDir(dataDir, namespace, v.volumeName);
+    else if (v.path) paths[v.name] = v.path;
     else if (v.replicaIndex !== undefined) paths[v.name] = replicaPath(dataDir, namespace, v.volumeName, v.replicaIndex);
-    else throw new OperationError('InvalidSpec', `volume ${v.name} of instance ${item.spec.owner.name} has neither path nor replicaIndex`, 'the controller should fill spec.instance.volumes[].replicaIndex');
+    else throw new OperationError('InvalidSpec', `volume ${v.name} of instance ${item.spec.owner.name} has no replica on node ${item.spec.nodeName} and no gluster mount`, 'wait until the Volume has all its replicas placed (see its status); the controller then fills spec.instance.volumes[]');
   }
   return paths;
 }
@@ -170,9 +172,12 @@ async function observeWith(rt: Runtime, item: WorkItem, env: DriverEnv): Promise
   return toObservation(plan, state, running, dir, observedExitCode, live);
 }
 
-async function checkVolumes(volumes: Record<string, string>, node: string): Promise<void> {
-  for (const [name, p] of Object.entries(volumes)) {
-    if (!fs.existsSync(p)) throw new OperationError('NotFound', `replica ${p} of volume ${name} is not on node ${node}`, 'wait until the Volume is Ready on this node, or fix the attachment');
+/** Mounts the instance's gluster volumes on this node (it becomes one of each mount's users) and checks its local replicas exist. */
+async function attachVolumes(item: WorkItem, volumes: Record<string, string>, ctx: OperationContext): Promise<void> {
+  const { namespace, name } = ownerKey(item);
+  for (const v of item.spec.instance?.volumes ?? []) {
+    if (v.gluster) await attachGluster(namespace, v.volumeName, v.gluster, name, ctx);
+    else if (!fs.existsSync(volumes[v.name]!)) throw new OperationError('NotFound', `replica ${volumes[v.name]} of volume ${v.name} is not on node ${ctx.nodeName}`, 'wait until the Volume is Ready on this node, or fix the attachment');
   }
 }
 
@@ -180,7 +185,7 @@ async function basePrepared(rt: Runtime, item: WorkItem, ctx: OperationContext):
   const spec = rt.specOf(item);
   const { namespace, name } = ownerKey(item);
   const volumes = volumePaths(item, ctx.dataDir, namespace);
-  await checkVolumes(volumes, ctx.nodeName);
+  await attachVolumes(item, volumes, ctx);
   return rt.prepare(item, ctx, { namespace, name, dir: instanceDir(ctx.dataDir, namespace, name), spec, volumes, specHash: rt.hashOf(item, volumes) });
 }
 
@@ -244,6 +249,8 @@ async function removeWith(rt: Runtime, item: WorkItem, ctx: OperationContext): P
   if (state?.cgroup) {
     await removeCgroup(state.cgroup).catch((err: Error) => ctx.log.warn('cannot remove the instance cgroup', { cgroup: state.cgroup, error: err.message }));
   }
+  // The instance leaves its gluster mounts on this node; the last user of one unmounts it.
+  await detachAllGluster(namespace, name, ctx);
   await fs.promises.rm(dir, { recursive: true, force: true });
   ctx.log.info('instance removed', { instance: `${namespace}/${name}` });
 }

@@ -26,12 +26,14 @@ export interface VmPaths {
   pidFile: string;
 }
 
-/** One attached volume replica. */
+/** One attached volume: a local replica file, or an image inside a gluster volume's mount. */
 export interface VmDisk {
   /** Attachment name, for messages. */
   name: string;
   path: string;
   readOnly: boolean;
+  /** Every node sees the same data (gluster): opened with cache=none, never mirrored on migration. */
+  shared?: boolean;
 }
 
 /** Everything the command line depends on. */
@@ -51,8 +53,10 @@ export function diskNodeName(index: number): string {
   return `vol${index}`;
 }
 
-function blockdev(nodeName: string, file: string, format: string, readOnly: boolean): string {
-  return JSON.stringify({ driver: format, 'node-name': nodeName, 'read-only': readOnly, file: { driver: 'file', filename: file } });
+/** A disk node; `direct` opens it with O_DIRECT and flushes (cache=none), which a disk on a gluster mount needs: no stale page cache after migration. */
+function blockdev(nodeName: string, file: string, format: string, readOnly: boolean, direct = false): string {
+  const cache = direct ? { cache: { direct: true, 'no-flush': false } } : {};
+  return JSON.stringify({ driver: format, 'node-name': nodeName, 'read-only': readOnly, ...cache, file: { driver: 'file', filename: file, ...cache } });
 }
 
 function bootArgs(spec: WorkItemInstanceSpec, instance: string): string[] {
@@ -87,7 +91,7 @@ export function qemuArgs(input: VmCommandInput): string[] {
     '-pidfile', paths.pidFile,
   ];
   input.disks.forEach((d, i) => {
-    args.push('-blockdev', blockdev(diskNodeName(i), d.path, 'raw', d.readOnly), '-device', `virtio-blk-pci,drive=${diskNodeName(i)},id=disk-${i}`);
+    args.push('-blockdev', blockdev(diskNodeName(i), d.path, 'raw', d.readOnly, d.shared), '-device', `virtio-blk-pci,drive=${diskNodeName(i)},id=disk-${i}`);
   });
   if (q.network === 'user') args.push('-netdev', 'user,id=net0', '-device', 'virtio-net-pci,netdev=net0');
   if (input.incoming) args.push('-incoming', 'defer', '-S');

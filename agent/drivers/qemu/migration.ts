@@ -7,8 +7,9 @@
  *   when qemu reports the incoming state loaded (run state paused), `resume`
  *   (run only once the agent holds the fencing lease) stops the NBD server
  *   and runs cont.
- * - Source: `migrate` mirrors each disk into the target's NBD export and,
- *   once every mirror is ready, starts the memory transfer; observe() reports
+ * - Source: `migrate` mirrors each local disk into the target's NBD export
+ *   and, once every mirror is ready, starts the memory transfer (a disk on a
+ *   gluster volume is the same file on both nodes: nothing to mirror); observe() reports
  *   query-migrate's figures; `finishMigration` completes the mirrors and quits
  *   qemu once the transfer completed (the agent then hands the lease over);
  *   `abortMigration` cancels a transfer that failed, timed out or is no
@@ -46,8 +47,9 @@ function stateDir(item: WorkItem, dataDir: string): string {
   return instanceDir(dataDir, namespace, name);
 }
 
-function diskCount(item: WorkItem): number {
-  return item.spec.instance?.volumes?.length ?? 0;
+/** Indices of the disks a migration mirrors: local replicas; a gluster volume's disk is the same file on both nodes. */
+function mirroredDisks(item: WorkItem): number[] {
+  return (item.spec.instance?.volumes ?? []).flatMap((v, i) => (v.gluster ? [] : [i]));
 }
 
 // Millisecond precision (RFC 3339 allows fractions): the controller computes downtime from both sides' times.
@@ -98,15 +100,15 @@ async function listen(item: WorkItem, m: WorkItemMigrationSpec, ctx: OperationCo
   const old = readState(dir);
   if (old && vmAlive(old)) await supervised.stop(qemuRuntime, dir, old, item, ctx);
   const address = ctx.migrationAddress ?? '127.0.0.1';
-  const disks = diskCount(item);
-  const incoming = { id: m.id, address, port: await freePort(address), ...(disks > 0 ? { nbdPort: await freePort(address) } : {}) };
+  const disks = mirroredDisks(item);
+  const incoming = { id: m.id, address, port: await freePort(address), ...(disks.length > 0 ? { nbdPort: await freePort(address) } : {}) };
   const base = await supervised.basePrepared(qemuRuntime, item, ctx);
   const prepared = await prepareVm(item, ctx, base, incoming);
   let state = await supervised.start(qemuRuntime, prepared, ctx, { restarts: old?.restarts ?? 0, backoffCount: 0 });
   await withQmp(vmPaths(dir).controlSocket, async (qmp) => {
     if (incoming.nbdPort) {
       await qmp.execute('nbd-server-start', { addr: { type: 'inet', data: { host: address, port: String(incoming.nbdPort) } } });
-      for (let i = 0; i < disks; i++) await qmp.execute('block-export-add', { type: 'nbd', id: `export-${diskNodeName(i)}`, 'node-name': diskNodeName(i), name: diskNodeName(i), writable: true });
+      for (const i of disks) await qmp.execute('block-export-add', { type: 'nbd', id: `export-${diskNodeName(i)}`, 'node-name': diskNodeName(i), name: diskNodeName(i), writable: true });
     }
     await qmp.execute('migrate-incoming', { uri: `tcp:${address}:${incoming.port}` });
   });
@@ -122,7 +124,7 @@ async function resume(item: WorkItem, ctx: OperationContext): Promise<void> {
   if (!state?.vm?.incoming) throw new OperationError('Unknown', `no incoming migration recorded for ${item.spec.owner.name}`, 'the agent starts the migration again');
   await withQmp(vmPaths(dir).controlSocket, async (qmp) => {
     if (state.vm?.incoming?.nbdPort) {
-      for (let i = 0; i < diskCount(item); i++) await qmp.execute('block-export-del', { id: `export-${diskNodeName(i)}` }).catch(() => undefined);
+      for (const i of mirroredDisks(item)) await qmp.execute('block-export-del', { id: `export-${diskNodeName(i)}` }).catch(() => undefined);
       await qmp.execute('nbd-server-stop').catch(() => undefined);
     }
     await qmp.execute('cont');
@@ -190,7 +192,7 @@ async function observeSource(item: WorkItem, m: WorkItemMigrationSpec | undefine
   const obs = await supervised.observe(qemuRuntime, item, env);
   if (!m || !obs.converged || !obs.instance?.ready) return obs;
   if (!m.targetPort || !m.targetAddress) return { ...obs, message: `waiting for node ${m.peerNodeName} to listen for the migration`, migration: { id: m.id, role: 'Source', phase: 'Preparing' } };
-  return { ...obs, converged: false, action: 'migrate', message: `starting the migration to node ${m.peerNodeName}`, migration: { id: m.id, role: 'Source', phase: diskCount(item) > 0 ? 'MirroringStorage' : 'Transferring' } };
+  return { ...obs, converged: false, action: 'migrate', message: `starting the migration to node ${m.peerNodeName}`, migration: { id: m.id, role: 'Source', phase: mirroredDisks(item).length > 0 ? 'MirroringStorage' : 'Transferring' } };
 }
 
 async function waitMirrorsReady(qmp: QmpClient, count: number, deadline: number, signal: AbortSignal): Promise<void> {
@@ -210,21 +212,21 @@ async function migrate(item: WorkItem, m: WorkItemMigrationSpec, ctx: OperationC
   const startedAt = ctx.now();
   writeState(dir, { ...state, vm: { ...state.vm!, outgoing: { id: m.id, startedAt } } });
   const host = m.targetAddress!;
-  const disks = diskCount(item);
+  const disks = mirroredDisks(item);
   await withQmp(vmPaths(dir).controlSocket, async (qmp) => {
-    for (let i = 0; i < disks; i++) {
+    for (const i of disks) {
       const node = diskNodeName(i);
       await qmp.execute('blockdev-add', { driver: 'nbd', 'node-name': `mirror-${node}`, server: { type: 'inet', host, port: String(m.targetNbdPort) }, export: node });
       await qmp.execute('blockdev-mirror', { 'job-id': `mirror-${node}`, device: node, target: `mirror-${node}`, sync: 'full' });
     }
-    if (disks > 0) await waitMirrorsReady(qmp, disks, startedAt + (m.timeoutSeconds ?? 300) * 1000, ctx.signal);
+    if (disks.length > 0) await waitMirrorsReady(qmp, disks.length, startedAt + (m.timeoutSeconds ?? 300) * 1000, ctx.signal);
     const bandwidth = m.bandwidthMiBps ? m.bandwidthMiBps * 1024 * 1024 : UNLIMITED_BANDWIDTH;
     await qmp.execute('migrate-set-parameters', { 'downtime-limit': m.maxDowntimeMs ?? 300, 'max-bandwidth': bandwidth });
     const transferAt = ctx.now();
     await qmp.execute('migrate', { uri: `tcp:${host}:${m.targetPort}` });
     writeState(dir, { ...state, vm: { ...state.vm!, outgoing: { id: m.id, startedAt, transferAt } } });
   });
-  ctx.log.info('migration started', { instance: item.spec.owner.name, to: m.peerNodeName, disks });
+  ctx.log.info('migration started', { instance: item.spec.owner.name, to: m.peerNodeName, mirroredDisks: disks.length });
 }
 
 async function cancelMirrors(qmp: QmpClient, signal: AbortSignal): Promise<void> {
@@ -268,7 +270,7 @@ async function abortMigration(item: WorkItem, ctx: OperationContext): Promise<vo
       const before = await qmp.execute<QueryMigrate>('query-migrate');
       if (before.status !== 'failed' && before.status !== 'cancelled') await qmp.execute('migrate_cancel');
       await cancelMirrors(qmp, ctx.signal);
-      for (let i = 0; i < diskCount(item); i++) await qmp.execute('blockdev-del', { 'node-name': `mirror-${diskNodeName(i)}` }).catch(() => undefined);
+      for (const i of mirroredDisks(item)) await qmp.execute('blockdev-del', { 'node-name': `mirror-${diskNodeName(i)}` }).catch(() => undefined);
       const status = await qmp.execute<{ status: string }>('query-status');
       if (status.status !== 'running') await qmp.execute('cont');
       if (before['error-desc']) return `qemu: ${before['error-desc']}`;

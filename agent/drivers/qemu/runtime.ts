@@ -20,6 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Accelerator } from '../../../api/cluster.js';
+import { parseQuantity } from '../../../api/quantity.js';
 import type { WorkItem, WorkItemInstanceSpec, WorkItemInstanceStatus } from '../../../api/workitem.js';
 import { OperationError } from '../../operations/errors.js';
 import type { DriverEnv, OperationContext } from '../driver.js';
@@ -37,6 +38,8 @@ import { withQmp } from './qmp.js';
 export const QEMU_BINARY = 'qemu-system-x86_64';
 /** Memory the cgroup allows qemu beyond the guest's RAM (qemu's own code, device and migration buffers). */
 const QEMU_OVERHEAD_BYTES = 256 * 1024 * 1024;
+/** The image a VM keeps inside a gluster volume attached to it. */
+const SHARED_DISK_FILE = 'disk.img';
 /** How long a launched qemu may take to write its pid file and open its QMP sockets. */
 const STARTUP_TIMEOUT_MS = 15_000;
 /** After QMP quit, how long qemu may take to exit before SIGKILL. */
@@ -79,8 +82,28 @@ export function chooseAccelerator(choice: string | undefined, probed: Accelerato
   return probed ?? 'tcg';
 }
 
+/** The VM's disk inside a gluster volume (the volume's mount directory on this node). */
+export function sharedDiskPath(mountDir: string): string {
+  return path.join(mountDir, SHARED_DISK_FILE);
+}
+
 function disksOf(item: WorkItem, volumes: Record<string, string>): VmDisk[] {
-  return (item.spec.instance?.volumes ?? []).map((v) => ({ name: v.name, path: volumes[v.name]!, readOnly: v.readOnly ?? false }));
+  return (item.spec.instance?.volumes ?? []).map((v) => {
+    const readOnly = v.readOnly ?? false;
+    return v.gluster ? { name: v.name, path: sharedDiskPath(volumes[v.name]!), readOnly, shared: true } : { name: v.name, path: volumes[v.name]!, readOnly };
+  });
+}
+
+/** Creates the disk image of each gluster attachment at first use: sparse, the volume's size. */
+function createSharedDisks(item: WorkItem, volumes: Record<string, string>): void {
+  for (const v of item.spec.instance?.volumes ?? []) {
+    if (!v.gluster) continue;
+    const file = sharedDiskPath(volumes[v.name]!);
+    if (fs.existsSync(file)) continue;
+    fs.writeFileSync(`${file}.tmp`, '');
+    fs.truncateSync(`${file}.tmp`, parseQuantity(v.gluster.size));
+    fs.renameSync(`${file}.tmp`, file);
+  }
 }
 
 function checkFile(file: string | undefined, field: string, node: string): void {
@@ -106,6 +129,7 @@ export async function prepareVm(item: WorkItem, ctx: OperationContext, base: Omi
   const paths = vmPaths(base.dir);
   await fs.promises.mkdir(base.dir, { recursive: true, mode: 0o700 });
   for (const f of [paths.qmpSocket, paths.controlSocket, paths.pidFile]) fs.rmSync(f, { force: true });
+  createSharedDisks(item, base.volumes);
   const logOffset = fs.statSync(paths.consoleLog, { throwIfNoEntry: false })?.size ?? 0;
   const argv = [program, ...qemuArgs({ instance: `${base.namespace}/${base.name}`, spec, memoryBytes, accelerator, disks: disksOf(item, base.volumes), paths, incoming: incoming !== undefined })];
   const vm: VmRecord = { accelerator, logOffset, ...(incoming ? { incoming } : {}) };

@@ -30,10 +30,15 @@ import type { WorkItem, WorkItemBrickSpec } from '../../../api/workitem.js';
 import { classify, OperationError } from '../../operations/errors.js';
 import type { Driver, DriverEnv, Observation, OperationContext } from '../driver.js';
 import { ownerKey, safeName } from '../paths.js';
+import { stopClient, waitForMount } from './gluster-mount.js';
 
 const run = promisify(execFile);
 const STOP_GRACE_MS = 5_000;
 const XATTR = 'trusted.glusterfs.volume-id';
+/** GF_CLIENT_PID_ADD_REPLICA_MOUNT: the only client pid AFR (GlusterFS 10) lets set trusted.replace-brick. */
+const ADD_REPLICA_MOUNT_PID = -12;
+/** In the run dir: when the brick joined its volume (joinOnce). */
+const JOINED_FILE = 'joined';
 
 /** The brick of a gluster WorkItem and where its run files go, checked. */
 function brickTarget(item: WorkItem, dataDir: string): { brick: WorkItemBrickSpec; runDir: string; what: string } {
@@ -92,8 +97,10 @@ function view(item: WorkItem, dataDir: string): Observation {
   const shd = runningPid(runDir, 'shd');
   // The self-heal daemon runs exactly when the spec has its volfile, and runs that one.
   const shdRight = brick.shdVolfile ? !!shd && readText(files(runDir, 'shd').volfile) === brick.shdVolfile : !shd;
-  const status = { volumeReplica: { path: brick.path, brick: { state: pid ? ('Running' as const) : ('Stopped' as const), port: brick.port, selfHeal: shd ? ('Running' as const) : ('Stopped' as const), ...(pid ? { pid, pendingHeals: pendingHeals(brick.path) } : {}) } } };
-  if (pid && current && shdRight) return { converged: true, message: `${what} runs (pid ${pid}, port ${brick.port})`, ...status };
+  const joinedAt = readText(path.join(runDir, JOINED_FILE))?.trim();
+  const status = { volumeReplica: { path: brick.path, brick: { state: pid ? ('Running' as const) : ('Stopped' as const), port: brick.port, selfHeal: shd ? ('Running' as const) : ('Stopped' as const), ...(pid ? { pid, pendingHeals: pendingHeals(brick.path) } : {}), ...(joinedAt ? { joinedAt } : {}) } } };
+  if (pid && current && shdRight && (joinedAt || !brick.clientVolfile)) return { converged: true, message: `${what} runs (pid ${pid}, port ${brick.port})`, ...status };
+  if (pid && current && shdRight) return { converged: false, action: 'start', message: `${what} runs and has yet to join its volume`, ...status };
   if (pid && current) return { converged: false, action: 'start', message: `the self-heal daemon of ${what} is not as its spec says`, ...status };
   if (pid) return { converged: false, action: 'restart', message: `${what} runs an older volfile`, ...status };
   return { converged: false, action: 'start', message: `${what} is not running`, ...status };
@@ -172,6 +179,37 @@ async function ensureSelfHeal(brick: WorkItemBrickSpec, runDir: string, ctx: Ope
   if (brick.shdVolfile) await start('shd', brick.shdVolfile, brick, runDir, ctx);
 }
 
+/**
+ * A new brick starts empty while the others hold the data, and AFR heals only what their indices list.
+ * So once, when the volume's layout is known, the agent mounts the client volfile as glusterd's
+ * add-brick mount would (client pid -12, which AFR requires for this) and sets the virtual xattr trusted.replace-brick to
+ * this brick's client name: AFR marks the root on every other brick as owed to this one, and the
+ * self-heal daemons then copy the whole tree onto it (glusterd's replace-brick does the same). For a
+ * volume created empty this heals nothing. A marker file in the run dir makes it once per brick.
+ */
+async function joinOnce(brick: WorkItemBrickSpec, index: number, runDir: string, ctx: OperationContext): Promise<void> {
+  const marker = path.join(runDir, JOINED_FILE);
+  if (!brick.clientVolfile || fs.existsSync(marker)) return;
+  const mnt = path.join(runDir, 'join-mount');
+  const volfile = path.join(runDir, 'join.vol');
+  fs.writeFileSync(volfile, brick.clientVolfile);
+  fs.mkdirSync(mnt, { recursive: true });
+  try {
+    await run('glusterfs', [`--client-pid=${ADD_REPLICA_MOUNT_PID}`, '-f', volfile, '-l', path.join(runDir, 'join.log'), '-p', path.join(runDir, 'join.pid'), mnt], { signal: ctx.signal });
+    if (!(await waitForMount(mnt, ctx.signal))) throw new Error('the volume does not answer on a mount');
+    await run('setfattr', ['-n', 'trusted.replace-brick', '-v', `${brick.volume}-client-${index}`, mnt]);
+  } catch (err) {
+    const detail = (err as { stderr?: string }).stderr?.trim() || (err as Error).message;
+    throw new OperationError('CommandFailed', `brick ${brick.path} on node ${ctx.nodeName} could not ask the other bricks to heal onto it: ${detail}`, 'the other bricks must run and be reachable from this node (see the Volume\'s status); the agent retries');
+  } finally {
+    await run('umount', ['-l', mnt]).catch(() => undefined);
+    stopClient(path.join(runDir, 'join.pid'));
+    fs.rmSync(mnt, { recursive: true, force: true });
+  }
+  fs.writeFileSync(marker, new Date(ctx.now()).toISOString());
+  ctx.log.info('brick joined its volume: the others heal onto it', { path: brick.path, index });
+}
+
 async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observation> {
   const { brick, runDir, what } = brickTarget(item, ctx.dataDir);
   try {
@@ -183,6 +221,7 @@ async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observatio
     if (before.action === 'restart') await stop('brick', runDir, ctx);
     if (!runningPid(runDir)) await start('brick', brick.volfile, brick, runDir, ctx);
     await ensureSelfHeal(brick, runDir, ctx);
+    await joinOnce(brick, item.spec.volumeReplica!.index, runDir, ctx);
   } catch (err) {
     throw classify(err, { doing: `starting ${what}`, node: ctx.nodeName, path: brick.path });
   }

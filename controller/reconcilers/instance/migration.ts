@@ -170,7 +170,7 @@ function targetRefusal(o: InstanceObserved, target: string): string | undefined 
   if (node.unreachable) return 'it is unreachable (its heartbeat lease expired)';
   if (node.draining) return 'it is draining';
   const volumes = desiredInstanceWorkItem(o.instance, o.cluster, o.volumes, target).spec.instance?.volumes ?? [];
-  const missing = volumes.find((v) => v.replicaIndex === undefined);
+  const missing = volumes.find((v) => v.replicaIndex === undefined && !v.gluster);
   if (missing) return `it holds no replica of volume ${missing.volumeName}`;
   return o.targetRefusal?.(target);
 }

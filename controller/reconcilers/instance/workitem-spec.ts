@@ -21,6 +21,7 @@ import { API_VERSION } from '../../../api/types.js';
 import type { Volume } from '../../../api/volume.js';
 import type { WorkItem, WorkItemInstanceSpec, WorkItemMigrationSpec, WorkItemSpec, WorkItemVolume } from '../../../api/workitem.js';
 import { stableJson } from '../stable-json.js';
+import { glusterMount } from '../volume/client-mount.js';
 
 /** Annotation holding the hash of the spec the controller last wrote. */
 export const SPEC_HASH_ANNOTATION = 'cairn.dev/spec-hash';
@@ -41,10 +42,16 @@ export function withMigrationSpec(w: WorkItem, migration: WorkItemMigrationSpec 
   return withSpec(w, { ...w.spec, instance: migration ? { ...instance, migration } : instance });
 }
 
+/** Each attachment with where its data is on nodeName: a gluster volume's mount (reachable from any node), else the local replica. */
 function attachedVolumes(instance: Instance, volumes: ReadonlyMap<string, Volume>, nodeName: string): WorkItemVolume[] | undefined {
   if (!instance.spec.volumes?.length) return undefined;
   return instance.spec.volumes.map((a) => {
-    const replica = volumes.get(a.volumeName)?.status?.replicas?.find((r) => r.nodeName === nodeName);
+    const volume = volumes.get(a.volumeName);
+    if (volume?.spec.driver === 'gluster') {
+      const gluster = glusterMount(volume);
+      return { ...a, ...(gluster ? { gluster } : {}) };
+    }
+    const replica = volume?.status?.replicas?.find((r) => r.nodeName === nodeName);
     return { ...a, ...(replica ? { replicaIndex: replica.index } : {}), ...(replica?.path ? { path: replica.path } : {}) };
   });
 }

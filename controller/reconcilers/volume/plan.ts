@@ -13,9 +13,9 @@ import type { WorkItem } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
 import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
-import { volumeStatus, type ReplicaSlot, type SpecProblem } from './status.js';
-import { shdVolfile } from './volfiles.js';
-import { desiredReplicaWorkItem, type BrickHome } from './workitem-spec.js';
+import { joinSettlesInMs, volumeStatus, type ReplicaSlot, type SpecProblem } from './status.js';
+import { clientVolfile, shdVolfile } from './volfiles.js';
+import { desiredReplicaWorkItem, type BrickHome, type LayoutVolfiles } from './workitem-spec.js';
 
 /** Everything the plan looks at. */
 export interface VolumeObserved {
@@ -41,11 +41,11 @@ export function planVolume(o: VolumeObserved): Plan<VolumeStatus> {
   const slots: ReplicaSlot[] = [];
   let requeueAfterMs: number | undefined;
   const active = o.workItems.filter((w) => !w.metadata.deletionTimestamp);
-  const shd = selfHealVolfile(o, active, replicas);
+  const layout = layoutVolfiles(o, active, replicas);
   for (let index = 0; index < replicas; index++) {
     const [wi, ...extra] = active.filter((w) => w.spec.volumeReplica?.index === index);
     for (const w of extra) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
-    const slot = planSlot(o, index, wi, size, actions, shd);
+    const slot = planSlot(o, index, wi, size, actions, layout);
     requeueAfterMs = earliest(requeueAfterMs, slot.requeueAfterMs);
     slots.push(slot.slot);
   }
@@ -53,7 +53,8 @@ export function planVolume(o: VolumeObserved): Plan<VolumeStatus> {
     actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
   }
   const unplaced = placeMissing(o, slots, size, actions);
-  return { actions, status: volumeStatus(o, slots, size, problems, unplaced), requeueAfterMs };
+  const status = volumeStatus(o, slots, size, problems, unplaced);
+  return { actions, status, requeueAfterMs: earliest(requeueAfterMs, joinSettlesInMs(status.replicas ?? [], o.now)) };
 }
 
 /** The size and replica count to carry out: the spec's, unless it shrinks what exists. */
@@ -84,20 +85,22 @@ function acceptedShape(volume: Volume): { size: string; replicas: number; proble
 }
 
 /**
- * Driver gluster: the self-heal daemon's volfile, once every replica has a brick on a node with an
- * address (until then none runs: a heal needs every brick named). A brick moved changes it, so every
- * brick's WorkItem is updated and its agent restarts the daemon.
+ * Driver gluster: the volfiles naming every brick (the self-heal daemon's and the FUSE client's), once
+ * every replica has a brick on a node with an address (until then no daemon runs: a heal needs every
+ * brick named). A brick moved changes them, so every brick's WorkItem is updated and its agent restarts
+ * the daemon.
  */
-function selfHealVolfile(o: VolumeObserved, active: WorkItem[], replicas: number): string | undefined {
+function layoutVolfiles(o: VolumeObserved, active: WorkItem[], replicas: number): LayoutVolfiles | undefined {
   if (o.volume.spec.driver !== 'gluster') return undefined;
   const bricks = Array.from({ length: replicas }, (_, i) => active.find((w) => w.spec.volumeReplica?.index === i));
   const placed = bricks.map((w) => w?.spec.volumeReplica?.brick && { brick: w.spec.volumeReplica.brick, host: o.nodeAddress(w.spec.nodeName) });
   if (placed.some((p) => !p?.host)) return undefined;
   const first = placed[0]!.brick;
-  return shdVolfile({ volume: first.volume, volumeId: first.volumeId, bricks: placed.map((p) => ({ host: p!.host!, port: p!.brick.port, path: p!.brick.path })) });
+  const layout = { volume: first.volume, volumeId: first.volumeId, bricks: placed.map((p) => ({ host: p!.host!, port: p!.brick.port, path: p!.brick.path })) };
+  return { shd: shdVolfile(layout), client: clientVolfile(layout) };
 }
 
-function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, size: string, actions: Action[], shd?: string): { slot: ReplicaSlot; requeueAfterMs?: number } {
+function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, size: string, actions: Action[], layout?: LayoutVolfiles): { slot: ReplicaSlot; requeueAfterMs?: number } {
   if (!wi) return { slot: { index } };
   const node = o.node(wi.spec.nodeName);
   if (node.lost && o.cluster?.spec?.failover?.recreateLostReplicas !== false) {
@@ -105,7 +108,7 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
     actions.push({ type: 'event', eventType: 'Warning', reason: 'ReplicaLost', message: `replica ${index} on lost node ${wi.spec.nodeName} is recreated on another node` });
     return { slot: { index, lostOn: wi.spec.nodeName } };
   }
-  const desired = desiredReplicaWorkItem(o.volume, index, wi.spec.nodeName, size, o.brickHome(wi.spec.nodeName, wi), shd);
+  const desired = desiredReplicaWorkItem(o.volume, index, wi.spec.nodeName, size, o.brickHome(wi.spec.nodeName, wi), layout);
   if (wi.metadata.annotations?.[SPEC_HASH_ANNOTATION] !== desired.metadata.annotations?.[SPEC_HASH_ANNOTATION]) {
     actions.push({ type: 'updateWorkItem', workItem: mergeWorkItem(wi, desired) });
   }

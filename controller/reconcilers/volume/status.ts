@@ -1,11 +1,13 @@
 /**
- * The status the Volume reconciler writes: per-replica node, path, size
- * and state mirrored from the replicas' WorkItems, a phase, and the Ready,
- * Scheduled and SpecAccepted conditions. Pure.
+ * The status the Volume reconciler writes: per-replica node, path, size,
+ * state (and for driver gluster the brick's address, port and pending
+ * heals) mirrored from the replicas' WorkItems, a phase, and the Ready,
+ * Degraded, Scheduled and SpecAccepted conditions. Pure.
  */
 import { setCondition, type ConditionInput } from '../../../api/conditions.js';
-import type { ReplicaState, Volume, VolumePhase, VolumeReplicaStatus, VolumeStatus } from '../../../api/volume.js';
+import type { ReplicaState, Volume, VolumeBrickStatus, VolumePhase, VolumeReplicaStatus, VolumeStatus } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
+import { glusterDegradation, type Degradation } from './gluster-health.js';
 
 /** One replica index and what holds it. */
 export interface ReplicaSlot {
@@ -32,49 +34,107 @@ function replicaState(slot: ReplicaSlot, size: string): { state: ReplicaState; m
   const current = s?.observedGeneration === w.metadata.generation;
   // A brick is ready when it runs (its size is not enforced yet: #14); a file when it has the size.
   const brick = s?.volumeReplica?.brick;
-  if (s?.phase === 'Done' && current && (brick ? brick.state === 'Running' : s.volumeReplica?.size === size)) return { state: 'Ready' };
+  // A new brick is empty until it has joined: only then do the others owe it the data.
+  const joining = !!w.spec.volumeReplica?.brick?.clientVolfile && !brick?.joinedAt;
+  if (s?.phase === 'Done' && current && (brick ? brick.state === 'Running' && !joining : s.volumeReplica?.size === size)) return { state: 'Ready' };
+  if (brick?.state === 'Running' && joining) return { state: 'Creating', message: 'the brick runs and is joining its volume' };
   if (s?.volumeReplica?.sizeBytes) return { state: 'Resizing' };
   return { state: 'Creating', ...(slot.unreachable ? { message: `node ${w.spec.nodeName} is unreachable` } : {}) };
 }
 
-function replicaStatus(slot: ReplicaSlot, size: string): VolumeReplicaStatus {
+/** The brick of a slot: its WorkItem's port and its node's address; a lost one keeps what the status said of it (clients still name it). */
+function brickStatus(slot: ReplicaSlot, address: (node: string) => string | undefined, previous: VolumeReplicaStatus | undefined): VolumeBrickStatus | undefined {
+  const w = slot.workItem;
+  const spec = w?.spec.volumeReplica?.brick;
+  if (!w || !spec) {
+    if (!previous?.brick) return undefined;
+    const { pendingHeals: _unknown, ...kept } = previous.brick;
+    return { ...kept, state: 'Stopped' };
+  }
+  const reported = w.status?.volumeReplica?.brick;
+  const state = slot.unreachable || !reported ? 'Stopped' : reported.state;
+  const addr = address(w.spec.nodeName);
+  return { ...(addr ? { address: addr } : {}), port: spec.port, state, ...(reported?.pendingHeals !== undefined ? { pendingHeals: reported.pendingHeals } : {}), ...(reported?.joinedAt ? { joinedAt: reported.joinedAt } : {}) };
+}
+
+function replicaStatus(slot: ReplicaSlot, size: string, address: (node: string) => string | undefined, previous: VolumeReplicaStatus | undefined): VolumeReplicaStatus {
   const w = slot.workItem;
   const { state, message } = replicaState(slot, size);
+  const brick = brickStatus(slot, address, previous);
   return {
     index: slot.index,
     nodeName: slot.lostOn ?? w?.spec.nodeName,
-    path: w?.status?.volumeReplica?.path,
+    path: w?.status?.volumeReplica?.path ?? (brick ? previous?.path : undefined),
     size: w?.status?.volumeReplica?.size,
     state,
     workItemName: w?.metadata.name,
     ...(message ? { message } : {}),
+    ...(brick ? { brick } : {}),
   };
 }
 
-function phaseOf(volume: Volume, replicas: VolumeReplicaStatus[]): VolumePhase {
+/**
+ * How long after a brick joined the Volume may not be called healthy: the other agents report what they
+ * owe it when their liveness sweep (every 2 s) sees their heal counts move, so a count of 0 read sooner
+ * may predate the join.
+ */
+export const JOIN_SETTLE_MS = 5_000;
+
+/** Ms until the latest brick join has settled, or undefined when none is settling. */
+export function joinSettlesInMs(replicas: readonly VolumeReplicaStatus[], now: number): number | undefined {
+  const latest = Math.max(...replicas.map((r) => (r.brick?.joinedAt ? Date.parse(r.brick.joinedAt) : -Infinity)));
+  const left = latest + JOIN_SETTLE_MS - now;
+  return left > 0 ? left : undefined;
+}
+
+/** Driver gluster: what is wrong with the bricks (quorum, offline, heals), undefined when nothing is or the driver is file. */
+function degradation(volume: Volume, replicas: VolumeReplicaStatus[], now: number): Degradation | undefined {
+  if (volume.spec.driver !== 'gluster' || volume.metadata.deletionTimestamp || replicas.length === 0) return undefined;
+  const found = glusterDegradation(replicas.map((r) => ({
+    index: r.index,
+    nodeName: r.nodeName,
+    up: r.state === 'Ready' && r.brick?.state === 'Running',
+    pendingHeals: r.brick?.pendingHeals ?? 0,
+    ...(r.message ? { message: r.message } : {}),
+  })));
+  if (found || joinSettlesInMs(replicas, now) === undefined) return found;
+  return { reason: 'HealPending', message: 'a brick just joined the volume; waiting for the other bricks to report what they heal onto it' };
+}
+
+function phaseOf(volume: Volume, replicas: VolumeReplicaStatus[], degraded: Degradation | undefined): VolumePhase {
   if (volume.metadata.deletionTimestamp) return 'Deleting';
   const count = (s: ReplicaState) => replicas.filter((r) => r.state === s).length;
   const ready = count('Ready');
-  if (replicas.length > 0 && ready === replicas.length) return 'Ready';
+  if (replicas.length > 0 && ready === replicas.length) return degraded ? 'Degraded' : 'Ready';
   if (ready > 0) return 'Degraded';
   if (replicas.length > 0 && count('Failed') === replicas.length) return 'Failed';
   return replicas.some((r) => r.nodeName) ? 'Creating' : 'Pending';
 }
 
 /** The Volume's status for its replica slots. */
-export function volumeStatus(o: { volume: Volume; now: number }, slots: ReplicaSlot[], size: string, problems: SpecProblem[], unplaced: string | undefined): VolumeStatus {
+export function volumeStatus(o: { volume: Volume; now: number; nodeAddress(node: string): string | undefined }, slots: ReplicaSlot[], size: string, problems: SpecProblem[], unplaced: string | undefined): VolumeStatus {
   const prev = o.volume.status ?? {};
   const generation = o.volume.metadata.generation;
-  const replicas = slots.map((s) => replicaStatus(s, size)).sort((a, b) => a.index - b.index);
-  const phase = phaseOf(o.volume, replicas);
+  const replicas = slots.map((s) => replicaStatus(s, size, o.nodeAddress, prev.replicas?.find((r) => r.index === s.index))).sort((a, b) => a.index - b.index);
+  const degraded = degradation(o.volume, replicas, o.now);
+  const phase = phaseOf(o.volume, replicas, degraded);
   const readyReplicas = replicas.filter((r) => r.state === 'Ready').length;
   const failed = replicas.find((r) => r.state === 'Failed');
-  const message = unplaced ?? failed?.message ?? `${readyReplicas}/${replicas.length} replicas ready`;
+  const message = unplaced ?? (degraded?.reason === 'QuorumLost' ? degraded.message : undefined) ?? failed?.message ?? degraded?.message ?? `${readyReplicas}/${replicas.length} replicas ready`;
   const cond = (c: Omit<ConditionInput, 'observedGeneration'>) => ({ ...c, observedGeneration: generation });
   const now = new Date(o.now);
-  let conditions = setCondition(prev.conditions, cond(phase === 'Ready' ? { type: 'Ready', status: 'True', reason: 'ReplicasReady', message } : { type: 'Ready', status: 'False', reason: failed ? 'ReplicaFailed' : phase, message }), now);
+  let conditions = setCondition(prev.conditions, cond(phase === 'Ready' ? { type: 'Ready', status: 'True', reason: 'ReplicasReady', message } : { type: 'Ready', status: 'False', reason: degraded?.reason ?? (failed ? 'ReplicaFailed' : phase), message }), now);
+  conditions = setCondition(conditions, cond(degradedCondition(phase, degraded, replicas)), now);
   conditions = setCondition(conditions, cond(unplaced ? { type: 'Scheduled', status: 'False', reason: 'Unschedulable', message: unplaced } : { type: 'Scheduled', status: 'True', reason: 'Scheduled', message: 'every replica has a node' }), now);
   const problem = problems[0];
   conditions = setCondition(conditions, cond(problem ? { type: 'SpecAccepted', status: 'False', reason: problem.reason, message: problems.map((p) => p.message).join('; ') } : { type: 'SpecAccepted', status: 'True', reason: 'Accepted', message: 'spec is carried out' }), now);
   return { ...prev, observedGeneration: generation, phase, message, capacity: size, readyReplicas, replicas, conditions };
+}
+
+/** Degraded: for gluster the bricks' worst finding; for file, replicas lost or failed while another is Ready. */
+function degradedCondition(phase: VolumePhase, degraded: Degradation | undefined, replicas: VolumeReplicaStatus[]): Omit<ConditionInput, 'observedGeneration'> {
+  if (degraded) return { type: 'Degraded', status: 'True', ...degraded };
+  if (phase !== 'Degraded') return { type: 'Degraded', status: 'False', reason: 'AllReplicasHealthy', message: 'no replica is lost, failed or behind' };
+  const bad = replicas.filter((r) => r.state !== 'Ready');
+  return { type: 'Degraded', status: 'True', reason: bad.some((r) => r.state === 'Lost') ? 'ReplicaLost' : 'ReplicaNotReady', message: bad.map((r) => `replica ${r.index}${r.nodeName ? ` on node ${r.nodeName}` : ''} is ${r.state}${r.message ? `: ${r.message}` : ''}`).join('; ') };
 }

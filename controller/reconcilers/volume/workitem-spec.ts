@@ -12,17 +12,23 @@ export interface BrickHome {
   port: number;
 }
 
+/** The volfiles that name every brick, once all are placed: the self-heal daemon's and the FUSE client's. */
+export interface LayoutVolfiles {
+  shd: string;
+  client: string;
+}
+
 /** The brick of replica `index` on a node, with its volfile. */
-function brickSpec(volume: Volume, index: number, home: BrickHome, shdVolfile?: string): WorkItemBrickSpec {
+function brickSpec(volume: Volume, index: number, home: BrickHome, layout?: LayoutVolfiles): WorkItemBrickSpec {
   const ns = volume.metadata.namespace!;
   const name = volume.metadata.name!;
   const brick = { host: '', port: home.port, path: brickDataPath(home.dataDir, ns, name, index) };
   const gluster = glusterVolumeName(ns, name);
-  return { volume: gluster, volumeId: volume.metadata.uid!, path: brick.path, port: home.port, volfile: oneBrickVolfile(gluster, volume.metadata.uid!, brick), ...(shdVolfile ? { shdVolfile } : {}) };
+  return { volume: gluster, volumeId: volume.metadata.uid!, path: brick.path, port: home.port, volfile: oneBrickVolfile(gluster, volume.metadata.uid!, brick), ...(layout ? { shdVolfile: layout.shd, clientVolfile: layout.client } : {}) };
 }
 
-/** The complete WorkItem for replica `index` of volume on nodeName, sized `size` (and for driver gluster, its brick at `home`, with the self-heal daemon's volfile once every brick is placed). */
-export function desiredReplicaWorkItem(volume: Volume, index: number, nodeName: string, size: string, home?: BrickHome, shdVolfile?: string): WorkItem {
+/** The complete WorkItem for replica `index` of volume on nodeName, sized `size` (and for driver gluster, its brick at `home`, with the volfiles naming every brick once all are placed). */
+export function desiredReplicaWorkItem(volume: Volume, index: number, nodeName: string, size: string, home?: BrickHome, layout?: LayoutVolfiles): WorkItem {
   const name = volume.metadata.name!;
   const s = volume.spec;
   const spec: WorkItemSpec = {
@@ -37,7 +43,7 @@ export function desiredReplicaWorkItem(volume: Volume, index: number, nodeName: 
       allocation: s.allocation ?? 'sparse',
       reclaimPolicy: s.reclaimPolicy ?? 'Delete',
       ...(s.options ? { options: s.options } : {}),
-      ...(s.driver === 'gluster' && home ? { brick: brickSpec(volume, index, home, shdVolfile) } : {}),
+      ...(s.driver === 'gluster' && home ? { brick: brickSpec(volume, index, home, layout) } : {}),
     },
   };
   return {

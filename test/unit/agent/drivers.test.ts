@@ -39,7 +39,7 @@ describe('driver helpers', () => {
     const base = { driver: 'process' as const, runState: 'Running' as const, cpus: 1, memory: '1Mi' };
     const cases: Array<[WorkItem, RegExp]> = [
       [item({ instance: { ...base, process: { command: [] } } }), /has no command/],
-      [item({ instance: { ...base, process: { command: ['x'] }, volumes: [{ name: 'd', volumeName: 'v' }] } }), /neither path nor replicaIndex/],
+      [item({ instance: { ...base, process: { command: ['x'] }, volumes: [{ name: 'd', volumeName: 'v' }] } }), /has no replica on node .* and no gluster mount/],
       [item({ owner: { kind: 'Instance', name: '../etc' }, instance: { ...base, process: { command: ['x'] } } }), /spec.owner.name/],
       [item({ type: 'VolumeReplica', instance: { ...base, process: { command: ['x'] } } }), /is not a process instance/],
     ];

@@ -145,6 +145,22 @@ describe('scheduler: scheduleInstance constraints', () => {
     expect(messageOf(r)).to.equal('0/2 nodes are available: 2 no replica of volume logs.');
   });
 
+  it('may go to any node once a gluster volume is mountable, preferring nodes that hold a brick of it', () => {
+    const brick = (v: Volume, i: number, address?: string) => ({ ...v.status!.replicas![i]!, path: `/b${i}`, brick: { port: 49152, ...(address ? { address } : {}) } });
+    const base = volume('data', { replicas: 2, driver: 'gluster' }, ['a', ['b', 'Lost']]);
+    const mountable: Volume = { ...base, status: { replicas: [brick(base, 0, '10.0.0.1'), brick(base, 1, '10.0.0.2')] } };
+    const attach = { volumes: [{ name: 'd', volumeName: 'data' }] };
+    const s = snapshot({ nodes: [node('a'), node('b'), node('c')], volumes: [mountable] });
+    // a holds a live brick: preferred even though it is busier.
+    expect(nodeOf(scheduleInstance(instance('i', attach), { ...s, instances: [instance('x', { cpus: 2 }, { nodeName: 'a' })] }))).to.equal('a');
+    // Without a (its node gone), any other node fits: the data is reachable from all of them.
+    expect(nodeOf(scheduleInstance(instance('i', attach), { ...s, nodes: [node('b'), node('c')] }))).to.equal('b');
+    expect(nodeOf(scheduleInstance(instance('i', attach), { ...s, nodes: [node('c')] }))).to.equal('c');
+    // Not mountable while a brick has no address: only its bricks' nodes, as for a local replica.
+    const unaddressed: Volume = { ...base, status: { replicas: [brick(base, 0, '10.0.0.1'), brick(base, 1)] } };
+    expect(messageOf(scheduleInstance(instance('i', attach), snapshot({ nodes: [node('c')], volumes: [unaddressed] })))).to.equal('0/1 nodes are available: 1 no replica of volume data.');
+  });
+
   it('ignores Lost, Failed and Deleting replicas for locality', () => {
     const v = volume('data', { replicas: 3 }, [['a', 'Lost'], ['b', 'Failed'], ['c', 'Deleting']]);
     const s = snapshot({ nodes: [node('a'), node('b'), node('c')], volumes: [v] });

@@ -44,6 +44,12 @@ describe('qemu command line', () => {
     expect(after(args, '-device')).to.deep.equal(['virtio-blk-pci,drive=vol0,id=disk-0', 'virtio-blk-pci,drive=vol1,id=disk-1']);
   });
 
+  it('opens a disk on a gluster volume with cache=none (O_DIRECT), so a migrated guest reads no stale page cache', () => {
+    const args = qemuArgs(input({ disks: [{ name: 'data', path: '/mnt/v/disk.img', readOnly: false, shared: true }] }));
+    const cache = { direct: true, 'no-flush': false };
+    expect(JSON.parse(after(args, '-blockdev')[0]!)).to.deep.equal({ driver: 'raw', 'node-name': 'vol0', 'read-only': false, cache, file: { driver: 'file', filename: '/mnt/v/disk.img', cache } });
+  });
+
   it('boots from a disk image instead of a kernel', () => {
     const args = qemuArgs(input({ spec: spec({ bootDisk: { path: '/img.qcow2', format: 'qcow2', readOnly: true } }) }));
     expect(JSON.parse(after(args, '-blockdev')[0]!)).to.deep.include({ driver: 'qcow2', 'node-name': 'boot', 'read-only': true });

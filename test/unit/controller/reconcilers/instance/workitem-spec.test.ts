@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { RESTARTED_AT_ANNOTATION } from '../../../../../api/names.js';
 import type { WorkItemSpec } from '../../../../../api/workitem.js';
 import { SPEC_HASH_ANNOTATION, desiredInstanceWorkItem, instanceRuntimeSpec, specHash } from '../../../../../controller/reconcilers/instance/workitem-spec.js';
+import { glusterMount } from '../../../../../controller/reconcilers/volume/client-mount.js';
 import { cluster, instance, volume } from '../builders.js';
 
 const spec = (nodeName = 'n1'): WorkItemSpec => ({ nodeName, type: 'InstanceRuntime', owner: { kind: 'Instance', name: 'web' }, instance: { driver: 'process', runState: 'Running', cpus: 1, memory: '128Mi' } });
@@ -74,6 +75,18 @@ describe('instance WorkItem spec', () => {
       expect(instanceRuntimeSpec(inst, undefined, vols, 'n2').volumes).to.deep.equal([{ name: 'data', volumeName: 'data', replicaIndex: 1 }]);
       expect(instanceRuntimeSpec(inst, undefined, vols, 'n3').volumes).to.deep.equal([{ name: 'data', volumeName: 'data' }]);
     });
+  });
+
+  it('gives a gluster volume its mount (the same on every node) instead of a replica', () => {
+    const brick = (index: number) => ({ index, nodeName: `n${index + 1}`, path: `/b${index}`, brick: { address: `10.0.0.${index + 1}`, port: 49152 } });
+    const v = volume('data', { replicas: 2, driver: 'gluster', size: '1Gi' }, { capacity: '1Gi', replicas: [brick(0), brick(1)] });
+    const data = { ...v, metadata: { ...v.metadata, uid: '0b9c3f2a-1d4e-4f60-8a7b-9c0d1e2f3a4b' } };
+    const inst = instance('db', { volumes: [{ name: 'data', volumeName: 'data' }] });
+    const vols = new Map([['data', data]]);
+    const [on1] = instanceRuntimeSpec(inst, undefined, vols, 'n1').volumes!;
+    expect(on1).to.deep.equal({ name: 'data', volumeName: 'data', gluster: glusterMount(data) });
+    expect(on1!.gluster!.volfile).to.include('option remote-host 10.0.0.2');
+    expect(instanceRuntimeSpec(inst, undefined, vols, 'n9').volumes).to.deep.equal([on1]);
   });
 
   describe('desiredInstanceWorkItem', () => {

@@ -2,7 +2,8 @@
 import { expect } from 'chai';
 import { AGENT_FINALIZER, NODE_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, replicaWorkItemName } from '../../../../../api/names.js';
 import type { Node } from '../../../../../api/node.js';
-import type { VolumeReplicaStatus } from '../../../../../api/volume.js';
+import type { Volume, VolumeReplicaStatus } from '../../../../../api/volume.js';
+import type { WorkItemStatus } from '../../../../../api/workitem.js';
 import { planVolume } from '../../../../../controller/reconcilers/volume/plan.js';
 import { scheduleVolumeReplicas } from '../../../../../controller/scheduler/index.js';
 import { GONE, LOST, NS, cluster, events, ofType, replicaDone, replicaWorkItem, unreachable, volume, volumeObserved } from '../builders.js';
@@ -148,6 +149,63 @@ describe('planVolume', () => {
       expect(ofType(planVolume(volumeObserved(vol, { workItems: one })).actions, 'updateWorkItem')).to.deep.equal([]);
       const both = [replicaWorkItem(vol, 0, 'a'), replicaWorkItem(vol, 1, 'b')];
       expect(ofType(planVolume(volumeObserved(vol, { workItems: both, nodeAddress: (n) => (n === 'a' ? '10.0.0.1' : undefined) })).actions, 'updateWorkItem')).to.deep.equal([]);
+    });
+
+    describe('status', () => {
+      const running = (pendingHeals = 0): WorkItemStatus => ({ observedGeneration: 1, phase: 'Done', volumeReplica: { path: '/p', brick: { state: 'Running', port: 49152, pendingHeals } } });
+      const bricks = (vol: Volume, heals: number[]) => ['a', 'b', 'c'].map((n, i) => replicaWorkItem(vol, i, n, { status: running(heals[i]) }));
+      const address = (n: string) => `10.0.0.${n.charCodeAt(0) - 96}`;
+
+      it('reports each brick\'s address, port, state and pending heals; Ready, Degraded False when every brick runs with nothing to heal', () => {
+        const vol = gluster();
+        const plan = planVolume(volumeObserved(vol, { workItems: bricks(vol, [0, 0, 0]), nodeAddress: address }));
+        expect(plan.status.replicas!.map((r) => r.brick)).to.deep.equal([1, 2, 3].map((i) => ({ address: `10.0.0.${i}`, port: 49152, state: 'Running', pendingHeals: 0 })));
+        expect(plan.status.phase).to.equal('Ready');
+        expect(cond(plan.status.conditions, 'Degraded')).to.include({ status: 'False', reason: 'AllReplicasHealthy' });
+      });
+
+      it('is Degraded with reason HealPending while entries wait, and Ready again at 0', () => {
+        const vol = gluster();
+        const plan = planVolume(volumeObserved(vol, { workItems: bricks(vol, [4, 0, 0]), nodeAddress: address }));
+        expect(plan.status.phase).to.equal('Degraded');
+        expect(cond(plan.status.conditions, 'Degraded')).to.include({ status: 'True', reason: 'HealPending' });
+        expect(cond(plan.status.conditions, 'Ready')).to.include({ status: 'False', reason: 'HealPending' });
+        expect(plan.status.message).to.match(/^4 entries wait to be healed/);
+      });
+
+      it('counts a brick on an unreachable node offline (BrickOffline), and two of three QuorumLost with the hint in the message', () => {
+        const vol = gluster();
+        const one = planVolume(volumeObserved(vol, { workItems: bricks(vol, [0, 0, 0]), nodeAddress: address, nodes: { b: unreachable(5000) } }));
+        expect(one.status.replicas![1]!.brick).to.include({ state: 'Stopped' });
+        expect(cond(one.status.conditions, 'Degraded')).to.include({ status: 'True', reason: 'BrickOffline' });
+        const two = planVolume(volumeObserved(vol, { workItems: bricks(vol, [0, 0, 0]), nodeAddress: address, nodes: { b: unreachable(5000), c: unreachable(5000) } }));
+        expect(cond(two.status.conditions, 'Degraded')).to.include({ status: 'True', reason: 'QuorumLost' });
+        expect(two.status.message).to.include('too few for quorum').and.include('Bring back brick 1 on node b, brick 2 on node c');
+      });
+
+      it('holds a new brick as Creating until it joined, then the Volume HealPending until the others had time to report (requeued for then)', () => {
+        const vol = gluster();
+        const placed = bricks(vol, [0, 0, 0]);
+        const layout = planVolume(volumeObserved(vol, { workItems: placed, nodeAddress: address }));
+        const withLayout = ofType(layout.actions, 'updateWorkItem').map((a) => a.workItem);
+        expect(withLayout[0]!.spec.volumeReplica!.brick!.clientVolfile).to.include('type cluster/replicate').and.not.include('iam-self-heal-daemon');
+        const joined = (at?: number) => withLayout.map((w) => ({ ...w, status: { ...w.status!, volumeReplica: { ...w.status!.volumeReplica!, brick: { ...w.status!.volumeReplica!.brick!, ...(at !== undefined ? { joinedAt: new Date(at).toISOString() } : {}) } } } }));
+        const o = volumeObserved(vol, { workItems: joined(), nodeAddress: address });
+        expect(planVolume(o).status.replicas!.map((r) => [r.state, r.message])).to.deep.equal(Array(3).fill(['Creating', 'the brick runs and is joining its volume']));
+        const settling = planVolume(volumeObserved(vol, { workItems: joined(o.now - 1000), nodeAddress: address }));
+        expect(settling.status.phase).to.equal('Degraded');
+        expect(cond(settling.status.conditions, 'Degraded')).to.include({ reason: 'HealPending' });
+        expect(settling.requeueAfterMs).to.equal(4000);
+        expect(planVolume(volumeObserved(vol, { workItems: joined(o.now - 6000), nodeAddress: address })).status.phase).to.equal('Ready');
+      });
+
+      it('keeps a lost brick\'s last address and path while it is recreated (clients still name it)', () => {
+        const vol = gluster();
+        const before = planVolume(volumeObserved(vol, { workItems: bricks(vol, [0, 0, 0]), nodeAddress: address })).status;
+        const after = planVolume(volumeObserved({ ...vol, status: before }, { workItems: bricks(vol, [0, 0, 0]), nodeAddress: address, nodes: { c: LOST } })).status;
+        expect(after.replicas![2]).to.deep.include({ state: 'Lost', nodeName: 'c', path: '/p', brick: { address: '10.0.0.3', port: 49152, state: 'Stopped' } });
+        expect(cond(after.conditions, 'Degraded')).to.include({ reason: 'BrickOffline' });
+      });
     });
 
     it('leaves the brick out while the node has not reported its data dir (the agent then says the spec has no brick)', () => {

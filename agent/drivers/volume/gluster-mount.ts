@@ -1,0 +1,169 @@
+/**
+ * FUSE mounts of gluster Volumes for the instances on this node (issue 14,
+ * docs/volumes.md): one mount per volume per node, at
+ * <dataDir>/mounts/<namespace>/<volume>, shared by every instance attaching
+ * it and unmounted after the last one leaves. The users are files, one per
+ * instance, in <dataDir>/gluster/<namespace>/mount-<volume>/users/, next to
+ * the client's volfile, pidfile and log: the count survives agent restarts,
+ * and the glusterfs client, which daemonizes, outlives the worker that
+ * mounted it. Operations run in concurrent workers, so attach and detach of
+ * one volume hold mount-<volume>.lock beside that directory (O_EXCL, holding
+ * the taker's pid, so a lock left by a dead worker is broken).
+ *
+ * A mount keeps the client volfile it was made with: glusterfs without a
+ * volfile server cannot switch graphs, so a moved brick reaches a running
+ * mount when its last user leaves and the next one mounts again.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { WorkItemGlusterMount } from '../../../api/workitem.js';
+import { OperationError } from '../../operations/errors.js';
+import type { OperationContext } from '../driver.js';
+import { safeName } from '../paths.js';
+
+const run = promisify(execFile);
+const LOCK_WAIT_MS = 30_000;
+const MOUNT_WAIT_MS = 20_000;
+
+/** Where a gluster Volume is mounted on this node: what its instances get (CAIRN_VOLUME_<NAME>). */
+export function glusterMountDir(dataDir: string, namespace: string, volumeName: string): string {
+  return path.join(dataDir, 'mounts', safeName('metadata.namespace', namespace), safeName('volume name', volumeName));
+}
+
+function runDir(dataDir: string, namespace: string, volumeName: string): string {
+  return path.join(dataDir, 'gluster', safeName('metadata.namespace', namespace), `mount-${safeName('volume name', volumeName)}`);
+}
+
+/** Whether something is mounted at `dir` (a line of /proc/self/mounts names it; spaces are octal-escaped there, and our paths have none). */
+export function isMountPoint(dir: string): boolean {
+  return fs.readFileSync('/proc/self/mounts', 'utf8').split('\n').some((l) => l.split(' ')[1] === dir);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Runs `fn` holding the lock of the volume whose run files are in `dir`. */
+async function withLock<T>(dir: string, fn: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
+  const lock = `${dir}.lock`;
+  for (const deadline = Date.now() + LOCK_WAIT_MS; ; ) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number(fs.readFileSync(lock, 'utf8') || 0);
+      if (holder && !pidAlive(holder)) fs.rmSync(lock, { force: true });
+      else if (Date.now() > deadline) throw new OperationError('Timeout', `the mount lock ${lock} is held by pid ${holder}`, 'another operation on this volume hangs; see the agent log');
+      else await new Promise((r) => setTimeout(r, 25));
+      signal.throwIfAborted();
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
+
+/** Whether the mount answers; a client that died leaves a mount point that fails with ENOTCONN. */
+export function answers(dir: string): boolean {
+  try {
+    fs.statSync(dir);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function unmount(dir: string): Promise<void> {
+  if (isMountPoint(dir)) await run('umount', ['-l', dir]);
+}
+
+/** Mounts the volume at `dir` with the client volfile, and waits until it answers. */
+async function mount(m: WorkItemGlusterMount, dir: string, rd: string, ctx: OperationContext): Promise<void> {
+  const volfile = path.join(rd, 'client.vol');
+  fs.writeFileSync(`${volfile}.tmp`, m.volfile);
+  fs.renameSync(`${volfile}.tmp`, volfile);
+  fs.mkdirSync(dir, { recursive: true });
+  const log = path.join(rd, 'client.log');
+  try {
+    await run('glusterfs', ['--process-name', 'fuse', '-f', volfile, '-p', path.join(rd, 'client.pid'), '-l', log, dir], { signal: ctx.signal });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new OperationError('DriverUnavailable', `glusterfs is not installed on node ${ctx.nodeName}`, `install glusterfs-client on node ${ctx.nodeName} (hack/install-gluster.sh)`);
+    throw new OperationError('CommandFailed', `mounting gluster volume ${m.volume} at ${dir} on node ${ctx.nodeName} failed: ${(err as Error).message}`, `see ${log} on node ${ctx.nodeName}`, { cause: err });
+  }
+  if (!(await waitForMount(dir, ctx.signal))) {
+    await unmount(dir).catch(() => undefined);
+    throw new OperationError('Timeout', `gluster volume ${m.volume} mounted at ${dir} on node ${ctx.nodeName} does not answer`, `its bricks may be down or unreachable from node ${ctx.nodeName}; see the Volume's status and ${log}`);
+  }
+  ctx.log.info('gluster volume mounted', { volume: m.volume, dir });
+}
+
+/** Waits until a FUSE mount at `dir` is up and answers; false when it does not in time. */
+export async function waitForMount(dir: string, signal: AbortSignal): Promise<boolean> {
+  for (const deadline = Date.now() + MOUNT_WAIT_MS; !(isMountPoint(dir) && answers(dir)); ) {
+    if (Date.now() > deadline) return false;
+    signal.throwIfAborted();
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}
+
+/** Makes `user` a user of the volume's mount on this node, mounting it first if need be; returns the mount directory. */
+export async function attachGluster(namespace: string, volumeName: string, m: WorkItemGlusterMount, user: string, ctx: OperationContext): Promise<string> {
+  const dir = glusterMountDir(ctx.dataDir, namespace, volumeName);
+  const rd = runDir(ctx.dataDir, namespace, volumeName);
+  await withLock(rd, async () => {
+    fs.mkdirSync(path.join(rd, 'users'), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(rd, 'users', user), '');
+    if (isMountPoint(dir) && answers(dir)) return;
+    await unmount(dir);
+    await mount(m, dir, rd, ctx);
+  }, ctx.signal);
+  return dir;
+}
+
+/** Drops `user` from the volume's mount on this node; the last user out unmounts it and removes its files. */
+async function detachGluster(namespace: string, volumeName: string, user: string, ctx: OperationContext): Promise<void> {
+  const dir = glusterMountDir(ctx.dataDir, namespace, volumeName);
+  const rd = runDir(ctx.dataDir, namespace, volumeName);
+  if (!fs.existsSync(rd)) return;
+  await withLock(rd, async () => {
+    fs.rmSync(path.join(rd, 'users', user), { force: true });
+    if (fs.existsSync(path.join(rd, 'users')) && fs.readdirSync(path.join(rd, 'users')).length > 0) return;
+    await unmount(dir);
+    stopClient(path.join(rd, 'client.pid'));
+    // Lazily unmounted, so the directory is empty now even while the client finishes.
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(rd, { recursive: true, force: true });
+    ctx.log.info('gluster volume unmounted: its last user left', { volume: volumeName, dir });
+  }, ctx.signal);
+}
+
+/** A lazily unmounted client exits once idle; one still running after that is told to go. */
+export function stopClient(pidfile: string): void {
+  const pid = Number(fs.existsSync(pidfile) ? fs.readFileSync(pidfile, 'utf8').trim() : 0);
+  try {
+    if (pid && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(pidfile)) process.kill(pid, 'SIGTERM');
+  } catch {
+    // Gone already.
+  }
+}
+
+/** Drops `user` from every gluster mount of the namespace it uses on this node (whatever the spec says now: a volume detached since still counts it). */
+export async function detachAllGluster(namespace: string, user: string, ctx: OperationContext): Promise<void> {
+  const parent = path.join(ctx.dataDir, 'gluster', safeName('metadata.namespace', namespace));
+  const entries = fs.existsSync(parent) ? fs.readdirSync(parent) : [];
+  for (const e of entries.filter((x) => x.startsWith('mount-') && !x.endsWith('.lock'))) {
+    if (fs.existsSync(path.join(parent, e, 'users', user))) await detachGluster(namespace, e.slice('mount-'.length), user, ctx);
+  }
+}

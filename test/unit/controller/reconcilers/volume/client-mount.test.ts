@@ -1,0 +1,30 @@
+/** glusterMount: the client volfile from where the Volume's status says the bricks are — pure. */
+import { expect } from 'chai';
+import type { Volume, VolumeReplicaStatus } from '../../../../../api/volume.js';
+import { glusterMount } from '../../../../../controller/reconcilers/volume/client-mount.js';
+import { NS, volume } from '../builders.js';
+
+const uid = '0b9c3f2a-1d4e-4f60-8a7b-9c0d1e2f3a4b';
+const replica = (index: number, address?: string): VolumeReplicaStatus => ({ index, nodeName: `n${index}`, path: `/data/n${index}/bricks/${NS}/data-${index}`, state: 'Ready', brick: { ...(address ? { address } : {}), port: 49152 + index, state: 'Running' } });
+const gluster = (replicas: VolumeReplicaStatus[], spec: Partial<Volume['spec']> = {}): Volume => {
+  const v = volume('data', { replicas: 2, driver: 'gluster', size: '1Gi', ...spec }, { replicas, capacity: '1Gi' });
+  return { ...v, metadata: { ...v.metadata, uid } };
+};
+
+describe('glusterMount', () => {
+  it('names every brick at its address, port and path, in index order, with the Volume size', () => {
+    const m = glusterMount(gluster([replica(1, '10.0.0.2'), replica(0, '10.0.0.1')]))!;
+    expect(m.volume).to.equal(`${NS}-data`);
+    expect(m.size).to.equal('1Gi');
+    const v = m.volfile;
+    expect(v).to.include('option remote-host 10.0.0.1').and.include('option remote-port 49152').and.include(`option remote-subvolume /data/n0/bricks/${NS}/data-0`);
+    expect(v.indexOf(`${NS}-data-client-0`)).to.be.lessThan(v.indexOf(`${NS}-data-client-1`));
+    expect(v).to.include('option remote-host 10.0.0.2').and.include('type cluster/replicate');
+  });
+
+  it('is undefined for the file driver, while a brick has no address, and while a replica is unplaced', () => {
+    expect(glusterMount(gluster([replica(0, '10.0.0.1'), replica(1, '10.0.0.2')], { driver: 'file' }))).to.equal(undefined);
+    expect(glusterMount(gluster([replica(0, '10.0.0.1'), replica(1)]))).to.equal(undefined);
+    expect(glusterMount(gluster([replica(0, '10.0.0.1')]))).to.equal(undefined);
+  });
+});
