@@ -35,6 +35,8 @@ import { probeGluster } from './drivers/volume/gluster-brick.js';
 import { claimNameOf, InstanceClaims } from './fencing/claims.js';
 import { NodeFence } from './fencing/node-fence.js';
 import { CredentialRotator, type StoredCredential } from './credentials.js';
+import { mountVolfileLookup } from './gluster/mount-volfiles.js';
+import { startVolfileServer, volfileSocket } from './gluster/volfile-server.js';
 import { startLivenessSweep } from './liveness.js';
 import { LocalStore, keyOf } from './local-store.js';
 import { detectCapacity, type CapacityOverrides } from './machine.js';
@@ -46,6 +48,8 @@ import { nodeReport } from './report.js';
 
 /** How often running instances' processes are checked (cheaply, through /proc). */
 const LIVENESS_SWEEP_MS = 2_000;
+/** How often the volfile server checks whether a mount's volfile changed (a brick moved). */
+const VOLFILE_REFRESH_MS = 1_000;
 
 /** Settings of the agent (flags of `cairn agent`). */
 export interface AgentOptions {
@@ -119,7 +123,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   for (const w of store.list()) controller.queue.add(keyOf(w));
   informer.start();
   const workers = controller.run();
-  const timers = [startLogRotation(opts, log), startLivenessSweep(items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS)];
+  const volfiles = await startVolfileServer(volfileSocket(opts.dataDir), mountVolfileLookup(items, opts.dataDir), (m, meta) => log.info(m, meta));
+  const timers = [startLogRotation(opts, log), startLivenessSweep(items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS), setInterval(() => volfiles.refresh(), VOLFILE_REFRESH_MS)];
   const monitor = opts.monitorPort >= 0 ? await startMonitor(opts, metrics, informer, runner, store, registration) : undefined;
   log.info('agent started', { node: opts.nodeName, cluster: opts.cluster, dataDir: opts.dataDir, monitor: monitor?.url });
   return {
@@ -133,6 +138,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       await Promise.race([workers, new Promise((r) => setTimeout(r, opts.shutdownGraceMs))]);
       persistFence(store, fence);
       await informer.stop();
+      await volfiles.close();
       await monitor?.close();
       kubeConfig.destroyAgent();
       fenceConfig.destroyAgent();

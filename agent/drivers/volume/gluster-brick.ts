@@ -20,7 +20,7 @@
  * A changed volfile restarts the brick (or only the daemon); remove() stops it and deletes its data unless
  * reclaimPolicy is Retain.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -81,13 +81,32 @@ function readText(file: string): string | undefined {
   }
 }
 
-/** Entries the brick's index lists as needing heal (what `gluster volume heal info` counts). */
+/** At most this many index entries are inspected per count; any beyond are counted as pending. */
+const MAX_INSPECTED = 2_000;
+
+/**
+ * Entries this brick holds that another brick is owed (what `gluster volume heal info` counts, less
+ * "possibly undergoing heal"): entries of its xattrop index whose file blames another brick with a
+ * non-zero trusted.afr.<volume>-client-<i>. The index alone would count every file being written:
+ * AFR lists a file there for the length of each write (marking it trusted.afr.dirty), which is not a
+ * heal. Reads the index, then one getfattr over its entries when there are any.
+ */
 export function pendingHeals(brickPath: string): number {
+  let entries: string[];
   try {
-    return fs.readdirSync(path.join(brickPath, '.glusterfs', 'indices', 'xattrop')).filter((f) => !f.startsWith('xattrop')).length;
+    entries = fs.readdirSync(path.join(brickPath, '.glusterfs', 'indices', 'xattrop')).filter((f) => !f.startsWith('xattrop'));
   } catch {
     return 0;
   }
+  if (entries.length === 0) return 0;
+  const files = entries.slice(0, MAX_INSPECTED).map((gfid) => path.join(brickPath, '.glusterfs', gfid.slice(0, 2), gfid.slice(2, 4), gfid));
+  const out = spawnSync('getfattr', ['--absolute-names', '-d', '-m', '^trusted\\.afr\\.', '-e', 'hex', ...files], { encoding: 'utf8' }).stdout ?? '';
+  return blamingFiles(out) + Math.max(0, entries.length - MAX_INSPECTED);
+}
+
+/** How many files in getfattr's dump carry a non-zero pending count against another brick (trusted.afr.dirty is not one). */
+export function blamingFiles(dump: string): number {
+  return dump.split(/^# file: /m).filter((block) => /^trusted\.afr\.(?!dirty=)[^=]+=0x(?!0+$)[0-9a-f]+$/m.test(block)).length;
 }
 
 function view(item: WorkItem, dataDir: string): Observation {

@@ -10,9 +10,10 @@
  * one volume hold mount-<volume>.lock beside that directory (O_EXCL, holding
  * the taker's pid, so a lock left by a dead worker is broken).
  *
- * A mount keeps the client volfile it was made with: glusterfs without a
- * volfile server cannot switch graphs, so a moved brick reaches a running
- * mount when its last user leaves and the next one mounts again.
+ * A mount fetches its volfile from the agent's volfile server
+ * (agent/gluster/volfile-server.ts), which tells it when a brick moved: the
+ * mount then switches to the new graph under its running instances. The
+ * volfile it was made with stays in client.vol, the server's fallback.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,6 +22,7 @@ import { promisify } from 'node:util';
 import type { WorkItemGlusterMount } from '../../../api/workitem.js';
 import { OperationError } from '../../operations/errors.js';
 import type { OperationContext } from '../driver.js';
+import { volfileKey, volfileSocket } from '../../gluster/volfile-server.js';
 import { safeName } from '../paths.js';
 
 const run = promisify(execFile);
@@ -89,14 +91,16 @@ async function unmount(dir: string): Promise<void> {
 }
 
 /** Mounts the volume at `dir` with the client volfile, and waits until it answers. */
-async function mount(m: WorkItemGlusterMount, dir: string, rd: string, ctx: OperationContext): Promise<void> {
+async function mount(namespace: string, volumeName: string, m: WorkItemGlusterMount, dir: string, rd: string, ctx: OperationContext): Promise<void> {
   const volfile = path.join(rd, 'client.vol');
   fs.writeFileSync(`${volfile}.tmp`, m.volfile);
   fs.renameSync(`${volfile}.tmp`, volfile);
   fs.mkdirSync(dir, { recursive: true });
   const log = path.join(rd, 'client.log');
   try {
-    await run('glusterfs', ['--process-name', 'fuse', '-f', volfile, '-p', path.join(rd, 'client.pid'), '-l', log, dir], { signal: ctx.signal });
+    // From the agent's volfile server, not -f: it tells the mount when a brick moved, and the mount switches graphs.
+    const server = ['-s', volfileSocket(ctx.dataDir), '--volfile-server-transport', 'unix', '--volfile-id', volfileKey(namespace, volumeName)];
+    await run('glusterfs', ['--process-name', 'fuse', ...server, '-p', path.join(rd, 'client.pid'), '-l', log, dir], { signal: ctx.signal });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new OperationError('DriverUnavailable', `glusterfs is not installed on node ${ctx.nodeName}`, `install glusterfs-client on node ${ctx.nodeName} (hack/install-gluster.sh)`);
     throw new OperationError('CommandFailed', `mounting gluster volume ${m.volume} at ${dir} on node ${ctx.nodeName} failed: ${(err as Error).message}`, `see ${log} on node ${ctx.nodeName}`, { cause: err });
@@ -127,7 +131,7 @@ export async function attachGluster(namespace: string, volumeName: string, m: Wo
     fs.writeFileSync(path.join(rd, 'users', user), '');
     if (isMountPoint(dir) && answers(dir)) return;
     await unmount(dir);
-    await mount(m, dir, rd, ctx);
+    await mount(namespace, volumeName, m, dir, rd, ctx);
   }, ctx.signal);
   return dir;
 }

@@ -6,8 +6,13 @@
  * again on another node and reads the same bytes through that node's
  * mount; the Volume says Degraded, its lost brick is recreated on the
  * fourth node and healed there (same checksum on the new brick), and the
- * Volume is Ready again. Deleting the instance and the Volume leaves no
- * brick, mount or directory behind on the nodes still up.
+ * Volume is Ready again (acceptance 1). A brick's node down while the
+ * instance writes on: the pending heals show in the Volume's status and go
+ * to zero once it is back, with what was written meanwhile on its brick
+ * (acceptance 2). Two of three bricks down: writes fail, the Volume says
+ * QuorumLost with a hint, and nothing is lost after they return
+ * (acceptance 3). Deleting the instance and the Volume leaves no brick,
+ * mount or directory behind on the nodes still up (acceptance 6).
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -30,13 +35,14 @@ const MARKER = `cairn-glf-e2e-${process.pid}`;
 const NODES = ['node-a', 'node-b', 'node-c', 'node-d'];
 const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
-/** Writes known.bin once (with its checksum beside it); on every start records what it reads back, per node, then ticks. */
+/** Writes known.bin once (with its checksum beside it); on every start records what it reads back, per node, then appends to log.txt. */
 function writerCommand(): string[] {
   const script = [
     'cd "$CAIRN_VOLUME_DATA" || exit 1',
     '[ -f known.bin ] || { head -c 4194304 /dev/urandom > known.tmp && sync known.tmp && mv known.tmp known.bin && sha256sum known.bin | cut -d" " -f1 > known.sum; }',
     'sha256sum known.bin | cut -d" " -f1 > "read.tmp" && mv read.tmp "read-on-$CAIRN_NODE"',
-    `while true; do sleep 0.5; done # ${tag(MARKER, 'writer')}`,
+    // Then one line every 0.2 s, for as long as writes succeed (they fail without quorum).
+    `while true; do date +%s%N >> log.txt 2>/dev/null; sleep 0.2; done # ${tag(MARKER, 'writer')}`,
   ].join('\n');
   return ['sh', '-c', script];
 }
@@ -116,6 +122,68 @@ describe('system: a gluster Volume fails over with its data, and its lost brick 
     expect(v.status?.conditions?.find((c) => c.type === 'Degraded')).to.include({ status: 'False' });
     const newBrick = path.join(dir, spare, 'bricks', NS, `data-${brickOn(v, spare)!.index}`);
     expect(sha(path.join(newBrick, 'known.bin')), 'the replaced brick healed').to.equal(written);
+  });
+
+  const instanceNode = async () => (await client.get('Instance', NS, 'writer'))!.status!.nodeName!;
+  const brickPath = (v: Volume, node: string) => path.join(dir, node, 'bricks', NS, `data-${v.status!.replicas!.find((r) => r.nodeName === node)!.index}`);
+  const totalPendingHeals = (v: Volume) => (v.status?.replicas ?? []).reduce((n, r) => n + (r.brick?.pendingHeals ?? 0), 0);
+  /** The machine of a node goes down: agent, bricks and mounts killed (-9). */
+  const down = async (node: string) => {
+    await agents.get(node)!.kill9();
+    killGlusterUnder(path.join(dir, node));
+    agents.delete(node);
+  };
+  const up = async (node: string) => {
+    agents.set(node, await startAgentProcess({ kubeconfig: server.kubeconfig, cluster: NS, nodeName: node, dataDir: path.join(dir, node), heartbeatInterval: '2s', leaseDuration: '10s' }));
+  };
+  const lastLine = (file: string) => fs.readFileSync(file, 'utf8').trim().split('\n').pop()!;
+
+  it('a brick\'s node down while writes go on: pending heals show in the Volume, then go to zero once it is back, its brick holding what was written meanwhile', async () => {
+    // Keep the brick where it is while its node is away (no replacement): this is about healing it.
+    await client.patch('Cluster', undefined, NS, { spec: { failover: { recreateLostReplicas: false } } });
+    const writerOn = await instanceNode();
+    const v = await volume();
+    const away = v.status!.replicas!.map((r) => r.nodeName!).find((n) => n !== writerOn)!;
+    const mount = path.join(dir, writerOn, 'mounts', NS, 'data');
+    await down(away);
+    await eventually('pending heals in the Volume status', async () => totalPendingHeals(await volume()) > 0, 20_000, 200);
+    const writtenWhileAway = lastLine(path.join(mount, 'log.txt'));
+    await up(away);
+    await eventually('the Volume Ready with nothing to heal', async () => {
+      const now = await volume();
+      return now.status?.phase === 'Ready' && totalPendingHeals(now) === 0;
+    }, 60_000, 200).catch(async (err: Error) => {
+      throw new Error(`${err.message}; last seen: ${JSON.stringify((await volume()).status)}`);
+    });
+    expect(fs.readFileSync(path.join(brickPath(await volume(), away), 'log.txt'), 'utf8')).to.include(writtenWhileAway);
+  });
+
+  it('two of three bricks down: writes fail, the Volume says QuorumLost with a hint, and nothing is lost once they return', async () => {
+    const writerOn = await instanceNode();
+    const mount = path.join(dir, writerOn, 'mounts', NS, 'data');
+    const others = (await volume()).status!.replicas!.map((r) => r.nodeName!).filter((n) => n !== writerOn);
+    const before = fs.readFileSync(path.join(mount, 'log.txt'), 'utf8');
+    for (const n of others) await down(n);
+    await eventually('QuorumLost', async () => (await volume()).status?.conditions?.some((c) => c.type === 'Degraded' && c.reason === 'QuorumLost') === true, 30_000, 200);
+    const v = await volume();
+    expect(v.status?.message).to.include('too few for quorum').and.include('restart the node or its agent');
+    expect(() => fs.writeFileSync(path.join(mount, 'probe.txt'), 'x'), 'a write without quorum').to.throw(/ENOTCONN|EROFS|EIO/);
+    for (const n of others) await up(n);
+    await eventually('the Volume Ready again', async () => {
+      const now = await volume();
+      return now.status?.phase === 'Ready' && totalPendingHeals(now) === 0;
+    }, 60_000, 200);
+    // The mount reconnects to the returned bricks by itself (its clients retry every few seconds).
+    const after = await until('the mount reads again', async () => {
+      try {
+        return fs.readFileSync(path.join(mount, 'log.txt'), 'utf8');
+      } catch {
+        return undefined;
+      }
+    }, 30_000, 200);
+    expect(after.startsWith(before), 'what was written before is all there').to.equal(true);
+    const written = fs.readFileSync(path.join(mount, 'known.sum'), 'utf8').trim();
+    for (const r of (await volume()).status!.replicas!) expect(sha(path.join(brickPath(await volume(), r.nodeName!), 'known.bin')), `known.bin on ${r.nodeName}`).to.equal(written);
   });
 
   it('deleting the instance and the Volume leaves no brick, mount or directory on the nodes still up', async () => {
