@@ -9,7 +9,8 @@
 #   - and, when a virtio disk is attached (/dev/vda), writes a boot record to
 #     its first sector, a 1 MiB pattern at offset 1 MiB, and each heartbeat
 #     to its second sector, so a test can find on a node's replica what the
-#     guest wrote.
+#     guest wrote; before that it prints what the second sector held
+#     (CAIRN-DISK-FOUND), so a VM started again shows what it kept.
 # Installs qemu-system-x86, qemu-utils, linux-image-cloud-amd64 and
 # busybox-static from Debian's packages when missing (as root). Nothing is
 # downloaded from anywhere else. Idempotent: an up-to-date guest is reused.
@@ -22,7 +23,7 @@ set -euo pipefail
 out=${CAIRN_GUEST_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cairn/test-guest}
 packages=(qemu-system-x86 qemu-utils linux-image-cloud-amd64 busybox-static cpio)
 # Bump when the init script changes, so cached guests are rebuilt.
-guest_version=4
+guest_version=5
 
 missing=()
 for p in "${packages[@]}"; do
@@ -81,6 +82,8 @@ if grep -qs 0x0002 /sys/bus/virtio/devices/*/device; then
 fi
 boot=$(uptime)
 if [ -b /dev/vda ]; then
+  # What the last run left in its heartbeat sector: a VM failed over shows it kept its disk.
+  echo "CAIRN-DISK-FOUND $(dd if=/dev/vda bs=512 skip=1 count=1 2>/dev/null | tr -d '\000' | head -n1)"
   printf 'CAIRN-DISK boot uptime=%s\n' "$boot" | dd of=/dev/vda bs=512 conv=sync,fsync 2>/dev/null
   yes "cairn-test-pattern-$boot" | head -c 1048576 | dd of=/dev/vda bs=1M seek=1 conv=fsync 2>/dev/null
   echo "CAIRN-DISK-WRITTEN uptime=$(uptime)"
