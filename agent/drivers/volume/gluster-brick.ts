@@ -25,18 +25,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { brickDataPath } from '../../../api/names.js';
+import { formatQuantity, parseQuantity } from '../../../api/quantity.js';
 import type { NodeDriver } from '../../../api/node.js';
 import type { WorkItem, WorkItemBrickSpec } from '../../../api/workitem.js';
 import { classify, OperationError } from '../../operations/errors.js';
 import type { Driver, DriverEnv, Observation, OperationContext } from '../driver.js';
 import { ownerKey, safeName } from '../paths.js';
-import { stopClient, waitForMount } from './gluster-mount.js';
+import { ensureBrickFilesystem, removeBrickFilesystem, usableBytes } from './brick-filesystem.js';
+import { isMountPoint, stopClient, waitForMount } from './gluster-mount.js';
 
 const run = promisify(execFile);
 const STOP_GRACE_MS = 5_000;
 const XATTR = 'trusted.glusterfs.volume-id';
 /** GF_CLIENT_PID_ADD_REPLICA_MOUNT: the only client pid AFR (GlusterFS 10) lets set trusted.replace-brick. */
 const ADD_REPLICA_MOUNT_PID = -12;
+/** In the run dir: the brick's filesystem image (brick-filesystem.ts). */
+const IMAGE_FILE = 'brick.img';
 /** In the run dir: when the brick joined its volume (joinOnce). */
 const JOINED_FILE = 'joined';
 
@@ -109,6 +113,24 @@ export function blamingFiles(dump: string): number {
   return dump.split(/^# file: /m).filter((block) => /^trusted\.afr\.(?!dirty=)[^=]+=0x(?!0+$)[0-9a-f]+$/m.test(block)).length;
 }
 
+/** The bytes the brick must hold: the WorkItem's size. */
+function sizeBytes(item: WorkItem): number {
+  const spec = item.spec.volumeReplica!;
+  try {
+    return parseQuantity(spec.size);
+  } catch (err) {
+    throw new OperationError('InvalidSpec', `size of volume ${spec.volumeName}: ${(err as Error).message}`, 'fix spec.size of the Volume', { cause: err });
+  }
+}
+
+/** The size status of the brick's filesystem: spec.size once it holds that much; unset while it is not mounted. */
+function sizeStatus(item: WorkItem, brickPath: string): { size?: string; sizeBytes?: number; sized: boolean } {
+  if (!isMountPoint(brickPath)) return { sized: false };
+  const usable = usableBytes(brickPath);
+  const sized = usable >= sizeBytes(item);
+  return { size: sized ? item.spec.volumeReplica!.size : formatQuantity(usable), sizeBytes: usable, sized };
+}
+
 function view(item: WorkItem, dataDir: string): Observation {
   const { brick, runDir, what } = brickTarget(item, dataDir);
   const pid = runningPid(runDir);
@@ -117,12 +139,15 @@ function view(item: WorkItem, dataDir: string): Observation {
   // The self-heal daemon runs exactly when the spec has its volfile, and runs that one.
   const shdRight = brick.shdVolfile ? !!shd && readText(files(runDir, 'shd').volfile) === brick.shdVolfile : !shd;
   const joinedAt = readText(path.join(runDir, JOINED_FILE))?.trim();
-  const status = { volumeReplica: { path: brick.path, brick: { state: pid ? ('Running' as const) : ('Stopped' as const), port: brick.port, selfHeal: shd ? ('Running' as const) : ('Stopped' as const), ...(pid ? { pid, pendingHeals: pendingHeals(brick.path) } : {}), ...(joinedAt ? { joinedAt } : {}) } } };
-  if (pid && current && shdRight && (joinedAt || !brick.clientVolfile)) return { converged: true, message: `${what} runs (pid ${pid}, port ${brick.port})`, ...status };
-  if (pid && current && shdRight) return { converged: false, action: 'start', message: `${what} runs and has yet to join its volume`, ...status };
-  if (pid && current) return { converged: false, action: 'start', message: `the self-heal daemon of ${what} is not as its spec says`, ...status };
-  if (pid) return { converged: false, action: 'restart', message: `${what} runs an older volfile`, ...status };
-  return { converged: false, action: 'start', message: `${what} is not running`, ...status };
+  const { sized, ...size } = sizeStatus(item, brick.path);
+  const state = pid ? ('Running' as const) : ('Stopped' as const);
+  const status = { volumeReplica: { path: brick.path, ...size, brick: { state, port: brick.port, selfHeal: shd ? ('Running' as const) : ('Stopped' as const), ...(pid ? { pid, pendingHeals: pendingHeals(brick.path) } : {}), ...(joinedAt ? { joinedAt } : {}) } } };
+  if (!pid) return { converged: false, action: 'start', message: `${what} is not running`, ...status };
+  if (!current) return { converged: false, action: 'restart', message: `${what} runs an older volfile`, ...status };
+  if (!sized) return { converged: false, action: 'resize', message: `the filesystem of ${what} is growing to ${item.spec.volumeReplica!.size}`, ...status };
+  if (!shdRight) return { converged: false, action: 'start', message: `the self-heal daemon of ${what} is not as its spec says`, ...status };
+  if (!joinedAt && brick.clientVolfile) return { converged: false, action: 'start', message: `${what} runs and has yet to join its volume`, ...status };
+  return { converged: true, message: `${what} runs (pid ${pid}, port ${brick.port}, ${item.spec.volumeReplica!.size})`, ...status };
 }
 
 async function observe(item: WorkItem, env: DriverEnv): Promise<Observation> {
@@ -234,8 +259,12 @@ async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observatio
   try {
     const before = view(item, ctx.dataDir);
     if (before.converged) return before;
-    fs.mkdirSync(path.join(brick.path, '.glusterfs'), { recursive: true, mode: 0o755 });
     fs.mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    await ensureBrickFilesystem(path.join(runDir, IMAGE_FILE), brick.path, sizeBytes(item), ctx, async () => {
+      await stop('shd', runDir, ctx);
+      await stop('brick', runDir, ctx);
+    });
+    fs.mkdirSync(path.join(brick.path, '.glusterfs'), { recursive: true, mode: 0o755 });
     await stampVolumeId(brick, ctx.nodeName);
     if (before.action === 'restart') await stop('brick', runDir, ctx);
     if (!runningPid(runDir)) await start('brick', brick.volfile, brick, runDir, ctx);
@@ -260,8 +289,10 @@ async function remove(item: WorkItem, ctx: OperationContext): Promise<void> {
   try {
     await stop('shd', runDir, ctx);
     await stop('brick', runDir, ctx);
+    // Retain keeps the filesystem mounted on the brick directory, and its image, so the data stays where it was.
+    if (item.spec.volumeReplica?.reclaimPolicy === 'Retain') return ctx.log.info('brick data retained (reclaimPolicy Retain)', { path: brick.path, image: path.join(runDir, IMAGE_FILE) });
+    await removeBrickFilesystem(path.join(runDir, IMAGE_FILE), brick.path, ctx);
     fs.rmSync(runDir, { recursive: true, force: true });
-    if (item.spec.volumeReplica?.reclaimPolicy === 'Retain') return ctx.log.info('brick data retained (reclaimPolicy Retain)', { path: brick.path });
     fs.rmSync(brick.path, { recursive: true, force: true });
     ctx.log.info('brick deleted', { path: brick.path });
   } catch (err) {

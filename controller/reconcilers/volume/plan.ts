@@ -17,6 +17,9 @@ import { joinSettlesInMs, volumeStatus, type ReplicaSlot, type SpecProblem } fro
 import { clientVolfile, shdVolfile } from './volfiles.js';
 import { desiredReplicaWorkItem, type BrickHome, type LayoutVolfiles } from './workitem-spec.js';
 
+/** How long a brick that grew must have run again before the next one may grow: clients reconnect every 3 s. */
+const GROWN_SETTLE_MS = 5_000;
+
 /** Everything the plan looks at. */
 export interface VolumeObserved {
   volume: Volume;
@@ -54,7 +57,8 @@ export function planVolume(o: VolumeObserved): Plan<VolumeStatus> {
   }
   const unplaced = placeMissing(o, slots, size, actions);
   const status = volumeStatus(o, slots, size, problems, unplaced);
-  return { actions, status, requeueAfterMs: earliest(requeueAfterMs, joinSettlesInMs(status.replicas ?? [], o.now)) };
+  const growing = slots.some((s) => s.workItem && s.workItem.spec.volumeReplica?.size !== size) ? growthSettlesInMs(o, size) : undefined;
+  return { actions, status, requeueAfterMs: earliest(earliest(requeueAfterMs, joinSettlesInMs(status.replicas ?? [], o.now)), growing) };
 }
 
 /** The size and replica count to carry out: the spec's, unless it shrinks what exists. */
@@ -108,11 +112,38 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
     actions.push({ type: 'event', eventType: 'Warning', reason: 'ReplicaLost', message: `replica ${index} on lost node ${wi.spec.nodeName} is recreated on another node` });
     return { slot: { index, lostOn: wi.spec.nodeName } };
   }
-  const desired = desiredReplicaWorkItem(o.volume, index, wi.spec.nodeName, size, o.brickHome(wi.spec.nodeName, wi), layout);
+  const desired = desiredReplicaWorkItem(o.volume, index, wi.spec.nodeName, rollingSize(o, wi, size), o.brickHome(wi.spec.nodeName, wi), layout);
   if (wi.metadata.annotations?.[SPEC_HASH_ANNOTATION] !== desired.metadata.annotations?.[SPEC_HASH_ANNOTATION]) {
     actions.push({ type: 'updateWorkItem', workItem: mergeWorkItem(wi, desired) });
   }
   return { slot: { index, workItem: wi, unreachable: node.unreachable }, requeueAfterMs: node.unreachable ? node.lostInMs + 100 : undefined };
+}
+
+/**
+ * The size a replica's WorkItem gets. Driver gluster grows one brick at a time, lowest index first: a
+ * brick may stop for a moment to grow (offline resize), and the next waits until the last has reported
+ * the new size for GROWN_SETTLE_MS, long enough for every client to have reconnected to it (they retry
+ * every 3 s), so the others always keep quorum. Files, and bricks already asked for the size, get it at once.
+ */
+function rollingSize(o: VolumeObserved, wi: WorkItem, size: string): string {
+  const asked = (w: WorkItem) => w.spec.volumeReplica?.size;
+  if (o.volume.spec.driver !== 'gluster' || asked(wi) === size) return size;
+  const bricks = o.workItems.filter((w) => !w.metadata.deletionTimestamp && w.spec.volumeReplica);
+  const next = bricks.filter((w) => asked(w) !== size).sort((a, b) => a.spec.volumeReplica!.index - b.spec.volumeReplica!.index)[0];
+  return growthSettlesInMs(o, size) === undefined && next === wi ? size : (asked(wi) ?? size);
+}
+
+/** How long until the brick growing to `size` has settled (undefined: none is growing or settling). */
+function growthSettlesInMs(o: VolumeObserved, size: string): number | undefined {
+  let wait: number | undefined;
+  for (const w of o.workItems) {
+    if (w.metadata.deletionTimestamp || w.spec.volumeReplica?.size !== size || o.volume.spec.driver !== 'gluster') continue;
+    const s = w.status;
+    if (s?.volumeReplica?.size !== size) return GROWN_SETTLE_MS;
+    const left = Date.parse(s.finishedAt ?? '') + GROWN_SETTLE_MS - o.now;
+    if (left > 0) wait = Math.max(wait ?? 0, left);
+  }
+  return wait;
 }
 
 /** Creates WorkItems for slots without one; returns the scheduler's message when some stay unplaced. */

@@ -32,11 +32,11 @@ function replicaState(slot: ReplicaSlot, size: string): { state: ReplicaState; m
   const s = w.status;
   if (s?.phase === 'Failed') return { state: 'Failed', message: [s.lastError?.message, s.lastError?.hint].filter(Boolean).join(' Hint: ') };
   const current = s?.observedGeneration === w.metadata.generation;
-  // A brick is ready when it runs (its size is not enforced yet: #14); a file when it has the size.
+  // A replica is ready at its size; a brick also when it runs and has joined.
   const brick = s?.volumeReplica?.brick;
   // A new brick is empty until it has joined: only then do the others owe it the data.
   const joining = !!w.spec.volumeReplica?.brick?.clientVolfile && !brick?.joinedAt;
-  if (s?.phase === 'Done' && current && (brick ? brick.state === 'Running' && !joining : s.volumeReplica?.size === size)) return { state: 'Ready' };
+  if (s?.phase === 'Done' && current && s.volumeReplica?.size === size && (!brick || (brick.state === 'Running' && !joining))) return { state: 'Ready' };
   if (brick?.state === 'Running' && joining) return { state: 'Creating', message: 'the brick runs and is joining its volume' };
   if (s?.volumeReplica?.sizeBytes) return { state: 'Resizing' };
   return { state: 'Creating', ...(slot.unreachable ? { message: `node ${w.spec.nodeName} is unreachable` } : {}) };

@@ -16,7 +16,7 @@ import { freePort } from '../../../apiserver/util/free-port.js';
 import { brickVolfile, clientVolfile, type GlusterLayout } from '../../../controller/reconcilers/volume/volfiles.js';
 import { alive, type AgentProcess } from '../../support/agent-process.js';
 import { eventually } from '../../support/eventually.js';
-import { mountVolume, unmount, type GlusterProcess } from '../../support/gluster.js';
+import { killGlusterUnder, mountVolume, unmount, type GlusterProcess } from '../../support/gluster.js';
 import { replicaWorkItem, useAgentE2E } from './harness.js';
 
 const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
@@ -54,11 +54,8 @@ describe('cairn agent end to end: gluster bricks (issue 14)', function () {
   after(async () => {
     if (mnt) unmount(mnt);
     await mount?.stop();
-    // A brick the test left (a failed assertion) must not outlive it.
-    for (const d of dataDirs) {
-      const pidfile = path.join(d, 'gluster', ns, `${volume}-${dataDirs.indexOf(d)}`, 'brick.pid');
-      if (fs.existsSync(pidfile)) try { process.kill(Number(fs.readFileSync(pidfile, 'utf8')), 'SIGKILL'); } catch { /* gone */ }
-    }
+    // A brick the test left (a failed assertion) must not outlive it, nor its filesystem's mount.
+    for (const d of dataDirs) killGlusterUnder(d);
   });
 
   it('runs one brick per agent, reported Running with its pid and port, and a mount writes the same bytes to all three', async () => {

@@ -7,7 +7,9 @@
  * writes the same bytes to all three; each agent runs a self-heal daemon
  * next to its brick, so a brick killed while writes go on is restarted by
  * its agent and healed, its pending heals going to zero in the WorkItems'
- * status; deleting the Volume stops every brick and removes its directory.
+ * status; a 64Mi Volume refuses writes past its size (ENOSPC) and grows
+ * to 128Mi online, one brick at a time, while writes go on without an
+ * error; deleting the Volume stops every brick and removes its directory.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -21,7 +23,7 @@ import type { WorkItem } from '../../../api/workitem.js';
 import { clientVolfile } from '../../../controller/reconcilers/volume/volfiles.js';
 import { alive, startAgentProcess, type AgentProcess } from '../../support/agent-process.js';
 import { eventually } from '../../support/eventually.js';
-import { mountVolume, unmount, type GlusterProcess } from '../../support/gluster.js';
+import { killGlusterUnder, mountVolume, unmount, type GlusterProcess } from '../../support/gluster.js';
 import { startServerProcess, type ServerProcess } from '../../support/server-process.js';
 
 const NS = 'glv';
@@ -52,7 +54,7 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
     if (mnt) unmount(mnt);
     await mount?.stop();
     for (const a of agents) await a.stop(3000).catch(() => undefined);
-    for (const w of await bricks().catch(() => [])) if (w.status?.volumeReplica?.brick?.pid) try { process.kill(w.status.volumeReplica.brick.pid, 'SIGKILL'); } catch { /* gone */ }
+    for (const n of ['node-a', 'node-b', 'node-c']) killGlusterUnder(path.join(dir, n));
     await server?.cleanup();
     fs.rmSync(dir, { recursive: true, force: true });
   });
@@ -87,6 +89,56 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
       return back?.state === 'Running' && back.pid !== victim.status!.volumeReplica!.brick!.pid && fs.existsSync(path.join(victim.spec.volumeReplica!.brick!.path, 'while-down.bin')) && sha(path.join(victim.spec.volumeReplica!.brick!.path, 'while-down.bin')) === sha(path.join(mnt!, 'while-down.bin'));
     }, 60_000, 250);
     await eventually('no pending heals reported', async () => (await bricks()).every((w) => w.status?.volumeReplica?.brick?.pendingHeals === 0), 60_000, 250);
+  });
+
+  it('enforces size: ENOSPC past it; growing it online (one brick at a time) keeps writes going and makes the room', async () => {
+    unmount(mnt);
+    await mount?.stop();
+    await client.create('Volume', { metadata: { name: 'small', namespace: NS }, spec: { size: '64Mi', replicas: 3, driver: 'gluster' } } as Volume);
+    await eventually('small Ready', async () => (await client.get('Volume', NS, 'small'))?.status?.phase === 'Ready', 60_000, 200);
+    const items = (await client.list('WorkItem', { namespace: NS })).items.filter((w: WorkItem) => w.spec.owner.name === 'small').sort((a, b) => a.spec.volumeReplica!.index - b.spec.volumeReplica!.index);
+    const layout = { volume: items[0]!.spec.volumeReplica!.brick!.volume, volumeId: items[0]!.spec.volumeReplica!.brick!.volumeId, bricks: items.map((w) => ({ host: '127.0.0.1', port: w.spec.volumeReplica!.brick!.port, path: w.spec.volumeReplica!.brick!.path })) };
+    mnt = path.join(dir, 'mnt-small');
+    mount = await mountVolume(clientVolfile(layout), mnt, dir);
+    const fill = (name: string, mib: number) => {
+      const fd = fs.openSync(path.join(mnt!, name), 'w');
+      try {
+        for (let i = 0; i < mib; i++) fs.writeSync(fd, randomBytes(2 ** 20));
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+    };
+    expect(() => fill('big.bin', 80), '80 MiB into 64Mi').to.throw(/ENOSPC/);
+    fs.rmSync(path.join(mnt, 'big.bin'), { force: true });
+    fill('half.bin', 32);
+
+    let writeErrors = 0;
+    let writes = 0;
+    const writer = setInterval(() => {
+      try {
+        fs.appendFileSync(path.join(mnt!, 'during.log'), `${writes++}\n`);
+      } catch {
+        writeErrors++;
+      }
+    }, 50);
+    try {
+      await client.patch('Volume', NS, 'small', { spec: { size: '128Mi' } });
+      await eventually('small Ready at 128Mi', async () => {
+        const v = await client.get('Volume', NS, 'small');
+        return v?.status?.phase === 'Ready' && v.status.replicas!.every((r) => r.size === '128Mi');
+      }, 90_000, 200);
+    } finally {
+      clearInterval(writer);
+    }
+    expect(writeErrors, `write errors while growing (of ${writes})`).to.equal(0);
+    expect(writes).to.be.greaterThan(10);
+    fill('more.bin', 80);
+    expect(fs.statSync(path.join(mnt, 'more.bin')).size).to.equal(80 * 2 ** 20);
+    unmount(mnt);
+    await mount.stop();
+    mount = undefined;
+    await client.delete('Volume', NS, 'small');
   });
 
   it('deleting the Volume stops every brick and removes its directory', async () => {

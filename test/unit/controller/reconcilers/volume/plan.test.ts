@@ -6,7 +6,7 @@ import type { Volume, VolumeReplicaStatus } from '../../../../../api/volume.js';
 import type { WorkItemStatus } from '../../../../../api/workitem.js';
 import { planVolume } from '../../../../../controller/reconcilers/volume/plan.js';
 import { scheduleVolumeReplicas } from '../../../../../controller/scheduler/index.js';
-import { GONE, LOST, NS, cluster, events, ofType, replicaDone, replicaWorkItem, unreachable, volume, volumeObserved } from '../builders.js';
+import { GONE, LOST, NOW, NS, cluster, events, ofType, replicaDone, replicaWorkItem, unreachable, volume, volumeObserved } from '../builders.js';
 
 const cond = (conditions: Array<{ type: string }> | undefined, type: string) => conditions?.find((c) => c.type === type) as { status: string; reason: string; message: string } | undefined;
 
@@ -152,7 +152,7 @@ describe('planVolume', () => {
     });
 
     describe('status', () => {
-      const running = (pendingHeals = 0): WorkItemStatus => ({ observedGeneration: 1, phase: 'Done', volumeReplica: { path: '/p', brick: { state: 'Running', port: 49152, pendingHeals } } });
+      const running = (pendingHeals = 0): WorkItemStatus => ({ observedGeneration: 1, phase: 'Done', volumeReplica: { path: '/p', size: '10Gi', brick: { state: 'Running', port: 49152, pendingHeals } } });
       const bricks = (vol: Volume, heals: number[]) => ['a', 'b', 'c'].map((n, i) => replicaWorkItem(vol, i, n, { status: running(heals[i]) }));
       const address = (n: string) => `10.0.0.${n.charCodeAt(0) - 96}`;
 
@@ -197,6 +197,27 @@ describe('planVolume', () => {
         expect(cond(settling.status.conditions, 'Degraded')).to.include({ reason: 'HealPending' });
         expect(settling.requeueAfterMs).to.equal(4000);
         expect(planVolume(volumeObserved(vol, { workItems: joined(o.now - 6000), nodeAddress: address })).status.phase).to.equal('Ready');
+      });
+
+      it('grows one brick at a time, lowest index first, the next once the last reports the new size', () => {
+        const small = gluster();
+        const grown = { ...small, spec: { ...small.spec, size: '20Gi' } };
+        const at = (sizes: Array<[asked: string, reported: string, finishedAgoMs?: number]>) => sizes.map(([asked, reported, ago], i) => {
+          const finishedAt = ago === undefined ? {} : { finishedAt: new Date(NOW - ago).toISOString() };
+          return replicaWorkItem(grown, i, ['a', 'b', 'c'][i]!, { size: asked, status: { ...running(), ...finishedAt, volumeReplica: { path: '/p', size: reported, brick: { state: 'Running', port: 49152, pendingHeals: 0 } } } });
+        });
+        const plan = (ws: ReturnType<typeof at>) => planVolume(volumeObserved(grown, { workItems: ws, nodeAddress: address }));
+        const asked = (ws: ReturnType<typeof at>) => ofType(plan(ws).actions, 'updateWorkItem').map((a) => [a.workItem.spec.volumeReplica!.index, a.workItem.spec.volumeReplica!.size]);
+        // (Every WorkItem is updated anyway here: the builders' bricks lack the layout volfiles.)
+        expect(asked(at([['10Gi', '10Gi'], ['10Gi', '10Gi'], ['10Gi', '10Gi']]))).to.deep.equal([[0, '20Gi'], [1, '10Gi'], [2, '10Gi']]);
+        // Brick 0 is growing: the others wait.
+        expect(asked(at([['20Gi', '10Gi'], ['10Gi', '10Gi'], ['10Gi', '10Gi']]))).to.deep.equal([[0, '20Gi'], [1, '10Gi'], [2, '10Gi']]);
+        // Brick 0 grew 1 s ago: clients may not have reconnected to it yet; the plan looks again once they have.
+        const settling = at([['20Gi', '20Gi', 1000], ['10Gi', '10Gi'], ['10Gi', '10Gi']]);
+        expect(asked(settling)).to.deep.equal([[0, '20Gi'], [1, '10Gi'], [2, '10Gi']]);
+        expect(plan(settling).requeueAfterMs).to.equal(4000);
+        // Brick 0 grew 6 s ago: brick 1 is next.
+        expect(asked(at([['20Gi', '20Gi', 6000], ['10Gi', '10Gi'], ['10Gi', '10Gi']]))).to.deep.equal([[0, '20Gi'], [1, '20Gi'], [2, '10Gi']]);
       });
 
       it('keeps a lost brick\'s last address and path while it is recreated (clients still name it)', () => {
