@@ -64,6 +64,8 @@ export const PROGRESS_REASONS: ReadonlySet<string> = new Set([
   // A run that ended and is restarted, or that finished cleanly (exit 0 under Never/OnFailure): not stuck.
   'Restarting',
   'Completed',
+  // A gluster Volume copying entries onto a brick that was away: its progress shows in the state line.
+  'HealPending',
 ]);
 
 /** Unknown-status reasons that are failures: the node stopped renewing its heartbeat. */

@@ -61,6 +61,8 @@ const BY_REASON: Record<string, (c: HintContext) => string> = {
   ReplicaReductionNotSupported: () => 'set spec.replicas back to the number of replicas that exist',
   ReplicaFailed: (c) => `see why on the replica's WorkItem: cairn failures${ns(c)}, or cairn describe volume ${c.name}${ns(c)}`,
   Degraded: (c) => `a replica is not ready: cairn describe volume ${c.name}${ns(c)} shows which one and why`,
+  BrickOffline: (c) => `bring the brick's node or agent back (cairn get nodes${ns(c)}); writes go on meanwhile and are healed onto it when it returns, and a node lost for good gets its brick replaced`,
+  QuorumLost: (c) => `bring back the nodes of the offline bricks (cairn describe volume ${c.name}${ns(c)} names them): until most bricks run, reads and writes fail; nothing written before is lost`,
   CrashLoopBackOff: (c) => `the program keeps exiting: read its log (status.logPath of instance ${c.name}) and fix spec.process`,
   Exited: (c) => `the program exited: read its log (status.logPath of instance ${c.name}); set spec.restartPolicy to restart it`,
   Fenced: () => 'the agent could not renew the fencing lease: check that it reaches the apiserver; the instance restarts once it does',

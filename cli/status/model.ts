@@ -192,6 +192,10 @@ export function stateOf(key: StatusKey, obj: StatusObject): string {
     return w.status?.lastError && phase === 'Failed' ? `${phase} (${w.status.lastError.reason})` : phase;
   }
   const phase = (obj.status as { phase?: string } | undefined)?.phase ?? 'Pending';
+  if (key === 'volumes') {
+    const heal = healProgress(obj as Volume);
+    if (heal) return `${phase} (${heal})`;
+  }
   if (key === 'nodes' && ((obj as Node).spec?.unschedulable || (obj as Node).spec?.drain)) return `${phase},SchedulingDisabled`;
   const failing = obj.status?.conditions?.find(isFailureCondition);
   return failing && failing.reason !== phase ? `${phase} (${failing.reason})` : phase;
@@ -222,4 +226,11 @@ export function stateChange(key: StatusKey, before: StatusObject | undefined, af
   if (from === to) return undefined;
   if (key === 'workItems' && !from?.startsWith('Failed') && !to?.startsWith('Failed')) return undefined;
   return { kind: KIND_WORDS[key], namespace: obj.metadata.namespace, name: obj.metadata.name ?? '', from, to };
+}
+
+/** `healing, 12 entries left` while a gluster Volume heals (reason HealPending): the count falls as the heal goes on. */
+function healProgress(v: Volume): string | undefined {
+  if (v.status?.conditions?.find((c) => c.type === 'Degraded' && c.status === 'True')?.reason !== 'HealPending') return undefined;
+  const left = (v.status.replicas ?? []).reduce((n, r) => n + (r.brick?.pendingHeals ?? 0), 0);
+  return `healing, ${left} ${left === 1 ? 'entry' : 'entries'} left`;
 }

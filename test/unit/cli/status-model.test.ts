@@ -102,6 +102,18 @@ describe('status model', () => {
       expect(stateOf('workItems', workItem('web-1', 'a', 'Failed', { reason: 'NoSpace', message: 'disk full' }))).to.equal('Failed (NoSpace)');
     });
 
+    it('a gluster Volume healing: the entries left, so the watch logs the heal\'s progress; not a failure', () => {
+      const healing = (left: number[]) => {
+        const v = volume('data');
+        const replicas = left.map((n, index) => ({ index, state: 'Ready' as const, brick: { port: 49152, pendingHeals: n } }));
+        const conditions = [{ type: 'Degraded', status: 'True' as const, reason: 'HealPending', message: 'x', lastTransitionTime: '2024-01-01T00:00:00Z' }];
+        return { ...v, status: { ...v.status, phase: 'Degraded' as const, replicas, conditions } };
+      };
+      expect(stateOf('volumes', healing([7, 5, 0]))).to.equal('Degraded (healing, 12 entries left)');
+      expect(stateChange('volumes', healing([7, 5, 0]), healing([1, 0, 0]))).to.deep.include({ from: 'Degraded (healing, 12 entries left)', to: 'Degraded (healing, 1 entry left)' });
+      expect(summarize(objects({ volumes: [healing([3])] })).failures).to.deep.equal([]);
+    });
+
     it('Pending → Running', () => {
       const change = stateChange('instances', instance('web', { phase: 'Pending', conditions: [] }), instance('web'));
       expect(change).to.deep.equal({ kind: 'instance', namespace: 'demo', name: 'web', from: 'Pending', to: 'Running' });
