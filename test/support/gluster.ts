@@ -60,24 +60,5 @@ export function unmount(mountPoint: string | undefined): void {
 /** Entries the brick's index lists as needing heal: the agent's own count. */
 export { pendingHeals };
 
-/** Everything a node's gluster left running and mounted under `dataDir` goes, as if the machine died: its processes SIGKILLed, its mounts lazily unmounted. */
-export function killGlusterUnder(dataDir: string): void {
-  for (const e of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
-    let cmd = '';
-    try {
-      cmd = fs.readFileSync(`/proc/${e}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    if (/gluster/.test(cmd) && cmd.includes(dataDir)) {
-      try {
-        process.kill(Number(e), 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-  }
-  const mounts = fs.readFileSync('/proc/self/mounts', 'utf8').split('\n').map((l) => l.split(' ')[1] ?? '');
-  for (const m of mounts.filter((m) => m.startsWith(`${dataDir}/`))) execFileSync('umount', ['-l', m], { stdio: 'ignore' });
-}
+
+export { killGlusterUnder } from '../../hack/gluster-cleanup.js';

@@ -75,8 +75,16 @@ export async function ensureBrickFilesystem(image: string, mountPoint: string, b
   await growTo(image, mountPoint, bytes, ctx, quiesce);
 }
 
+/**
+ * Loop-mounts the image (autoclear: the loop device goes with the mount), with direct I/O on the loop
+ * device: without it every write is cached twice, and fsync through the brick runs at a third of the
+ * speed. noinit_itable: the image is sparse, so inode tables mkfs left unwritten read as zeros already,
+ * and the kernel's background zeroing would only compete with the first writes.
+ */
 async function mount(image: string, mountPoint: string, ctx: OperationContext): Promise<void> {
-  await tool('mount', ['-o', 'loop', image, mountPoint], `mounting ${image} on ${mountPoint}`, ctx);
+  await tool('mount', ['-o', 'loop,noatime,noinit_itable', image, mountPoint], `mounting ${image} on ${mountPoint}`, ctx);
+  const device = await loopDevice(mountPoint, ctx);
+  await tool('losetup', ['--direct-io=on', device], `turning on direct I/O of ${device}`, ctx).catch((err: Error) => ctx.log.warn('the brick filesystem runs without direct I/O (slower fsync)', { device, error: err.message }));
 }
 
 async function createImage(image: string, bytes: number, ctx: OperationContext): Promise<void> {

@@ -251,6 +251,10 @@ async function joinOnce(brick: WorkItemBrickSpec, index: number, runDir: string,
     fs.rmSync(mnt, { recursive: true, force: true });
   }
   fs.writeFileSync(marker, new Date(ctx.now()).toISOString());
+  // The self-heal daemon crawls the indices when it starts (and when a brick comes back), otherwise only
+  // every heal-timeout (600 s): started again, it finds the root the others now owe this brick at once.
+  await stop('shd', runDir, ctx);
+  if (brick.shdVolfile) await start('shd', brick.shdVolfile, brick, runDir, ctx);
   ctx.log.info('brick joined its volume: the others heal onto it', { path: brick.path, index });
 }
 
