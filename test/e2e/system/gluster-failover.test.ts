@@ -63,7 +63,7 @@ describe('system: a gluster Volume fails over with its data, and its lost brick 
     server = await startServerProcess({ controller: true });
     client = new CairnClient(loadKubeConfig({ kubeconfig: server.kubeconfig }));
     await client.create('Cluster', { metadata: { name: NS }, spec: {} });
-    for (const n of NODES) agents.set(n, await startAgentProcess({ kubeconfig: server.kubeconfig, cluster: NS, nodeName: n, dataDir: path.join(dir, n), heartbeatInterval: '2s', leaseDuration: '10s' }));
+    for (const n of NODES) agents.set(n, await startAgentProcess({ kubeconfig: server.kubeconfig, cluster: NS, nodeName: n, dataDir: path.join(dir, n), heartbeatInterval: '1s', leaseDuration: '5s' }));
     await eventually('four Ready nodes', async () => (await client.list('Node', { namespace: NS })).items.filter((n) => n.status?.phase === 'Ready').length === 4, 30_000, 200);
   });
 
@@ -134,7 +134,7 @@ describe('system: a gluster Volume fails over with its data, and its lost brick 
     agents.delete(node);
   };
   const up = async (node: string) => {
-    agents.set(node, await startAgentProcess({ kubeconfig: server.kubeconfig, cluster: NS, nodeName: node, dataDir: path.join(dir, node), heartbeatInterval: '2s', leaseDuration: '10s' }));
+    agents.set(node, await startAgentProcess({ kubeconfig: server.kubeconfig, cluster: NS, nodeName: node, dataDir: path.join(dir, node), heartbeatInterval: '1s', leaseDuration: '5s' }));
   };
   const lastLine = (file: string) => fs.readFileSync(file, 'utf8').trim().split('\n').pop()!;
 
