@@ -35,6 +35,10 @@ down() {
     pid=$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' "$state" | head -1)
     [ -n "$pid" ] && kill -KILL -- "-$pid" 2>/dev/null || true
   done
+  # GlusterFS bricks, self-heal daemons and mounts outlive their agent too.
+  local agents="$PWD/$dir/agents/"
+  for pid in $(pgrep -f "gluster.*$agents" || true); do kill -KILL "$pid" 2>/dev/null || true; done
+  awk -v a="$agents" 'index($2, a) == 1 {print $2}' /proc/mounts | sort -r | while read -r m; do umount -l "$m" || true; done
   stop_pid "$pidfile" "cairn server" && echo "its data stays in $dir" || echo "no demo server is running"
   # A server killed before it could stop its etcd leaves it behind (the pid checked to still be etcd's).
   if [ -f "$dir/etcd.pid" ] && { tr '\0' ' ' <"/proc/$(cat "$dir/etcd.pid")/cmdline"; } 2>/dev/null | grep -q etcd; then
@@ -44,6 +48,7 @@ down() {
 
 up() {
   bash hack/install-etcd.sh
+  bash hack/install-gluster.sh   # the demo's Volume is driver gluster; glusterd is never started
   if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     npm ci --no-audit --no-fund
   fi
@@ -101,6 +106,7 @@ The demo cluster runs. Its kubeconfig's namespace is the Cluster "demo":
   cairn failures                          # what is failing, and how to fix it
   kubectl get cairn                       # stock kubectl works too
   cat $PWD/$dir/agents/*/instances/demo/*/console.log   # what the instances print
+  cat $PWD/$dir/agents/*/mounts/demo/data/stamps.log    # what writer wrote, the same through every node's mount
 Run 'npm run demo' again to restart what is not running. Stop everything:
   hack/demo.sh down
 EOT

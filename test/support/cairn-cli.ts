@@ -14,6 +14,7 @@ import { CairnClient } from '../../api/client/cairn-client.js';
 import { loadKubeConfig } from '../../api/client/kubeconfig.js';
 import type { ClusterSpec } from '../../api/cluster.js';
 import { CAIRN_BIN } from '../../hack/cairn-process.js';
+import { killGlusterUnder } from '../../hack/gluster-cleanup.js';
 import { cmdline, killMarked, processesWith, startAgentProcess, type AgentProcess } from './agent-process.js';
 import { Kubectl } from './kubectl.js';
 import { runProcess, type ProcessResult, type ProcessRunOptions } from './run-process.js';
@@ -102,6 +103,7 @@ export async function startTestCluster(o: TestClusterOptions = {}): Promise<Test
     async cleanup() {
       for (const a of agents.values()) await a.stop(3000).catch(() => undefined);
       killMarked(path.join(dir, 'agents'));
+      killGlusterUnder(path.join(dir, 'agents'));
       kc.destroyAgent();
       kubectl.cleanup();
       await server.cleanup();
