@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { WorkItem } from '../../api/workitem.js';
+import { mountRunDir } from '../drivers/volume/gluster-mount.js';
 
 function resourceVersion(w: WorkItem): bigint {
   try {
@@ -33,10 +34,10 @@ export function mountVolfileLookup(items: () => readonly WorkItem[], dataDir: st
   };
 }
 
+/** The volfile the mount was made with; undefined for a key that names no mount (mountRunDir refuses unsafe names). */
 function readMountedVolfile(dataDir: string, namespace: string, volumeName: string): string | undefined {
-  if (!/^[a-z0-9][-a-z0-9.]*$/.test(namespace) || !/^[a-z0-9][-a-z0-9.]*$/.test(volumeName)) return undefined;
   try {
-    return fs.readFileSync(path.join(dataDir, 'gluster', namespace, `mount-${volumeName}`, 'client.vol'), 'utf8');
+    return fs.readFileSync(path.join(mountRunDir(dataDir, namespace, volumeName), 'client.vol'), 'utf8');
   } catch {
     return undefined;
   }

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { stopChild } from '../../apiserver/etcd/process.js';
 import { CAIRN_BIN, spawnCairn, type CairnProcess } from '../cairn-process.js';
-import { expectStatus, fmt, median, numberArg, request, runBenchmark, targetFromKubeconfig, type ApiTarget } from './lib.js';
+import { expectStatus, fmt, killMarked, markedPids, median, numberArg, request, runBenchmark, targetFromKubeconfig, type ApiTarget } from './lib.js';
 
 const ROUNDS = numberArg('rounds', 5);
 const NS = 'bench';
@@ -33,30 +33,6 @@ let server: CairnProcess | undefined;
 let dir: string | undefined;
 let api: ApiTarget | undefined;
 const agents = new Map<string, ChildProcess>();
-
-/** Pids of the processes whose command line carries `marker`. */
-function marked(marker: string): number[] {
-  const pids: number[] = [];
-  for (const e of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
-    try {
-      if (fs.readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(marker)) pids.push(Number(e));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return pids;
-}
-
-function killMarked(marker: string): void {
-  for (const pid of marked(marker)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-}
 
 function startAgent(kubeconfig: string, node: string): void {
   // No timing flags: the agent's defaults are what is measured.
@@ -106,7 +82,7 @@ async function round(t: ApiTarget, kubeconfig: string, i: number): Promise<numbe
   const command = ['sh', '-c', `while true; do sleep 0.5; done # ${marker}`];
   await expectStatus(t, [201], 'POST', `${GROUP_PATH}/namespaces/${NS}/instances`, { apiVersion: 'cairn.dev/v1alpha1', kind: 'Instance', metadata: { name, namespace: NS }, spec: { memory: '16Mi', terminationGracePeriodSeconds: 1, process: { command } } });
   const lost = await until(`${name} Running`, 60_000, () => runningNode(t, name));
-  await until(`${name} started`, 10_000, async () => (marked(marker).length > 0 ? true : undefined));
+  await until(`${name} started`, 10_000, async () => (markedPids(marker).length > 0 ? true : undefined));
   agents.get(lost)!.kill('SIGKILL');
   killMarked(marker);
   const killedAt = performance.now();

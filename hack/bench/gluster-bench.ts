@@ -35,9 +35,10 @@ import { stopChild } from '../../apiserver/etcd/process.js';
 import { freePort } from '../../apiserver/util/free-port.js';
 import { clientVolfile, oneBrickVolfile } from '../../controller/reconcilers/volume/volfiles.js';
 import { volumeIdXattr } from '../../agent/drivers/volume/gluster-brick.js';
+import { answers, isMountPoint } from '../../agent/drivers/volume/gluster-mount.js';
 import { CAIRN_BIN, spawnCairn, type CairnProcess } from '../cairn-process.js';
 import { killGlusterUnder } from '../gluster-cleanup.js';
-import { fmt, median, numberArg, runBenchmark } from './lib.js';
+import { fmt, killMarked, median, numberArg, runBenchmark } from './lib.js';
 
 const run = promisify(execFile);
 const ROUNDS = numberArg('rounds', 3);
@@ -60,20 +61,9 @@ function startAgent(kubeconfig: string, node: string): void {
   agents.set(node, child);
 }
 
-function killMarked(): void {
-  for (const e of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(MARKER)) process.kill(Number(e), 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
-}
-
 async function cleanup(): Promise<void> {
   for (const a of agents.values()) await stopChild(a, 5000).catch(() => undefined);
-  killMarked();
+  killMarked(MARKER);
   for (const b of bare) b.kill('SIGKILL');
   if (dir) {
     for (const n of NODES) killGlusterUnder(dataDir(n));
@@ -119,7 +109,7 @@ async function startBareGluster(volume: Volume, ports: number[]): Promise<string
   fs.mkdirSync(mnt);
   await new Promise((r) => setTimeout(r, 1000));
   bare.push(spawn('glusterfs', ['-N', '-f', path.join(root, 'client.vol'), '-l', path.join(root, 'client.log'), mnt], { stdio: 'ignore' }));
-  await until('the bare mount', 20_000, async () => fs.readFileSync('/proc/self/mounts', 'utf8').includes(` ${mnt} `) && fs.readdirSync(mnt) && true);
+  await until('the bare mount', 20_000, async () => isMountPoint(mnt) && answers(mnt));
   return mnt;
 }
 
@@ -206,7 +196,7 @@ async function healTime(client: CairnClient, kubeconfig: string, writerNode: str
 async function failover(client: CairnClient, lost: string, written: string): Promise<void> {
   agents.get(lost)!.kill('SIGKILL');
   agents.delete(lost);
-  killMarked();
+  killMarked(MARKER);
   killGlusterUnder(dataDir(lost));
   const t0 = performance.now();
   const moved = await until('the instance Running elsewhere', 120_000, async () => {

@@ -233,3 +233,28 @@ export function runBenchmark(main: () => Promise<boolean>, cleanup: () => Promis
     (err: unknown) => finish(1, `benchmark failed: ${String((err as Error)?.stack ?? err)}`),
   );
 }
+
+/** Pids of the processes whose command line carries `marker` (this process excepted). */
+export function markedPids(marker: string): number[] {
+  const pids: number[] = [];
+  for (const e of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(e) || Number(e) === process.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${e}/cmdline`, 'utf8').includes(marker)) pids.push(Number(e));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return pids;
+}
+
+/** SIGKILLs the processes whose command line carries `marker`. */
+export function killMarked(marker: string): void {
+  for (const pid of markedPids(marker)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+}

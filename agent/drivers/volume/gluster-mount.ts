@@ -24,6 +24,7 @@ import { OperationError } from '../../operations/errors.js';
 import type { OperationContext } from '../driver.js';
 import { volfileKey, volfileSocket } from '../../gluster/volfile-server.js';
 import { safeName } from '../paths.js';
+import { isLive, readProcStat } from '../process/proc.js';
 
 const run = promisify(execFile);
 const LOCK_WAIT_MS = 30_000;
@@ -34,22 +35,14 @@ export function glusterMountDir(dataDir: string, namespace: string, volumeName: 
   return path.join(dataDir, 'mounts', safeName('metadata.namespace', namespace), safeName('volume name', volumeName));
 }
 
-function runDir(dataDir: string, namespace: string, volumeName: string): string {
+/** Where the mount's run files are: its client volfile, pidfile, log and users. */
+export function mountRunDir(dataDir: string, namespace: string, volumeName: string): string {
   return path.join(dataDir, 'gluster', safeName('metadata.namespace', namespace), `mount-${safeName('volume name', volumeName)}`);
 }
 
 /** Whether something is mounted at `dir` (a line of /proc/self/mounts names it; spaces are octal-escaped there, and our paths have none). */
 export function isMountPoint(dir: string): boolean {
   return fs.readFileSync('/proc/self/mounts', 'utf8').split('\n').some((l) => l.split(' ')[1] === dir);
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** Runs `fn` holding the lock of the volume whose run files are in `dir`. */
@@ -63,7 +56,7 @@ async function withLock<T>(dir: string, fn: () => Promise<T>, signal: AbortSigna
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(fs.readFileSync(lock, 'utf8') || 0);
-      if (holder && !pidAlive(holder)) fs.rmSync(lock, { force: true });
+      if (holder && !isLive(readProcStat(holder))) fs.rmSync(lock, { force: true });
       else if (Date.now() > deadline) throw new OperationError('Timeout', `the mount lock ${lock} is held by pid ${holder}`, 'another operation on this volume hangs; see the agent log');
       else await new Promise((r) => setTimeout(r, 25));
       signal.throwIfAborted();
@@ -125,7 +118,7 @@ export async function waitForMount(dir: string, signal: AbortSignal): Promise<bo
 /** Makes `user` a user of the volume's mount on this node, mounting it first if need be; returns the mount directory. */
 export async function attachGluster(namespace: string, volumeName: string, m: WorkItemGlusterMount, user: string, ctx: OperationContext): Promise<string> {
   const dir = glusterMountDir(ctx.dataDir, namespace, volumeName);
-  const rd = runDir(ctx.dataDir, namespace, volumeName);
+  const rd = mountRunDir(ctx.dataDir, namespace, volumeName);
   await withLock(rd, async () => {
     fs.mkdirSync(path.join(rd, 'users'), { recursive: true, mode: 0o700 });
     fs.writeFileSync(path.join(rd, 'users', user), '');
@@ -139,7 +132,7 @@ export async function attachGluster(namespace: string, volumeName: string, m: Wo
 /** Drops `user` from the volume's mount on this node; the last user out unmounts it and removes its files. */
 async function detachGluster(namespace: string, volumeName: string, user: string, ctx: OperationContext): Promise<void> {
   const dir = glusterMountDir(ctx.dataDir, namespace, volumeName);
-  const rd = runDir(ctx.dataDir, namespace, volumeName);
+  const rd = mountRunDir(ctx.dataDir, namespace, volumeName);
   if (!fs.existsSync(rd)) return;
   await withLock(rd, async () => {
     fs.rmSync(path.join(rd, 'users', user), { force: true });
