@@ -5,24 +5,48 @@ import type { CairnObject, Condition, Quantity, Time } from './types.js';
 export type Allocation = 'preallocated' | 'sparse';
 /** What happens to replica files on deletion. */
 export type ReclaimPolicy = 'Delete' | 'Retain';
+/** A volume driver: gluster replicates (GlusterFS bricks); file is one unreplicated local file. */
+export type VolumeDriver = 'file' | 'gluster';
+/** Whether a gluster Volume's bricks run (Started) or are stopped with their data kept (Stopped). */
+export type VolumeRunState = 'Started' | 'Stopped';
 
 /** Desired state of a Volume. */
 export interface VolumeSpec {
   size: Quantity;
   /** Default 1. */
   replicas?: number;
-  /** Default file. gluster: each replica a GlusterFS brick, replicated by GlusterFS (docs/volumes.md). */
-  driver?: 'file' | 'gluster';
+  /** Default gluster: each replica a GlusterFS brick, replicated by GlusterFS (docs/volumes.md). */
+  driver?: VolumeDriver;
+  /** Driver gluster, replicas 3: the third brick holds names and metadata only. Set at creation. Default false. */
+  arbiter?: boolean;
+  /** Driver gluster. Default Started. */
+  state?: VolumeRunState;
   /** Default sparse. */
   allocation?: Allocation;
   /** Default Delete. */
   reclaimPolicy?: ReclaimPolicy;
   nodeSelector?: Record<string, string>;
+  /** Driver gluster: GlusterFS options (api/gluster-options.ts). */
   options?: Record<string, string>;
 }
 
+/** The driver of a Volume: gluster unless it says otherwise. */
+export function volumeDriver(volume: Volume): VolumeDriver {
+  return volume.spec.driver ?? 'gluster';
+}
+
+/** Whether a Volume's replicas are GlusterFS bricks. */
+export function isGluster(volume: Volume): boolean {
+  return volumeDriver(volume) === 'gluster';
+}
+
+/** Whether a gluster Volume is stopped: its bricks do not run, its data stays. */
+export function isStopped(volume: Volume): boolean {
+  return isGluster(volume) && volume.spec.state === 'Stopped';
+}
+
 /** Phase of a Volume. */
-export type VolumePhase = 'Pending' | 'Creating' | 'Ready' | 'Degraded' | 'Failed' | 'Deleting';
+export type VolumePhase = 'Pending' | 'Creating' | 'Ready' | 'Degraded' | 'Failed' | 'Stopped' | 'Deleting';
 /** State of one Volume replica. */
 export type ReplicaState = 'Pending' | 'Creating' | 'Ready' | 'Resizing' | 'Failed' | 'Lost' | 'Deleting';
 
@@ -49,6 +73,8 @@ export interface VolumeBrickStatus {
   pendingHeals?: number;
   /** When the brick joined the volume (the others then heal everything onto it). */
   joinedAt?: Time;
+  /** Files in split-brain this brick holds: it and another brick each blame the other. */
+  splitBrain?: number;
 }
 
 /** Observed state of a Volume, written by the controller. */

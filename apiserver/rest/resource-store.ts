@@ -106,7 +106,7 @@ export class ResourceStore {
       if (opts.requireVersion && !next.metadata.resourceVersion) throw versionRequired(def, name);
       checkResourceVersion(def, current.obj, next, name);
       const pinned = !!next.metadata.resourceVersion;
-      const warnings = admitObject(def, this.deps.registry.validator(def), next, opts.fieldValidation);
+      const warnings = admitObject(def, this.deps.registry.validator(def), next, opts.fieldValidation, current.obj);
       const merged = prepareForUpdate(def, current.obj, next, sub);
       opts.admit?.(current.obj, merged);
       if (sameContent(merged, current.obj)) return { obj: current.obj, warnings };

@@ -6,6 +6,7 @@
 import { ApiError, badRequest, invalid, type StatusCause } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
+import { kindRuleCauses } from './kind-rules.js';
 import { shapeProblem } from './limits.js';
 import { validateMetadata, type NameRule } from './metadata.js';
 import { pruneUnknown } from './prune.js';
@@ -27,8 +28,8 @@ export function parseFieldValidation(value: unknown): FieldValidation {
   throw badRequest(`fieldValidation: unsupported value ${JSON.stringify(value)}: supported values: "Strict", "Warn", "Ignore"`);
 }
 
-/** Checks and defaults `obj` in place; returns warnings (unknown fields under Warn). */
-export function admitObject(def: ResourceDefinition, validator: ObjectValidator, obj: KubeObject, mode: FieldValidation): string[] {
+/** Checks and defaults `obj` in place (`old`: the stored object it updates); returns warnings (unknown fields under Warn). */
+export function admitObject(def: ResourceDefinition, validator: ObjectValidator, obj: KubeObject, mode: FieldValidation, old?: KubeObject): string[] {
   checkShape(def, obj);
   const unknown = pruneBody(def, obj);
   if (unknown.length > 0 && mode === 'Strict') {
@@ -37,7 +38,10 @@ export function admitObject(def: ResourceDefinition, validator: ObjectValidator,
       causes: unknown.map((f) => ({ reason: 'FieldValueInvalid', message: `unknown field "${f}"`, field: f })),
     });
   }
-  const causes = onePerField([...validator(obj), ...validateMetadata(obj.metadata, nameRule(def))]);
+  const schemaCauses = validator(obj);
+  // Kind rules read defaulted, schema-valid fields.
+  const ruleCauses = schemaCauses.length === 0 ? kindRuleCauses(def, obj, old) : [];
+  const causes = onePerField([...schemaCauses, ...ruleCauses, ...validateMetadata(obj.metadata, nameRule(def))]);
   if (causes.length > 0) throw invalid(def.kind, def.group, obj.metadata.name ?? obj.metadata.generateName ?? '', causes);
   return mode === 'Warn' ? unknown.map((f) => `unknown field "${f}"`) : [];
 }

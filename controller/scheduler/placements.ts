@@ -7,7 +7,7 @@
  * Lost replica is gone with its node's disk, so it occupies nothing.
  */
 import type { Instance, MigrationPhase } from '../../api/instance.js';
-import type { ReplicaState, Volume, VolumeReplicaStatus } from '../../api/volume.js';
+import { isGluster, type ReplicaState, type Volume, type VolumeReplicaStatus } from '../../api/volume.js';
 
 const MIGRATION_IN_FLIGHT: ReadonlySet<MigrationPhase> = new Set(['Pending', 'PreparingTarget', 'MirroringStorage', 'Transferring', 'SwitchingOver']);
 const NOT_LIVE: ReadonlySet<ReplicaState> = new Set(['Lost', 'Deleting', 'Failed']);
@@ -46,7 +46,7 @@ export function liveReplicaNodes(volume: Volume): string[] {
 
 /** Where a gluster Volume's bricks listen, in index order, once every one has an address, port and path (a lost one at its last); else undefined. */
 export function glusterBricks(volume: Volume): { host: string; port: number; path: string }[] | undefined {
-  if (volume.spec.driver !== 'gluster') return undefined;
+  if (!isGluster(volume)) return undefined;
   const replicas = [...(volume.status?.replicas ?? [])].sort((a, b) => a.index - b.index).slice(0, volume.spec.replicas ?? 1);
   if (replicas.length < (volume.spec.replicas ?? 1)) return undefined;
   const bricks = replicas.map((r) => r.brick?.address && r.path ? { host: r.brick.address, port: r.brick.port, path: r.path } : undefined);

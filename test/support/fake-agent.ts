@@ -7,7 +7,8 @@
  * real agent writes (agent/status.ts): instances are claimed (their
  * fencing Lease, taken only when free or its own, once per term of the
  * node lease, as agent/fencing/ does) and report Running, replicas report
- * their size and path. When a WorkItem gets a deletionTimestamp it
+ * their size and path (a gluster brick also its port, running unless the
+ * volume is Stopped, joined once its volume is laid out). When a WorkItem gets a deletionTimestamp it
  * releases the claim and removes the agent finalizer.
  *
  * Tests switch behaviours off to simulate failures: stopHeartbeat() (node
@@ -30,7 +31,7 @@ import { AGENT_FINALIZER, instanceLeaseName, nodeLeaseName } from '../../api/nam
 import type { Node, NodeStatus } from '../../api/node.js';
 import { parseQuantity } from '../../api/quantity.js';
 import { GROUP, PLURALS, VERSION, type Resources } from '../../api/types.js';
-import type { WorkItem, WorkItemError, WorkItemStatus } from '../../api/workitem.js';
+import type { WorkItem, WorkItemBrickStatus, WorkItemError, WorkItemStatus } from '../../api/workitem.js';
 import { Informer } from '../../runtime/informer.js';
 import { LeaseLock } from '../../runtime/lease-lock.js';
 import { stableJson } from '../../controller/reconcilers/stable-json.js';
@@ -172,6 +173,9 @@ export class FakeAgent {
         capacity,
         allocatable: capacity,
         agentVersion: 'fake',
+        // What the controller needs to place gluster bricks: where they go and the address clients dial.
+        dataDir: `/var/lib/cairn/fake/${nodeName}`,
+        addresses: [{ type: 'InternalIP', address: '192.0.2.10' }],
         heartbeatTime: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
         conditions: setCondition(prev?.conditions, { type: 'Ready', status: 'True', reason: 'AgentReady', message: 'fake agent is running and renews its heartbeat lease' }, now),
       };
@@ -300,8 +304,17 @@ export class FakeAgent {
 
   private async runReplica(item: WorkItem): Promise<void> {
     const r = item.spec.volumeReplica!;
-    const volumeReplica = { path: `/var/lib/cairn/fake/${this.nodeName}/${r.volumeName}.r${r.index}.img`, size: r.size, sizeBytes: parseQuantity(r.size) };
+    const volumeReplica = { path: r.brick?.path ?? `/var/lib/cairn/fake/${this.nodeName}/${r.volumeName}.r${r.index}.img`, size: r.size, sizeBytes: parseQuantity(r.size), ...(r.brick ? { brick: this.brickStatus(item) } : {}) };
     await this.writeStatus(item, 'Done', 'replica exists', { volumeReplica }, 'replica', r.size);
+  }
+
+  /** A brick "runs" unless its volume is Stopped, and joins its volume once the spec names every brick. */
+  private brickStatus(item: WorkItem): WorkItemBrickStatus {
+    const spec = item.spec.volumeReplica!.brick!;
+    const prev = item.status?.volumeReplica?.brick;
+    const joinedAt = prev?.joinedAt ?? (spec.clientVolfile ? new Date(Date.now() - 60_000).toISOString() : undefined);
+    if (spec.stopped) return { state: 'Stopped', port: spec.port, ...(joinedAt ? { joinedAt } : {}) };
+    return { state: 'Running', port: spec.port, pid: prev?.pid ?? ++this.pid, pendingHeals: 0, selfHeal: spec.shdVolfile ? 'Running' : 'Stopped', ...(joinedAt ? { joinedAt } : {}) };
   }
 
   private async writeFailure(item: WorkItem, error: WorkItemError): Promise<void> {

@@ -18,7 +18,7 @@ import {
   instanceWorkItemName,
 } from '../../../api/names.js';
 import { API_VERSION } from '../../../api/types.js';
-import type { Volume } from '../../../api/volume.js';
+import { isGluster, type Volume } from '../../../api/volume.js';
 import type { WorkItem, WorkItemInstanceSpec, WorkItemMigrationSpec, WorkItemSpec, WorkItemVolume } from '../../../api/workitem.js';
 import { stableJson } from '../stable-json.js';
 import { glusterMount } from '../volume/client-mount.js';
@@ -47,7 +47,7 @@ function attachedVolumes(instance: Instance, volumes: ReadonlyMap<string, Volume
   if (!instance.spec.volumes?.length) return undefined;
   return instance.spec.volumes.map((a) => {
     const volume = volumes.get(a.volumeName);
-    if (volume?.spec.driver === 'gluster') {
+    if (volume && isGluster(volume)) {
       const gluster = glusterMount(volume);
       return { ...a, ...(gluster ? { gluster } : {}) };
     }

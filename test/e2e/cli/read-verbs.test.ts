@@ -35,7 +35,7 @@ describe('cairn get, describe, wait (e2e)', function () {
 
   before(async function () {
     cluster = await startTestCluster({ agents: ['node-a'] });
-    await cluster.client.create('Volume', { metadata: { name: 'data', namespace: 'demo', labels: { app: 'db' } }, spec: { size: '16Mi' } });
+    await cluster.client.create('Volume', { metadata: { name: 'data', namespace: 'demo', labels: { app: 'db' } }, spec: { size: '16Mi', driver: 'file' } });
     await cluster.client.create('Instance', {
       metadata: { name: 'web', namespace: 'demo', labels: { app: 'web' } },
       spec: { driver: 'process', memory: '16Mi', process: { command: ['sleep', '600'] } },

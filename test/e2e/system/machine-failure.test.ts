@@ -1,8 +1,8 @@
 /**
  * The whole system at once: `cairn server` with its supervised controller
- * and three real `cairn agent` processes, running a replicated volume and
- * an instance attached to it. A machine failure is simulated by killing an
- * agent and every instance it ran (SIGKILL). The instance must come back
+ * and three real `cairn agent` processes, running a replicated (gluster)
+ * volume and an instance attached to it. A machine failure is simulated by
+ * killing an agent and every process it ran, instances and bricks (SIGKILL). The instance must come back
  * on another node that holds a replica — only after the dead node's lease
  * had expired, as one copy — and the lost replica is recreated elsewhere. The
  * machine then returns: its agent finds its WorkItems gone and leaves
@@ -17,6 +17,7 @@ import { CairnClient } from '../../../api/client/cairn-client.js';
 import { loadKubeConfig } from '../../../api/client/kubeconfig.js';
 import { copiesOf, killMarked, startAgentProcess, type AgentProcess } from '../../support/agent-process.js';
 import { eventually } from '../../support/eventually.js';
+import { killGlusterUnder } from '../../support/gluster.js';
 import { startServerProcess, type ServerProcess } from '../../support/server-process.js';
 
 const NS = 'sys';
@@ -54,19 +55,20 @@ describe('system: server, controller and three agents survive a machine failure'
   after(async () => {
     for (const a of agents.values()) await a.stop(3000).catch(() => undefined);
     killMarked(MARKER);
+    for (const d of dirs) killGlusterUnder(d);
     await server?.cleanup();
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
   it('runs a replicated volume and an instance attached to it', async () => {
-    await client.create('Volume', { metadata: { name: 'data', namespace: NS }, spec: { size: '16Mi', replicas: 2 } });
+    await client.create('Volume', { metadata: { name: 'data', namespace: NS }, spec: { size: '64Mi', replicas: 2, driver: 'gluster' } });
     await client.create('Instance', {
       metadata: { name: 'writer', namespace: NS },
       spec: {
         memory: '32Mi',
         terminationGracePeriodSeconds: 1,
         volumes: [{ name: 'data', volumeName: 'data' }],
-        process: { command: ['sh', '-c', `while true; do date >> "$CAIRN_VOLUME_DATA.log"; sleep 0.5; done # ${MARKER}`] },
+        process: { command: ['sh', '-c', `while true; do date >> "$CAIRN_VOLUME_DATA/stamps.log"; sleep 0.5; done # ${MARKER}`] },
       },
     });
     await eventually('writer Running', async () => (await instanceOf('writer'))?.status?.phase === 'Running', 30_000, 200);
@@ -82,6 +84,7 @@ describe('system: server, controller and three agents survive a machine failure'
     // The machine dies: its agent and every process it ran.
     await agents.get(lost)!.kill9();
     killMarked(MARKER);
+    killGlusterUnder(path.join(dirs[0]!, lost));
     const diedAt = Date.now();
 
     let moved: Awaited<ReturnType<typeof instanceOf>>;

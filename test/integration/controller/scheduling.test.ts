@@ -126,7 +126,7 @@ describe('controller: scheduling, status and WorkItem specs (real etcd + apiserv
     for (const r of replicas) {
       expect(r.state).to.equal('Ready');
       expect(r.size).to.equal('1Gi');
-      expect(r.path).to.equal(`/var/lib/cairn/fake/${r.nodeName}/data.r${r.index}.img`);
+      expect(r.path, 'the brick under the node\'s data dir').to.equal(`/var/lib/cairn/fake/${r.nodeName}/bricks/${NS}/data-${r.index}`);
       expect(r.workItemName).to.equal(`data.r${r.index}.${r.nodeName}`);
     }
     expect(getCondition(vol.status!.conditions, 'Ready')).to.include({ status: 'True', observedGeneration: vol.metadata.generation });
@@ -241,8 +241,8 @@ describe('controller: scheduling, status and WorkItem specs (real etcd + apiserv
     });
   });
 
-  it('places an instance next to its volume, hands it the replica path, and explains a missing volume', async () => {
-    await c.client.create('Volume', { metadata: { name: 'solo', namespace: NS }, spec: { size: '1Gi', replicas: 1 } });
+  it('places an instance next to its file volume, hands it the replica path, and explains a missing volume', async () => {
+    await c.client.create('Volume', { metadata: { name: 'solo', namespace: NS }, spec: { size: '1Gi', replicas: 1, driver: 'file' } });
     await c.client.create('Instance', instanceSpec('user', { volumes: [{ name: 'data', volumeName: 'solo' }] }));
     const vol = await until('solo Ready', async () => {
       const v = await getVolume('solo');
@@ -297,7 +297,7 @@ describe('controller: scheduling, status and WorkItem specs (real etcd + apiserv
       a.failures.set(`bad.r0.${a.nodeName}`, { reason: 'NoSpace', message: 'no space left on /var/lib/cairn', hint: 'free space on the node' });
     }
     await c.client.create('Instance', instanceSpec('broken'));
-    await c.client.create('Volume', { metadata: { name: 'bad', namespace: NS }, spec: { size: '1Gi', replicas: 1 } });
+    await c.client.create('Volume', { metadata: { name: 'bad', namespace: NS }, spec: { size: '1Gi', replicas: 1, driver: 'file' } });
     const inst = await until('broken Failed', async () => {
       const i = await getInstance('broken');
       return i?.status?.phase === 'Failed' ? i : undefined;

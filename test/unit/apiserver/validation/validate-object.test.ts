@@ -123,6 +123,29 @@ describe('admitObject', () => {
     });
   });
 
+  describe('kind rules beyond the schema (Volume)', () => {
+    const volumeDef = () => defs.find((d) => d.kind === 'Volume')!;
+    const vol = (spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'cairn.dev/v1alpha1', kind: 'Volume', metadata: { name: 'data', namespace: 'default' }, spec: { size: '1Gi', ...spec } });
+    const admitVolume = (obj: KubeObject, old?: KubeObject) => admitObject(volumeDef(), compileValidator(createAjv(), volumeDef().schema), obj, 'Strict', old);
+
+    it('defaults driver to gluster, and refuses a replicated file volume with 422 naming the field, the value and what to use', () => {
+      const obj = vol({ replicas: 3 });
+      admitVolume(obj);
+      expect(obj.spec).to.include({ driver: 'gluster', state: 'Started', arbiter: false });
+      const err = catchApiError(() => admitVolume(vol({ driver: 'file', replicas: 2 })));
+      expect(err.code).to.equal(422);
+      expect(err.details?.causes).to.deep.equal([{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: err.details!.causes![0]!.message }]);
+      expect(err.message).to.match(/^Volume\.cairn\.dev "data" is invalid: spec\.replicas: Invalid value: 2: driver file keeps one unreplicated copy/).and.match(/use driver gluster/);
+    });
+
+    it('quotes a bad option\'s value under its key, and lets an update leave a stored legacy spec alone', () => {
+      const err = catchApiError(() => admitVolume(vol({ options: { 'network.ping-timeout': 'soon' } })));
+      expect(err.message).to.include('spec.options[network.ping-timeout]: Invalid value: "soon": "soon" is not valid for network.ping-timeout');
+      const legacy = vol({ driver: 'file', replicas: 2 });
+      expect(admitVolume(vol({ driver: 'file', replicas: 2, nodeSelector: { disk: 'ssd' } }), legacy)).to.deep.equal([]);
+    });
+  });
+
   // Regression (was a bug): apiserver/validation/validate-object.ts admitObject (with prune.ts) keeps explicit nulls, so
   // `spec.placement: null` (what YAML `placement:` with no value decodes to) fails with 422
   // "spec.placement: Invalid value: null: ... must be of type object" and `spec.runState: null` with

@@ -124,7 +124,7 @@ export function instanceObserved(inst: Instance, p: Partial<Omit<InstanceObserve
   };
 }
 
-/** A Volume named `name`, 10Gi with the given spec, carrying the controller finalizer. */
+/** A Volume named `name`, 10Gi with the given spec (driver file unless it says gluster), carrying the controller finalizer. */
 export function volume(name: string, spec: Partial<VolumeSpec> = {}, status?: VolumeStatus, o: OwnerOptions = {}): Volume {
   return {
     apiVersion: 'cairn.dev/v1alpha1',
@@ -138,7 +138,7 @@ export function volume(name: string, spec: Partial<VolumeSpec> = {}, status?: Vo
       finalizers: o.finalizers ?? [CONTROLLER_FINALIZER],
       ...(o.deleting ? { deletionTimestamp: EARLIER } : {}),
     },
-    spec: { size: '10Gi', ...spec },
+    spec: { size: '10Gi', driver: 'file', ...spec },
     ...(status ? { status } : {}),
   };
 }

@@ -56,7 +56,7 @@ export function volume(name: string, spec: Partial<VolumeSpec> = {}, replicas: R
     const [nodeName, state] = typeof r === 'string' ? [r, 'Ready' as const] : r;
     return { index, nodeName, state };
   });
-  return { kind: 'Volume', metadata: { name, namespace: NS }, spec: { size: '10Gi', ...spec }, status: { replicas: status } };
+  return { kind: 'Volume', metadata: { name, namespace: NS }, spec: { size: '10Gi', driver: 'file', ...spec }, status: { replicas: status } };
 }
 
 /** A Cluster named NS with the given policy. */
