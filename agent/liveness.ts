@@ -23,7 +23,7 @@ function reportedPid(w: WorkItem): number | undefined {
 function healsMoved(w: WorkItem): boolean {
   const brick = w.status?.volumeReplica?.brick;
   const path = w.spec.volumeReplica?.brick?.path;
-  return brick?.state === 'Running' && path !== undefined && (brick.pendingHeals ?? 0) !== pendingHeals(path);
+  return brick?.state === 'Running' && path !== undefined && (brick.pendingHeals ?? 0) !== pendingHeals(path).count;
 }
 
 /** WorkItems whose reported process (an instance, a brick) is no longer alive, or whose brick's heal count moved. */

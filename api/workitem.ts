@@ -99,6 +99,8 @@ export interface WorkItemBrickSpec {
   shdVolfile?: string;
   /** The FUSE client's volfile, set with shdVolfile: a new brick joins through it (a one-off mount that marks the brick empty, so the others heal everything onto it). */
   clientVolfile?: string;
+  /** The Volume is Stopped: the brick and its self-heal daemon stop, the data stays. */
+  stopped?: boolean;
 }
 
 /** Desired state of one piece of one node. */
@@ -190,6 +192,15 @@ export interface WorkItemBrickStatus {
   selfHeal?: 'Running' | 'Stopped';
   /** When the brick joined its volume (asked the others to heal everything onto it); unset until then. */
   joinedAt?: Time;
+  /** Of the entries pending heal, the first ones (by gfid) with the bricks (replica indexes) this brick blames: the controller finds split-brain where two bricks blame each other. */
+  owed?: WorkItemOwedEntry[];
+}
+
+/** A file this brick holds that other bricks are owed: they missed writes to it. */
+export interface WorkItemOwedEntry {
+  gfid: string;
+  /** Replica indexes of the bricks that missed them. */
+  bricks: number[];
 }
 
 /** Phase of one side of a live migration. */

@@ -3,11 +3,13 @@
  * The order is part of the contract: a node is reported under the first
  * check it fails, so hard facts about the node (ineligible, excluded) come
  * before what the Instance asks for (selector, pin, anti-affinity, volume
- * locality: a gluster volume is reachable from every node once mountable),
+ * locality: a gluster volume is reachable from every node once mountable,
+ * and none while Stopped),
  * and resources come last because they are what changes by
  * itself as other instances come and go.
  */
 import type { Instance } from '../../api/instance.js';
+import { isStopped } from '../../api/volume.js';
 import { matchesNodeSelector, nodeEligibility } from './eligibility.js';
 import type { NodeView } from './node-view.js';
 import { pinnedNode, type Pin } from './pin.js';
@@ -24,7 +26,7 @@ export interface InstanceFitContext {
   /** The Instance's anti-affinity group and the nodes where another member sits. */
   antiAffinity: { group: string; nodes: ReadonlySet<string> } | undefined;
   /** Each attached Volume, the nodes holding a live replica of it, and whether every node reaches its data (driver gluster, mountable). */
-  volumes: ReadonlyArray<{ volumeName: string; holders: ReadonlySet<string>; shared: boolean }>;
+  volumes: ReadonlyArray<{ volumeName: string; holders: ReadonlySet<string>; shared: boolean; stopped: boolean }>;
   maxInstancesPerNode: number;
   excluded: ReadonlySet<string>;
 }
@@ -40,6 +42,10 @@ const CHECKS: readonly Check[] = [
   ({ node }, ctx) => (matchesNodeSelector(node, ctx.nodeSelector) ? undefined : REASON.nodeSelector),
   ({ name }, ctx) => (ctx.pin && ctx.pin.nodeName !== name ? REASON.notPinned : undefined),
   ({ name }, ctx) => (ctx.antiAffinity?.nodes.has(name) ? REASON.antiAffinity(ctx.antiAffinity.group) : undefined),
+  (_, ctx) => {
+    const stopped = ctx.volumes.find((v) => v.stopped);
+    return stopped ? REASON.volumeStopped(stopped.volumeName) : undefined;
+  },
   ({ name }, ctx) => {
     const missing = ctx.volumes.find((v) => !v.shared && !v.holders.has(name));
     return missing ? REASON.noReplica(missing.volumeName) : undefined;
@@ -71,7 +77,7 @@ export function instanceFitContext(instance: Instance, others: ClusterSnapshot, 
       : undefined,
     volumes: volumeNames.map((volumeName) => {
       const volume = others.volumes.find((v) => v.metadata.name === volumeName);
-      return { volumeName, holders: new Set(volume ? liveReplicaNodes(volume) : []), shared: !!volume && glusterBricks(volume) !== undefined };
+      return { volumeName, holders: new Set(volume ? liveReplicaNodes(volume) : []), shared: !!volume && glusterBricks(volume) !== undefined, stopped: !!volume && isStopped(volume) };
     }),
     maxInstancesPerNode: instanceLimits(others.cluster).maxInstancesPerNode,
     excluded: new Set(opts.excludeNodes ?? []),

@@ -15,6 +15,8 @@ export const REASON = {
   notPinned: 'not the pinned node',
   antiAffinity: (group: string) => `anti-affinity group ${group}`,
   noReplica: (volumeName: string) => `no replica of volume ${volumeName}`,
+  volumeStopped: (volumeName: string) => `volume ${volumeName} is Stopped`,
+  noGluster: 'gluster unavailable',
   maxInstancesPerNode: 'max instances per node',
   maxInstancesInCluster: 'max instances in cluster',
   insufficientCpu: 'insufficient cpu',

@@ -7,7 +7,7 @@
  * nodes fit, the nodes that do are still returned, so the caller can create
  * what it can now and report the rest.
  */
-import type { Volume } from '../../api/volume.js';
+import { isGluster, type Volume } from '../../api/volume.js';
 import { matchesNodeSelector, nodeEligibility } from './eligibility.js';
 import { compareNames, nodeViews, usedFraction, type NodeView } from './node-view.js';
 import { liveReplicaNodes } from './placements.js';
@@ -21,6 +21,7 @@ export type ReplicaPlacement = { nodeNames: string[] } | (Unschedulable & { node
 
 interface ReplicaFitContext {
   sizeBytes: number;
+  gluster: boolean;
   holders: ReadonlySet<string>;
   excluded: ReadonlySet<string>;
   nodeSelector: Readonly<Record<string, string>> | undefined;
@@ -33,6 +34,8 @@ function replicaFitFailure({ name, node, usage, capacity }: NodeView, ctx: Repli
   if (ctx.excluded.has(name)) return REASON.excluded;
   if (ctx.holders.has(name)) return REASON.holdsReplica;
   if (!matchesNodeSelector(node, ctx.nodeSelector)) return REASON.nodeSelector;
+  // A node that says it cannot run bricks (glusterfsd or attr missing) gets none; one that says nothing may.
+  if (ctx.gluster && node.status?.drivers?.find((d) => d.name === 'gluster')?.available === false) return REASON.noGluster;
   if (usage.storageBytes + ctx.sizeBytes > capacity.storageBytes) return REASON.insufficientStorage;
   return undefined;
 }
@@ -54,7 +57,7 @@ export function scheduleVolumeReplicas(volume: Volume, snapshot: ClusterSnapshot
   const self = objectKey(volume);
   // The Volume as passed wins over its copy in the snapshot, which may be older.
   const current: ClusterSnapshot = { ...snapshot, volumes: [...snapshot.volumes.filter((v) => objectKey(v) !== self), volume] };
-  const ctx: ReplicaFitContext = { sizeBytes: volumeSizeBytes(volume), holders: new Set(kept), excluded, nodeSelector: volume.spec.nodeSelector };
+  const ctx: ReplicaFitContext = { sizeBytes: volumeSizeBytes(volume), gluster: isGluster(volume), holders: new Set(kept), excluded, nodeSelector: volume.spec.nodeSelector };
   const fitting: NodeView[] = [];
   const failures: string[] = [];
   for (const view of nodeViews(current)) {

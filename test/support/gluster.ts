@@ -7,9 +7,11 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { pendingHeals, volumeIdXattr } from '../../agent/drivers/volume/gluster-brick.js';
 import { answers, isMountPoint } from '../../agent/drivers/volume/gluster-mount.js';
+import { brickVolfile, type GlusterLayout } from '../../controller/reconcilers/volume/volfiles.js';
 import { eventually } from './eventually.js';
 
 /** A gluster process started from a volfile. */
@@ -55,6 +57,37 @@ export async function mountVolume(volfile: string, mountPoint: string, workDir: 
 /** Lazily unmounts `mountPoint` if it is mounted. */
 export function unmount(mountPoint: string | undefined): void {
   if (mountPoint && isMountPoint(mountPoint)) execFileSync('umount', ['-l', mountPoint], { stdio: 'ignore' });
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:port. */
+export function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1', () => (s.destroy(), resolve(true)));
+    s.on('error', () => resolve(false));
+  });
+}
+
+/** The bricks of a layout run by hand, each started (and awaited listening) or stopped by index. */
+export class BrickSet {
+  private readonly running: (GlusterProcess | undefined)[] = [];
+  constructor(
+    private readonly layout: GlusterLayout,
+    private readonly workDir: string,
+  ) {}
+
+  async start(i: number): Promise<void> {
+    this.running[i] = startGluster('glusterfsd', `brick-${i}`, brickVolfile(this.layout, i), this.workDir);
+    await eventually(`brick ${i} listening on ${this.layout.bricks[i]!.port}`, () => listening(this.layout.bricks[i]!.port), 15_000, 100);
+  }
+
+  async stop(i: number): Promise<void> {
+    await this.running[i]?.stop();
+    this.running[i] = undefined;
+  }
+
+  async stopAll(): Promise<void> {
+    for (let i = 0; i < this.running.length; i++) await this.stop(i);
+  }
 }
 
 /** Entries the brick's index lists as needing heal: the agent's own count. */

@@ -17,8 +17,8 @@
  * volume is placed, the spec also carries the self-heal daemon's volfile,
  * and the agent runs one (glusterfs --process-name=glustershd) next to the
  * brick: it heals what the bricks' indices list whenever a brick returns.
- * A changed volfile restarts the brick (or only the daemon); remove() stops it and deletes its data unless
- * reclaimPolicy is Retain.
+ * A changed volfile restarts the brick (or only the daemon); a Stopped volume stops both and keeps the
+ * data; remove() stops them and deletes the data unless reclaimPolicy is Retain.
  */
 import { execFile, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,7 +27,7 @@ import { promisify } from 'node:util';
 import { brickDataPath } from '../../../api/names.js';
 import { formatQuantity, parseQuantity } from '../../../api/quantity.js';
 import type { NodeDriver } from '../../../api/node.js';
-import type { WorkItem, WorkItemBrickSpec } from '../../../api/workitem.js';
+import type { WorkItem, WorkItemBrickSpec, WorkItemOwedEntry } from '../../../api/workitem.js';
 import { classify, OperationError } from '../../operations/errors.js';
 import type { Driver, DriverEnv, Observation, OperationContext } from '../driver.js';
 import { ownerKey, safeName } from '../paths.js';
@@ -87,30 +87,43 @@ function readText(file: string): string | undefined {
 
 /** At most this many index entries are inspected per count; any beyond are counted as pending. */
 const MAX_INSPECTED = 2_000;
+/** At most this many owed entries are reported (WorkItem status owed). */
+const MAX_REPORTED = 100;
 
 /**
  * Entries this brick holds that another brick is owed (what `gluster volume heal info` counts, less
  * "possibly undergoing heal"): entries of its xattrop index whose file blames another brick with a
  * non-zero trusted.afr.<volume>-client-<i>. The index alone would count every file being written:
  * AFR lists a file there for the length of each write (marking it trusted.afr.dirty), which is not a
- * heal. Reads the index, then one getfattr over its entries when there are any.
+ * heal. Reads the index, then one getfattr over its entries when there are any. Returns the count and
+ * the first entries with the bricks they blame.
  */
-export function pendingHeals(brickPath: string): number {
+export function pendingHeals(brickPath: string): { count: number; owed: WorkItemOwedEntry[] } {
   let entries: string[];
   try {
     entries = fs.readdirSync(path.join(brickPath, '.glusterfs', 'indices', 'xattrop')).filter((f) => !f.startsWith('xattrop'));
   } catch {
-    return 0;
+    return { count: 0, owed: [] };
   }
-  if (entries.length === 0) return 0;
+  if (entries.length === 0) return { count: 0, owed: [] };
   const files = entries.slice(0, MAX_INSPECTED).map((gfid) => path.join(brickPath, '.glusterfs', gfid.slice(0, 2), gfid.slice(2, 4), gfid));
   const out = spawnSync('getfattr', ['--absolute-names', '-d', '-m', '^trusted\\.afr\\.', '-e', 'hex', ...files], { encoding: 'utf8' }).stdout ?? '';
-  return blamingFiles(out) + Math.max(0, entries.length - MAX_INSPECTED);
+  const owed = blamedBricks(out);
+  return { count: owed.length + Math.max(0, entries.length - MAX_INSPECTED), owed: owed.slice(0, MAX_REPORTED) };
 }
 
-/** How many files in getfattr's dump carry a non-zero pending count against another brick (trusted.afr.dirty is not one). */
-export function blamingFiles(dump: string): number {
-  return dump.split(/^# file: /m).filter((block) => /^trusted\.afr\.(?!dirty=)[^=]+=0x(?!0+$)[0-9a-f]+$/m.test(block)).length;
+/**
+ * The files in getfattr's dump that carry a non-zero pending count against another brick
+ * (trusted.afr.<volume>-client-<i>; trusted.afr.dirty is not one), each with those bricks' indexes.
+ */
+export function blamedBricks(dump: string): WorkItemOwedEntry[] {
+  const owed: WorkItemOwedEntry[] = [];
+  for (const block of dump.split(/^# file: /m).slice(1)) {
+    const gfid = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\s*$/m.exec(block.split('\n')[0] ?? '')?.[1];
+    const bricks = [...block.matchAll(/^trusted\.afr\.[^=]*-client-(\d+)=0x(?!0+$)[0-9a-f]+$/gm)].map((m) => Number(m[1]));
+    if (gfid && bricks.length > 0) owed.push({ gfid, bricks: bricks.sort((a, b) => a - b) });
+  }
+  return owed;
 }
 
 /** The bytes the brick must hold: the WorkItem's size. */
@@ -141,7 +154,9 @@ function view(item: WorkItem, dataDir: string): Observation {
   const joinedAt = readText(path.join(runDir, JOINED_FILE))?.trim();
   const { sized, ...size } = sizeStatus(item, brick.path);
   const state = pid ? ('Running' as const) : ('Stopped' as const);
-  const status = { volumeReplica: { path: brick.path, ...size, brick: { state, port: brick.port, selfHeal: shd ? ('Running' as const) : ('Stopped' as const), ...(pid ? { pid, pendingHeals: pendingHeals(brick.path) } : {}), ...(joinedAt ? { joinedAt } : {}) } } };
+  const heals = pid ? pendingHeals(brick.path) : undefined;
+  const status = { volumeReplica: { path: brick.path, ...size, brick: { state, port: brick.port, selfHeal: shd ? ('Running' as const) : ('Stopped' as const), ...(pid ? { pid, pendingHeals: heals!.count } : {}), ...(heals?.owed.length ? { owed: heals.owed } : {}), ...(joinedAt ? { joinedAt } : {}) } } };
+  if (brick.stopped) return pid || shd ? { converged: false, action: 'stop', message: `${what} is stopping (the volume is Stopped)`, ...status } : { converged: true, message: `${what} is stopped (the volume is Stopped); its data stays`, ...status };
   if (!pid) return { converged: false, action: 'start', message: `${what} is not running`, ...status };
   if (!current) return { converged: false, action: 'restart', message: `${what} runs an older volfile`, ...status };
   if (!sized) return { converged: false, action: 'resize', message: `the filesystem of ${what} is growing to ${item.spec.volumeReplica!.size}`, ...status };
@@ -263,6 +278,11 @@ async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observatio
   try {
     const before = view(item, ctx.dataDir);
     if (before.converged) return before;
+    if (brick.stopped) {
+      await stop('shd', runDir, ctx);
+      await stop('brick', runDir, ctx);
+      return view(item, ctx.dataDir);
+    }
     fs.mkdirSync(runDir, { recursive: true, mode: 0o700 });
     await ensureBrickFilesystem(path.join(runDir, IMAGE_FILE), brick.path, sizeBytes(item), ctx, async () => {
       await stop('shd', runDir, ctx);

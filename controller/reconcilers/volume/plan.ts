@@ -8,7 +8,7 @@
 import type { Cluster } from '../../../api/cluster.js';
 import { CONTROLLER_FINALIZER } from '../../../api/names.js';
 import { parseQuantity } from '../../../api/quantity.js';
-import type { Volume, VolumeStatus } from '../../../api/volume.js';
+import { isGluster, type Volume, type VolumeStatus } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
@@ -95,12 +95,13 @@ function acceptedShape(volume: Volume): { size: string; replicas: number; proble
  * the daemon.
  */
 function layoutVolfiles(o: VolumeObserved, active: WorkItem[], replicas: number): LayoutVolfiles | undefined {
-  if (o.volume.spec.driver !== 'gluster') return undefined;
+  if (!isGluster(o.volume)) return undefined;
   const bricks = Array.from({ length: replicas }, (_, i) => active.find((w) => w.spec.volumeReplica?.index === i));
   const placed = bricks.map((w) => w?.spec.volumeReplica?.brick && { brick: w.spec.volumeReplica.brick, host: o.nodeAddress(w.spec.nodeName) });
   if (placed.some((p) => !p?.host)) return undefined;
   const first = placed[0]!.brick;
-  const layout = { volume: first.volume, volumeId: first.volumeId, bricks: placed.map((p) => ({ host: p!.host!, port: p!.brick.port, path: p!.brick.path })) };
+  const { arbiter, options } = o.volume.spec;
+  const layout = { volume: first.volume, volumeId: first.volumeId, bricks: placed.map((p) => ({ host: p!.host!, port: p!.brick.port, path: p!.brick.path })), arbiter: arbiter === true && replicas === 3, ...(options ? { options } : {}) };
   return { shd: shdVolfile(layout), client: clientVolfile(layout) };
 }
 
@@ -127,7 +128,7 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
  */
 function rollingSize(o: VolumeObserved, wi: WorkItem, size: string): string {
   const asked = (w: WorkItem) => w.spec.volumeReplica?.size;
-  if (o.volume.spec.driver !== 'gluster' || asked(wi) === size) return size;
+  if (!isGluster(o.volume) || asked(wi) === size) return size;
   const bricks = o.workItems.filter((w) => !w.metadata.deletionTimestamp && w.spec.volumeReplica);
   const next = bricks.filter((w) => asked(w) !== size).sort((a, b) => a.spec.volumeReplica!.index - b.spec.volumeReplica!.index)[0];
   return growthSettlesInMs(o, size) === undefined && next === wi ? size : (asked(wi) ?? size);
@@ -137,7 +138,7 @@ function rollingSize(o: VolumeObserved, wi: WorkItem, size: string): string {
 function growthSettlesInMs(o: VolumeObserved, size: string): number | undefined {
   let wait: number | undefined;
   for (const w of o.workItems) {
-    if (w.metadata.deletionTimestamp || w.spec.volumeReplica?.size !== size || o.volume.spec.driver !== 'gluster') continue;
+    if (w.metadata.deletionTimestamp || w.spec.volumeReplica?.size !== size || !isGluster(o.volume)) continue;
     const s = w.status;
     if (s?.volumeReplica?.size !== size) return GROWN_SETTLE_MS;
     const left = Date.parse(s.finishedAt ?? '') + GROWN_SETTLE_MS - o.now;

@@ -1,13 +1,13 @@
 /**
  * The status the Volume reconciler writes: per-replica node, path, size,
- * state (and for driver gluster the brick's address, port and pending
- * heals) mirrored from the replicas' WorkItems, a phase, and the Ready,
+ * state (and for driver gluster the brick's address, port, pending heals
+ * and split-brain files) mirrored from the replicas' WorkItems, a phase, and the Ready,
  * Degraded, Scheduled and SpecAccepted conditions. Pure.
  */
 import { setCondition, type ConditionInput } from '../../../api/conditions.js';
-import type { ReplicaState, Volume, VolumeBrickStatus, VolumePhase, VolumeReplicaStatus, VolumeStatus } from '../../../api/volume.js';
+import { isGluster, isStopped, type ReplicaState, type Volume, type VolumeBrickStatus, type VolumePhase, type VolumeReplicaStatus, type VolumeStatus } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
-import { glusterDegradation, type Degradation } from './gluster-health.js';
+import { glusterDegradation, splitBrainCounts, type Degradation, type QuorumRule } from './gluster-health.js';
 
 /** One replica index and what holds it. */
 export interface ReplicaSlot {
@@ -36,14 +36,16 @@ function replicaState(slot: ReplicaSlot, size: string): { state: ReplicaState; m
   const brick = s?.volumeReplica?.brick;
   // A new brick is empty until it has joined: only then do the others owe it the data.
   const joining = !!w.spec.volumeReplica?.brick?.clientVolfile && !brick?.joinedAt;
-  if (s?.phase === 'Done' && current && s.volumeReplica?.size === size && (!brick || (brick.state === 'Running' && !joining))) return { state: 'Ready' };
+  // A Stopped volume's brick is ready once stopped, with its data kept.
+  const brickAsAsked = w.spec.volumeReplica?.brick?.stopped ? brick?.state === 'Stopped' : brick?.state === 'Running' && !joining;
+  if (s?.phase === 'Done' && current && s.volumeReplica?.size === size && (!brick || brickAsAsked)) return { state: 'Ready' };
   if (brick?.state === 'Running' && joining) return { state: 'Creating', message: 'the brick runs and is joining its volume' };
   if (s?.volumeReplica?.sizeBytes) return { state: 'Resizing' };
   return { state: 'Creating', ...(slot.unreachable ? { message: `node ${w.spec.nodeName} is unreachable` } : {}) };
 }
 
 /** The brick of a slot: its WorkItem's port and its node's address; a lost one keeps what the status said of it (clients still name it). */
-function brickStatus(slot: ReplicaSlot, address: (node: string) => string | undefined, previous: VolumeReplicaStatus | undefined): VolumeBrickStatus | undefined {
+function brickStatus(slot: ReplicaSlot, address: (node: string) => string | undefined, previous: VolumeReplicaStatus | undefined, splitBrain: number): VolumeBrickStatus | undefined {
   const w = slot.workItem;
   const spec = w?.spec.volumeReplica?.brick;
   if (!w || !spec) {
@@ -54,13 +56,20 @@ function brickStatus(slot: ReplicaSlot, address: (node: string) => string | unde
   const reported = w.status?.volumeReplica?.brick;
   const state = slot.unreachable || !reported ? 'Stopped' : reported.state;
   const addr = address(w.spec.nodeName);
-  return { ...(addr ? { address: addr } : {}), port: spec.port, state, ...(reported?.pendingHeals !== undefined ? { pendingHeals: reported.pendingHeals } : {}), ...(reported?.joinedAt ? { joinedAt: reported.joinedAt } : {}) };
+  return {
+    ...(addr ? { address: addr } : {}),
+    port: spec.port,
+    state,
+    ...(reported?.pendingHeals !== undefined ? { pendingHeals: reported.pendingHeals } : {}),
+    ...(splitBrain > 0 ? { splitBrain } : {}),
+    ...(reported?.joinedAt ? { joinedAt: reported.joinedAt } : {}),
+  };
 }
 
-function replicaStatus(slot: ReplicaSlot, size: string, address: (node: string) => string | undefined, previous: VolumeReplicaStatus | undefined): VolumeReplicaStatus {
+function replicaStatus(slot: ReplicaSlot, size: string, address: (node: string) => string | undefined, previous: VolumeReplicaStatus | undefined, splitBrain: number): VolumeReplicaStatus {
   const w = slot.workItem;
   const { state, message } = replicaState(slot, size);
-  const brick = brickStatus(slot, address, previous);
+  const brick = brickStatus(slot, address, previous, splitBrain);
   return {
     index: slot.index,
     nodeName: slot.lostOn ?? w?.spec.nodeName,
@@ -89,22 +98,37 @@ export function joinSettlesInMs(replicas: readonly VolumeReplicaStatus[], now: n
 
 /** Driver gluster: what is wrong with the bricks (quorum, offline, heals), undefined when nothing is or the driver is file. */
 function degradation(volume: Volume, replicas: VolumeReplicaStatus[], now: number): Degradation | undefined {
-  if (volume.spec.driver !== 'gluster' || volume.metadata.deletionTimestamp || replicas.length === 0) return undefined;
+  if (!isGluster(volume) || isStopped(volume) || volume.metadata.deletionTimestamp || replicas.length === 0) return undefined;
+  // Until a brick has joined, the volume is being created: nothing to lose quorum on yet.
+  if (!replicas.some((r) => r.brick?.joinedAt)) return undefined;
   const found = glusterDegradation(replicas.map((r) => ({
     index: r.index,
     nodeName: r.nodeName,
     up: r.state === 'Ready' && r.brick?.state === 'Running',
     pendingHeals: r.brick?.pendingHeals ?? 0,
+    splitBrain: r.brick?.splitBrain ?? 0,
     ...(r.message ? { message: r.message } : {}),
-  })));
+  })), quorumRule(volume));
   if (found || joinSettlesInMs(replicas, now) === undefined) return found;
   return { reason: 'HealPending', message: 'a brick just joined the volume; waiting for the other bricks to report what they heal onto it' };
+}
+
+function quorumRule(volume: Volume): QuorumRule {
+  const o = volume.spec.options ?? {};
+  return { type: o['cluster.quorum-type'] ?? 'auto', ...(o['cluster.quorum-count'] ? { count: Number(o['cluster.quorum-count']) } : {}) };
+}
+
+/** Per replica index, its brick's files in split-brain (from what each agent reports its brick owes). */
+function splitBrainByIndex(slots: readonly ReplicaSlot[]): Map<number, number> {
+  const owed = new Map(slots.flatMap((s) => (s.workItem && !s.unreachable ? [[s.index, s.workItem.status?.volumeReplica?.brick?.owed ?? []] as const] : [])));
+  return splitBrainCounts(owed);
 }
 
 function phaseOf(volume: Volume, replicas: VolumeReplicaStatus[], degraded: Degradation | undefined): VolumePhase {
   if (volume.metadata.deletionTimestamp) return 'Deleting';
   const count = (s: ReplicaState) => replicas.filter((r) => r.state === s).length;
   const ready = count('Ready');
+  if (isStopped(volume)) return 'Stopped';
   if (replicas.length > 0 && ready === replicas.length) return degraded ? 'Degraded' : 'Ready';
   if (ready > 0) return 'Degraded';
   if (replicas.length > 0 && count('Failed') === replicas.length) return 'Failed';
@@ -115,12 +139,14 @@ function phaseOf(volume: Volume, replicas: VolumeReplicaStatus[], degraded: Degr
 export function volumeStatus(o: { volume: Volume; now: number; nodeAddress(node: string): string | undefined }, slots: ReplicaSlot[], size: string, problems: SpecProblem[], unplaced: string | undefined): VolumeStatus {
   const prev = o.volume.status ?? {};
   const generation = o.volume.metadata.generation;
-  const replicas = slots.map((s) => replicaStatus(s, size, o.nodeAddress, prev.replicas?.find((r) => r.index === s.index))).sort((a, b) => a.index - b.index);
+  const split = splitBrainByIndex(slots);
+  const replicas = slots.map((s) => replicaStatus(s, size, o.nodeAddress, prev.replicas?.find((r) => r.index === s.index), split.get(s.index) ?? 0)).sort((a, b) => a.index - b.index);
   const degraded = degradation(o.volume, replicas, o.now);
   const phase = phaseOf(o.volume, replicas, degraded);
   const readyReplicas = replicas.filter((r) => r.state === 'Ready').length;
   const failed = replicas.find((r) => r.state === 'Failed');
-  const message = unplaced ?? (degraded?.reason === 'QuorumLost' ? degraded.message : undefined) ?? failed?.message ?? degraded?.message ?? `${readyReplicas}/${replicas.length} replicas ready`;
+  const stopped = isStopped(o.volume) && !o.volume.metadata.deletionTimestamp ? stoppedMessage(o.volume, replicas) : undefined;
+  const message = unplaced ?? (degraded?.reason === 'QuorumLost' ? degraded.message : undefined) ?? failed?.message ?? stopped ?? degraded?.message ?? `${readyReplicas}/${replicas.length} replicas ready`;
   const cond = (c: Omit<ConditionInput, 'observedGeneration'>) => ({ ...c, observedGeneration: generation });
   const now = new Date(o.now);
   let conditions = setCondition(prev.conditions, cond(phase === 'Ready' ? { type: 'Ready', status: 'True', reason: 'ReplicasReady', message } : { type: 'Ready', status: 'False', reason: degraded?.reason ?? (failed ? 'ReplicaFailed' : phase), message }), now);
@@ -129,6 +155,12 @@ export function volumeStatus(o: { volume: Volume; now: number; nodeAddress(node:
   const problem = problems[0];
   conditions = setCondition(conditions, cond(problem ? { type: 'SpecAccepted', status: 'False', reason: problem.reason, message: problems.map((p) => p.message).join('; ') } : { type: 'SpecAccepted', status: 'True', reason: 'Accepted', message: 'spec is carried out' }), now);
   return { ...prev, observedGeneration: generation, phase, message, capacity: size, readyReplicas, replicas, conditions };
+}
+
+function stoppedMessage(volume: Volume, replicas: VolumeReplicaStatus[]): string {
+  const start = `start it with \`cairn volume start ${volume.metadata.name}\` (spec.state Started)`;
+  const running = replicas.filter((r) => r.brick?.state === 'Running').length;
+  return running === 0 ? `the volume is Stopped: no brick runs, the data is kept, and instances using it wait; ${start}` : `stopping the bricks (${running} still run; spec.state Stopped); ${start}`;
 }
 
 /** Degraded: for gluster the bricks' worst finding; for file, replicas lost or failed while another is Ready. */

@@ -12,6 +12,8 @@
  * replicate's afr-pending-xattr lists exactly those, and every brick's index
  * watches the `trusted.afr.<volume>-` prefix of the xattrs they become.
  */
+import { GLUSTER_OPTIONS, type OptionTarget } from '../../../api/gluster-options.js';
+
 /** One brick: where it runs and listens, in replica order. */
 export interface BrickPlacement {
   /** Address clients reach it on (an IP: a name may resolve to ::1 first). */
@@ -30,6 +32,8 @@ export interface GlusterLayout {
   bricks: BrickPlacement[];
   /** Replica 3 whose third brick holds names and metadata only. */
   arbiter?: boolean;
+  /** The Volume's spec.options (api/gluster-options.ts): they shape the client's and the self-heal daemon's graphs. */
+  options?: Readonly<Record<string, string>>;
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -65,7 +69,8 @@ export function glusterVolumeName(namespace: string, name: string): string {
 
 /** The FUSE client's volfile. */
 export function clientVolfile(l: GlusterLayout): string {
-  return clientGraph(l, {}, [['write-behind', 'performance/write-behind', {}], [l.volume, 'debug/io-stats', {}, true]]);
+  const writeBehind: Layer[] = l.options?.['performance.write-behind'] === 'off' ? [] : [['write-behind', 'performance/write-behind', optionsFor(l, 'writeBehind')]];
+  return clientGraph(l, {}, [...writeBehind, [l.volume, 'debug/io-stats', optionsFor(l, 'clientIoStats'), true]]);
 }
 
 /**
@@ -76,8 +81,21 @@ export function clientVolfile(l: GlusterLayout): string {
  */
 export function shdVolfile(l: GlusterLayout): string {
   const heal = { 'iam-self-heal-daemon': 'yes', 'self-heal-daemon': 'on', 'heal-timeout': '600', 'data-self-heal': 'on', 'metadata-self-heal': 'on', 'entry-self-heal': 'on' };
-  return clientGraph(l, heal, [[`${l.volume}-shd`, 'debug/io-stats', {}, true]]);
+  return clientGraph(l, { ...heal, ...optionsFor(l, 'shdReplicate') }, [[`${l.volume}-shd`, 'debug/io-stats', {}, true]]);
 }
+
+/** The translator options the layout's spec.options set at one kind of target, keyed by translator option. */
+function optionsFor(l: GlusterLayout, kind: DistributiveKeys<OptionTarget>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(l.options ?? {})) {
+    const target = GLUSTER_OPTIONS[key]?.target as Record<string, unknown> | undefined;
+    const option = target?.[kind];
+    if (typeof option === 'string') out[option] = value;
+  }
+  return out;
+}
+
+type DistributiveKeys<T> = T extends unknown ? keyof T : never;
 
 /** [name (prefixed with the volume unless `bare`), type, options, bare] */
 type Layer = [string, string, Record<string, string>, boolean?];
@@ -89,9 +107,10 @@ function clientGraph(l: GlusterLayout, replicateOptions: Record<string, string>,
     'afr-pending-xattr': clients.map((c) => `${l.volume}-${c}`).join(','),
     'quorum-type': 'auto',
     ...(l.arbiter ? { 'arbiter-count': '1' } : {}),
+    ...optionsFor(l, 'replicate'),
     ...replicateOptions,
   };
-  const clientVolumes = l.bricks.map((b, i) => volume(`${l.volume}-${clients[i]}`, 'protocol/client', { 'transport-type': 'tcp', 'transport.address-family': 'inet', 'remote-host': b.host, 'remote-port': String(b.port), 'remote-subvolume': b.path, 'ping-timeout': '42' }, []));
+  const clientVolumes = l.bricks.map((b, i) => volume(`${l.volume}-${clients[i]}`, 'protocol/client', { 'transport-type': 'tcp', 'transport.address-family': 'inet', 'remote-host': b.host, 'remote-port': String(b.port), 'remote-subvolume': b.path, 'ping-timeout': '42', ...optionsFor(l, 'client') }, []));
   const replicateName = `${l.volume}-replicate-0`;
   return [...clientVolumes, volume(replicateName, 'cluster/replicate', replicate, clients.map((c) => `${l.volume}-${c}`)), graph(top, l.volume, replicateName)].join('\n');
 }

@@ -1,7 +1,7 @@
 /** The WorkItem that keeps one replica of a Volume on a node. Pure. */
 import { AGENT_FINALIZER, brickDataPath, NODE_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, replicaWorkItemName } from '../../../api/names.js';
 import { API_VERSION } from '../../../api/types.js';
-import type { Volume } from '../../../api/volume.js';
+import { isGluster, isStopped, volumeDriver, type Volume } from '../../../api/volume.js';
 import type { WorkItem, WorkItemBrickSpec, WorkItemSpec } from '../../../api/workitem.js';
 import { SPEC_HASH_ANNOTATION, specHash } from '../instance/workitem-spec.js';
 import { glusterVolumeName, oneBrickVolfile } from './volfiles.js';
@@ -24,7 +24,21 @@ function brickSpec(volume: Volume, index: number, home: BrickHome, layout?: Layo
   const name = volume.metadata.name!;
   const brick = { host: '', port: home.port, path: brickDataPath(home.dataDir, ns, name, index) };
   const gluster = glusterVolumeName(ns, name);
-  return { volume: gluster, volumeId: volume.metadata.uid!, path: brick.path, port: home.port, volfile: oneBrickVolfile(gluster, volume.metadata.uid!, brick), ...(layout ? { shdVolfile: layout.shd, clientVolfile: layout.client } : {}) };
+  const volfile = oneBrickVolfile(gluster, volume.metadata.uid!, brick, isArbiter(volume, index));
+  return {
+    volume: gluster,
+    volumeId: volume.metadata.uid!,
+    path: brick.path,
+    port: home.port,
+    volfile,
+    ...(layout ? { shdVolfile: layout.shd, clientVolfile: layout.client } : {}),
+    ...(isStopped(volume) ? { stopped: true } : {}),
+  };
+}
+
+/** Whether replica `index` is the volume's arbiter brick: the third of replica 3 with spec.arbiter. */
+export function isArbiter(volume: Volume, index: number): boolean {
+  return volume.spec.arbiter === true && index === 2;
 }
 
 /** The complete WorkItem for replica `index` of volume on nodeName, sized `size` (and for driver gluster, its brick at `home`, with the volfiles naming every brick once all are placed). */
@@ -39,11 +53,11 @@ export function desiredReplicaWorkItem(volume: Volume, index: number, nodeName: 
       volumeName: name,
       index,
       size,
-      driver: s.driver ?? 'file',
+      driver: volumeDriver(volume),
       allocation: s.allocation ?? 'sparse',
       reclaimPolicy: s.reclaimPolicy ?? 'Delete',
       ...(s.options ? { options: s.options } : {}),
-      ...(s.driver === 'gluster' && home ? { brick: brickSpec(volume, index, home, layout) } : {}),
+      ...(isGluster(volume) && home ? { brick: brickSpec(volume, index, home, layout) } : {}),
     },
   };
   return {

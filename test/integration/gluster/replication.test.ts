@@ -8,14 +8,13 @@
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { freePort } from '../../../apiserver/util/free-port.js';
-import { brickVolfile, clientVolfile, shdVolfile, type GlusterLayout } from '../../../controller/reconcilers/volume/volfiles.js';
+import { clientVolfile, shdVolfile, type GlusterLayout } from '../../../controller/reconcilers/volume/volfiles.js';
 import { eventually } from '../../support/eventually.js';
-import { mountVolume, pendingHeals, prepareBrick, startGluster, unmount, type GlusterProcess } from '../../support/gluster.js';
+import { BrickSet, mountVolume, pendingHeals, prepareBrick, startGluster, unmount, type GlusterProcess } from '../../support/gluster.js';
 
 const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
@@ -29,43 +28,30 @@ function writeError(file: string, data: string): string | undefined {
   }
 }
 
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1', () => (s.destroy(), resolve(true)));
-    s.on('error', () => resolve(false));
-  });
-}
-
 describe('gluster volfiles on real bricks (issue 14)', function () {
   this.timeout(120_000);
   let dir: string;
   let layout: GlusterLayout;
   let mnt: string;
-  const bricks: (GlusterProcess | undefined)[] = [];
+  let bricks: BrickSet;
   const others: GlusterProcess[] = [];
 
-  const startBrick = async (i: number) => {
-    bricks[i] = startGluster('glusterfsd', `brick-${i}`, brickVolfile(layout, i), dir);
-    await eventually(`brick ${i} listening on ${layout.bricks[i]!.port}`, () => listening(layout.bricks[i]!.port), 15_000, 100);
-  };
-  const stopBrick = async (i: number) => {
-    await bricks[i]?.stop();
-    bricks[i] = undefined;
-  };
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-gluster-'));
     const ports = [await freePort(), await freePort(), await freePort()];
     layout = { volume: 'it-data', volumeId: randomUUID(), bricks: ports.map((port, i) => ({ host: '127.0.0.1', port, path: path.join(dir, 'bricks', String(i)) })) };
     for (const b of layout.bricks) prepareBrick(b.path, layout.volumeId);
-    for (let i = 0; i < 3; i++) await startBrick(i);
+    bricks = new BrickSet(layout, dir);
+    for (let i = 0; i < 3; i++) await bricks.start(i);
     mnt = path.join(dir, 'mnt');
     others.push(await mountVolume(clientVolfile(layout), mnt, dir));
   });
 
   after(async () => {
     if (mnt) unmount(mnt);
-    for (const p of [...others, ...bricks]) await p?.stop();
+    for (const p of others) await p.stop();
+    await bricks?.stopAll();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -76,23 +62,23 @@ describe('gluster volfiles on real bricks (issue 14)', function () {
   });
 
   it('heals a brick that was down while writes went on, and its index empties', async () => {
-    await stopBrick(2);
+    await bricks.stop(2);
     fs.writeFileSync(path.join(mnt, 'second.bin'), randomBytes(2 * 2 ** 20));
     fs.appendFileSync(path.join(mnt, 'first.bin'), 'more');
-    expect(pendingHeals(layout.bricks[0]!.path), 'pending heals while brick 2 is down').to.be.above(0);
-    await startBrick(2);
+    expect(pendingHeals(layout.bricks[0]!.path).count, 'pending heals while brick 2 is down').to.be.above(0);
+    await bricks.start(2);
     others.push(startGluster('glusterfs', 'shd', shdVolfile(layout), dir, ['--process-name=glustershd']));
-    await eventually('the heal to complete', () => layout.bricks.every((b) => pendingHeals(b.path) === 0), 60_000, 250);
+    await eventually('the heal to complete', () => layout.bricks.every((b) => pendingHeals(b.path).count === 0), 60_000, 250);
     for (const f of ['first.bin', 'second.bin']) expect(sha(path.join(layout.bricks[2]!.path, f)), f).to.equal(sha(path.join(mnt, f)));
   });
 
   it('refuses writes without quorum (2 of 3 bricks down), and loses nothing once they return', async () => {
     const before = sha(path.join(mnt, 'second.bin'));
-    await stopBrick(1);
-    await stopBrick(2);
+    await bricks.stop(1);
+    await bricks.stop(2);
     await eventually('writes to fail without quorum', () => ['ENOTCONN', 'EROFS', 'EIO'].includes(writeError(path.join(mnt, 'third.bin'), 'x') ?? ''), 20_000, 250);
-    await startBrick(1);
-    await startBrick(2);
+    await bricks.start(1);
+    await bricks.start(2);
     await eventually('writes to work again', () => writeError(path.join(mnt, 'third.bin'), 'back') === undefined, 30_000, 250);
     expect(sha(path.join(mnt, 'second.bin'))).to.equal(before);
   });

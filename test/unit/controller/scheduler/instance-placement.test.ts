@@ -161,6 +161,12 @@ describe('scheduler: scheduleInstance constraints', () => {
     expect(messageOf(scheduleInstance(instance('i', attach), snapshot({ nodes: [node('c')], volumes: [unaddressed] })))).to.equal('0/1 nodes are available: 1 no replica of volume data.');
   });
 
+  it('waits while a gluster volume it uses is Stopped, saying which', () => {
+    const stopped = volume('data', { replicas: 1, driver: 'gluster', state: 'Stopped' }, ['a']);
+    const s = snapshot({ nodes: [node('a'), node('b')], volumes: [stopped] });
+    expect(messageOf(scheduleInstance(instance('i', { volumes: [{ name: 'd', volumeName: 'data' }] }), s))).to.equal('0/2 nodes are available: 2 volume data is Stopped.');
+  });
+
   it('ignores Lost, Failed and Deleting replicas for locality', () => {
     const v = volume('data', { replicas: 3 }, [['a', 'Lost'], ['b', 'Failed'], ['c', 'Deleting']]);
     const s = snapshot({ nodes: [node('a'), node('b'), node('c')], volumes: [v] });

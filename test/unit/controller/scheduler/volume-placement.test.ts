@@ -54,6 +54,15 @@ describe('scheduler: scheduleVolumeReplicas', () => {
     expect(nodesOf(scheduleVolumeReplicas(volume('v', { nodeSelector: { disk: 'ssd' } }), s))).to.deep.equal(['b']);
   });
 
+  it('gives gluster bricks only to nodes that do not report gluster unavailable; file replicas to any', () => {
+    const without = node('a');
+    without.status!.drivers = [{ name: 'gluster', available: false, message: 'glusterfsd is not installed' }];
+    const s = snapshot({ nodes: [without, node('b')] });
+    expect(nodesOf(scheduleVolumeReplicas(volume('v', { driver: 'gluster' }), s))).to.deep.equal(['b']);
+    expect((scheduleVolumeReplicas(volume('v', { driver: 'gluster', replicas: 2 }), s) as { message?: string }).message).to.match(/^1\/2 nodes are available: 1 gluster unavailable\./);
+    expect(nodesOf(scheduleVolumeReplicas(volume('v'), snapshot({ nodes: [without] })))).to.deep.equal(['a']);
+  });
+
   it('never uses an ineligible node', () => {
     const s = snapshot({
       nodes: [node('a', { unschedulable: true }), node('b', { drain: true }), node('c', { phase: 'Unreachable' }), node('d', { ready: 'False' }), node('e')],

@@ -1,26 +1,40 @@
-/** blamingFiles: which files of a getfattr dump another brick is owed — pure. */
+/** blamedBricks: which files of a getfattr dump other bricks are owed, and which bricks — pure. */
 import { expect } from 'chai';
-import { blamingFiles } from '../../../../../agent/drivers/volume/gluster-brick.js';
+import { blamedBricks } from '../../../../../agent/drivers/volume/gluster-brick.js';
+
+const G1 = '00000000-0000-0000-0000-000000000001';
+const G2 = 'abcdabcd-0000-4000-8000-000000000002';
+const G3 = 'ef01ef01-0000-4000-8000-000000000003';
+const G4 = '12341234-0000-4000-8000-000000000004';
+const G5 = '56785678-0000-4000-8000-000000000005';
 
 describe('gluster brick: pending heals', () => {
-  it('counts files blaming another brick, not files only dirty from a write in flight nor all-zero counts', () => {
+  it('lists files blaming another brick with those bricks, not files only dirty from a write in flight nor all-zero counts', () => {
     const dump = [
-      '# file: /b/.glusterfs/00/00/00000000-0000-0000-0000-000000000001',
+      `# file: /b/.glusterfs/00/00/${G1}`,
       'trusted.afr.v-client-2=0x000000000000000100000001',
       '',
-      '# file: /b/.glusterfs/ab/cd/abcd',
+      `# file: /b/.glusterfs/ab/cd/${G2}`,
       'trusted.afr.dirty=0x000000010000000000000000',
       '',
-      '# file: /b/.glusterfs/ef/01/ef01',
+      `# file: /b/.glusterfs/ef/01/${G3}`,
       'trusted.afr.dirty=0x000000000000000000000000',
       'trusted.afr.v-client-1=0x000000000000000000000000',
       '',
-      '# file: /b/.glusterfs/12/34/1234',
+      `# file: /b/.glusterfs/12/34/${G4}`,
       'trusted.afr.dirty=0x000000000000000000000000',
       'trusted.afr.v-client-0=0x000000020000000000000000',
       '',
+      `# file: /b/.glusterfs/56/78/${G5}`,
+      'trusted.afr.my-vol-client-2=0x000000010000000000000000',
+      'trusted.afr.my-vol-client-0=0x000000000000000100000000',
+      '',
     ].join('\n');
-    expect(blamingFiles(dump)).to.equal(2);
-    expect(blamingFiles('')).to.equal(0);
+    expect(blamedBricks(dump)).to.deep.equal([
+      { gfid: G1, bricks: [2] },
+      { gfid: G4, bricks: [0] },
+      { gfid: G5, bricks: [0, 2] },
+    ]);
+    expect(blamedBricks('')).to.deep.equal([]);
   });
 });

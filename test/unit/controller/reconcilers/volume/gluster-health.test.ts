@@ -1,7 +1,7 @@
-/** glusterDegradation and hasQuorum: AFR's quorum-type auto, and the worst finding first — pure. */
+/** glusterDegradation, hasQuorum and splitBrainCounts: AFR's quorum rules, split-brain, and the worst finding first — pure. */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { glusterDegradation, hasQuorum, type BrickHealth } from '../../../../../controller/reconcilers/volume/gluster-health.js';
+import { glusterDegradation, hasQuorum, splitBrainCounts, type BrickHealth } from '../../../../../controller/reconcilers/volume/gluster-health.js';
 
 const brick = (index: number, up: boolean, pendingHeals = 0): BrickHealth => ({ index, nodeName: `n${index}`, up, pendingHeals });
 
@@ -13,6 +13,30 @@ describe('gluster volume health', () => {
     expect(hasQuorum([brick(0, false), brick(1, true)])).to.equal(false);
     expect(hasQuorum([brick(0, true)])).to.equal(true);
     expect(hasQuorum([brick(0, false)])).to.equal(false);
+  });
+
+  it('follows cluster.quorum-type fixed (quorum-count bricks) and none (any brick)', () => {
+    const one = [brick(0, false), brick(1, true), brick(2, false)];
+    expect(hasQuorum(one, { type: 'fixed', count: 1 })).to.equal(true);
+    expect(hasQuorum(one, { type: 'fixed', count: 2 })).to.equal(false);
+    expect(hasQuorum(one, { type: 'none' })).to.equal(true);
+    expect(hasQuorum([brick(0, false)], { type: 'none' })).to.equal(false);
+  });
+
+  it('finds split-brain where two bricks blame each other for one file, not where blame goes one way', () => {
+    const owed = new Map([
+      [0, [{ gfid: 'a', bricks: [1] }, { gfid: 'b', bricks: [2] }]],
+      [1, [{ gfid: 'a', bricks: [0, 2] }]],
+      [2, [{ gfid: 'c', bricks: [0] }]],
+    ]);
+    expect([...splitBrainCounts(owed)]).to.deep.equal([[0, 1], [1, 1]]);
+    expect(splitBrainCounts(new Map([[0, [{ gfid: 'a', bricks: [1] }]], [1, []]])).size).to.equal(0);
+  });
+
+  it('says SplitBrain after quorum and before offline bricks, with how to resolve it', () => {
+    const d = glusterDegradation([{ ...brick(0, true), splitBrain: 2 }, { ...brick(1, true), splitBrain: 2 }, brick(2, false)]);
+    expect(d?.reason).to.equal('SplitBrain');
+    expect(d?.message).to.include('2 files are in split-brain between brick 0 on node n0 and brick 1 on node n1').and.include('cluster.favorite-child-policy');
   });
 
   it('says QuorumLost with the bricks to bring back, before anything else', () => {

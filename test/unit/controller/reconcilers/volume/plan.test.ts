@@ -6,7 +6,7 @@ import type { Volume, VolumeReplicaStatus } from '../../../../../api/volume.js';
 import type { WorkItemStatus } from '../../../../../api/workitem.js';
 import { planVolume } from '../../../../../controller/reconcilers/volume/plan.js';
 import { scheduleVolumeReplicas } from '../../../../../controller/scheduler/index.js';
-import { GONE, LOST, NOW, NS, cluster, events, ofType, replicaDone, replicaWorkItem, unreachable, volume, volumeObserved } from '../builders.js';
+import { EARLIER, GONE, LOST, NOW, NS, cluster, events, ofType, replicaDone, replicaWorkItem, unreachable, volume, volumeObserved } from '../builders.js';
 
 const cond = (conditions: Array<{ type: string }> | undefined, type: string) => conditions?.find((c) => c.type === type) as { status: string; reason: string; message: string } | undefined;
 
@@ -152,14 +152,15 @@ describe('planVolume', () => {
     });
 
     describe('status', () => {
-      const running = (pendingHeals = 0): WorkItemStatus => ({ observedGeneration: 1, phase: 'Done', volumeReplica: { path: '/p', size: '10Gi', brick: { state: 'Running', port: 49152, pendingHeals } } });
+      // Bricks that joined their volume long ago.
+      const running = (pendingHeals = 0): WorkItemStatus => ({ observedGeneration: 1, phase: 'Done', volumeReplica: { path: '/p', size: '10Gi', brick: { state: 'Running', port: 49152, pendingHeals, joinedAt: EARLIER } } });
       const bricks = (vol: Volume, heals: number[]) => ['a', 'b', 'c'].map((n, i) => replicaWorkItem(vol, i, n, { status: running(heals[i]) }));
       const address = (n: string) => `10.0.0.${n.charCodeAt(0) - 96}`;
 
       it('reports each brick\'s address, port, state and pending heals; Ready, Degraded False when every brick runs with nothing to heal', () => {
         const vol = gluster();
         const plan = planVolume(volumeObserved(vol, { workItems: bricks(vol, [0, 0, 0]), nodeAddress: address }));
-        expect(plan.status.replicas!.map((r) => r.brick)).to.deep.equal([1, 2, 3].map((i) => ({ address: `10.0.0.${i}`, port: 49152, state: 'Running', pendingHeals: 0 })));
+        expect(plan.status.replicas!.map((r) => r.brick)).to.deep.equal([1, 2, 3].map((i) => ({ address: `10.0.0.${i}`, port: 49152, state: 'Running', pendingHeals: 0, joinedAt: EARLIER })));
         expect(plan.status.phase).to.equal('Ready');
         expect(cond(plan.status.conditions, 'Degraded')).to.include({ status: 'False', reason: 'AllReplicasHealthy' });
       });
@@ -171,6 +172,14 @@ describe('planVolume', () => {
         expect(cond(plan.status.conditions, 'Degraded')).to.include({ status: 'True', reason: 'HealPending' });
         expect(cond(plan.status.conditions, 'Ready')).to.include({ status: 'False', reason: 'HealPending' });
         expect(plan.status.message).to.match(/^4 entries wait to be healed/);
+      });
+
+      it('judges quorum only once a brick has joined: a volume still being created is not QuorumLost', () => {
+        const vol = gluster();
+        const unjoined = ['a', 'b', 'c'].map((n, i) => replicaWorkItem(vol, i, n, { status: { observedGeneration: 1, phase: 'InProgress' } }));
+        const plan = planVolume(volumeObserved(vol, { workItems: unjoined, nodeAddress: address }));
+        expect(plan.status.phase).to.equal('Creating');
+        expect(cond(plan.status.conditions, 'Degraded')).to.include({ status: 'False' });
       });
 
       it('counts a brick on an unreachable node offline (BrickOffline), and two of three QuorumLost with the hint in the message', () => {
@@ -189,7 +198,10 @@ describe('planVolume', () => {
         const layout = planVolume(volumeObserved(vol, { workItems: placed, nodeAddress: address }));
         const withLayout = ofType(layout.actions, 'updateWorkItem').map((a) => a.workItem);
         expect(withLayout[0]!.spec.volumeReplica!.brick!.clientVolfile).to.include('type cluster/replicate').and.not.include('iam-self-heal-daemon');
-        const joined = (at?: number) => withLayout.map((w) => ({ ...w, status: { ...w.status!, volumeReplica: { ...w.status!.volumeReplica!, brick: { ...w.status!.volumeReplica!.brick!, ...(at !== undefined ? { joinedAt: new Date(at).toISOString() } : {}) } } } }));
+        const joined = (at?: number) => withLayout.map((w) => {
+          const { joinedAt: _before, ...brick } = w.status!.volumeReplica!.brick!;
+          return { ...w, status: { ...w.status!, volumeReplica: { ...w.status!.volumeReplica!, brick: { ...brick, ...(at !== undefined ? { joinedAt: new Date(at).toISOString() } : {}) } } } };
+        });
         const o = volumeObserved(vol, { workItems: joined(), nodeAddress: address });
         expect(planVolume(o).status.replicas!.map((r) => [r.state, r.message])).to.deep.equal(Array(3).fill(['Creating', 'the brick runs and is joining its volume']));
         const settling = planVolume(volumeObserved(vol, { workItems: joined(o.now - 1000), nodeAddress: address }));
@@ -224,9 +236,54 @@ describe('planVolume', () => {
         const vol = gluster();
         const before = planVolume(volumeObserved(vol, { workItems: bricks(vol, [0, 0, 0]), nodeAddress: address })).status;
         const after = planVolume(volumeObserved({ ...vol, status: before }, { workItems: bricks(vol, [0, 0, 0]), nodeAddress: address, nodes: { c: LOST } })).status;
-        expect(after.replicas![2]).to.deep.include({ state: 'Lost', nodeName: 'c', path: '/p', brick: { address: '10.0.0.3', port: 49152, state: 'Stopped' } });
+        expect(after.replicas![2]).to.deep.include({ state: 'Lost', nodeName: 'c', path: '/p', brick: { address: '10.0.0.3', port: 49152, state: 'Stopped', joinedAt: EARLIER } });
         expect(cond(after.conditions, 'Degraded')).to.include({ reason: 'BrickOffline' });
       });
+    });
+
+    it('with an arbiter, runs features/arbiter on the third brick only and counts it in the client graph', () => {
+      const v = gluster();
+      const vol = { ...v, spec: { ...v.spec, arbiter: true } };
+      const bricks = ofType(planVolume(volumeObserved(vol, { nodeNames: ['a', 'b', 'c'] })).actions, 'createWorkItem').map((a) => a.workItem.spec.volumeReplica!.brick!.volfile);
+      expect(bricks.map((b) => b.includes('type features/arbiter'))).to.deep.equal([false, false, true]);
+      const placed = [0, 1, 2].map((i) => replicaWorkItem(vol, i, ['a', 'b', 'c'][i]!));
+      const client = ofType(planVolume(volumeObserved(vol, { workItems: placed })).actions, 'updateWorkItem')[0]!.workItem.spec.volumeReplica!.brick!.clientVolfile;
+      expect(client).to.include('option arbiter-count 1');
+    });
+
+    it('carries spec.options into the client and self-heal volfiles, leaving each brick\'s own volfile alone', () => {
+      const vol = gluster(2);
+      const tuned = { ...vol, spec: { ...vol.spec, options: { 'network.ping-timeout': '7', 'cluster.heal-timeout': '30' } } };
+      const placed = [replicaWorkItem(vol, 0, 'a'), replicaWorkItem(vol, 1, 'b')];
+      const brick = ofType(planVolume(volumeObserved(tuned, { workItems: placed })).actions, 'updateWorkItem')[0]!.workItem.spec.volumeReplica!.brick!;
+      expect(brick.clientVolfile).to.include('option ping-timeout 7');
+      expect(brick.shdVolfile).to.include('option heal-timeout 30');
+      expect(brick.volfile).to.equal(placed[0]!.spec.volumeReplica!.brick!.volfile);
+    });
+
+    it('stops every brick of a Stopped volume: phase Stopped, Ready False with how to start it; instances wait', () => {
+      const v = gluster();
+      const vol = { ...v, spec: { ...v.spec, state: 'Stopped' as const } };
+      const running = (stopped: boolean): WorkItemStatus => ({ observedGeneration: 1, phase: 'Done', volumeReplica: { path: '/p', size: '10Gi', brick: { state: stopped ? 'Stopped' : 'Running', port: 49152, joinedAt: EARLIER } } });
+      const at = (stopped: boolean[]) => stopped.map((s, i) => replicaWorkItem(vol, i, ['a', 'b', 'c'][i]!, { status: running(s) }));
+      const stopping = planVolume(volumeObserved(vol, { workItems: at([true, false, false]) }));
+      expect(ofType(stopping.actions, 'updateWorkItem').map((a) => a.workItem.spec.volumeReplica!.brick!.stopped)).to.deep.equal([true, true, true]);
+      expect(stopping.status.phase).to.equal('Stopped');
+      expect(stopping.status.message).to.match(/^stopping the bricks \(2 still run/);
+      const stopped = planVolume(volumeObserved(vol, { workItems: at([true, true, true]) }));
+      expect(stopped.status.readyReplicas).to.equal(3);
+      expect(cond(stopped.status.conditions, 'Ready')).to.include({ status: 'False', reason: 'Stopped' });
+      expect(stopped.status.message).to.include('no brick runs').and.include('cairn volume start data');
+      expect(cond(stopped.status.conditions, 'Degraded')).to.include({ status: 'False' });
+    });
+
+    it('reports split-brain per brick from what two agents say their bricks owe each other (Degraded SplitBrain)', () => {
+      const vol = gluster();
+      const owed = [[{ gfid: 'g1', bricks: [1] }], [{ gfid: 'g1', bricks: [0] }, { gfid: 'g2', bricks: [2] }], []];
+      const ws = owed.map((o, i) => replicaWorkItem(vol, i, ['a', 'b', 'c'][i]!, { status: { observedGeneration: 1, phase: 'Done', volumeReplica: { path: '/p', size: '10Gi', brick: { state: 'Running', port: 49152, pendingHeals: o.length, joinedAt: EARLIER, owed: o } } } }));
+      const plan = planVolume(volumeObserved(vol, { workItems: ws }));
+      expect(plan.status.replicas!.map((r) => r.brick?.splitBrain)).to.deep.equal([1, 1, undefined]);
+      expect(cond(plan.status.conditions, 'Degraded')).to.include({ status: 'True', reason: 'SplitBrain' });
     });
 
     it('leaves the brick out while the node has not reported its data dir (the agent then says the spec has no brick)', () => {

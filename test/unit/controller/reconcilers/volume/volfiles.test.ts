@@ -74,6 +74,29 @@ describe('gluster volfiles', () => {
     expect(() => brickVolfile(replica3, 3)).to.throw(/no brick 3/);
   });
 
+  it('carry spec.options into the client and self-heal graphs, and write nothing for options left unset', () => {
+    const tuned: GlusterLayout = { ...replica3, options: { 'cluster.quorum-type': 'fixed', 'cluster.quorum-count': '2', 'network.ping-timeout': '10', 'cluster.heal-timeout': '60', 'performance.write-behind-window-size': '4MB', 'diagnostics.client-log-level': 'WARNING' } };
+    const client = clientVolfile(tuned);
+    const shd = shdVolfile(tuned);
+    for (const text of [client, shd]) {
+      expect(option(text, 'prod-data-replicate-0', 'quorum-type')).to.equal('fixed');
+      expect(option(text, 'prod-data-replicate-0', 'quorum-count')).to.equal('2');
+      expect(option(text, 'prod-data-client-1', 'ping-timeout')).to.equal('10');
+    }
+    expect(option(shd, 'prod-data-replicate-0', 'heal-timeout')).to.equal('60');
+    expect(option(client, 'prod-data-replicate-0', 'heal-timeout')).to.equal(undefined);
+    expect(option(client, 'prod-data-write-behind', 'cache-size')).to.equal('4MB');
+    expect(option(client, 'prod-data', 'client-log-level')).to.equal('WARNING');
+    expect(brickVolfile(tuned, 0)).to.equal(brickVolfile(replica3, 0));
+    expect(clientVolfile({ ...replica3, options: {} })).to.equal(clientVolfile(replica3));
+  });
+
+  it('leave write-behind out of the client graph when performance.write-behind is off', () => {
+    const text = clientVolfile({ ...replica3, options: { 'performance.write-behind': 'off' } });
+    expect(text).not.to.include('performance/write-behind');
+    expect(text).to.include('volume prod-data\n    type debug/io-stats\n    subvolumes prod-data-replicate-0');
+  });
+
   it('stamps the volume id as the 16 bytes setfattr takes', () => {
     expect(volumeIdXattr(replica3.volumeId)).to.equal('0x6a1f4f2e8c0b4d559a3e0c1d2e3f4a5b');
   });

@@ -1,0 +1,73 @@
+/**
+ * Every supported gluster option (api/gluster-options.ts), as the volfile
+ * generator writes it, is accepted by real GlusterFS: `glusterfs
+ * --volfile-check` validates each translator option against the
+ * translator's own table and fails on a value it would not take.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { GLUSTER_OPTIONS } from '../../../api/gluster-options.js';
+import { clientVolfile, shdVolfile, type GlusterLayout } from '../../../controller/reconcilers/volume/volfiles.js';
+
+const run = promisify(execFile);
+
+/** Values per option, the extremes of each range among them. */
+const SAMPLES: Record<string, string[]> = {
+  'cluster.quorum-type': ['auto', 'fixed', 'none'],
+  'cluster.quorum-count': ['1', '3'],
+  'cluster.favorite-child-policy': ['none', 'size', 'ctime', 'mtime', 'majority'],
+  'cluster.data-self-heal-algorithm': ['full', 'diff'],
+  'cluster.heal-timeout': ['5', '86400'],
+  'network.ping-timeout': ['1', '1013'],
+  'performance.write-behind': ['on', 'off'],
+  'performance.write-behind-window-size': ['512KB', '1GB'],
+  'diagnostics.client-log-level': ['CRITICAL', 'ERROR', 'WARNING', 'INFO', 'DEBUG', 'TRACE', 'NONE'],
+};
+
+describe('gluster options against real GlusterFS (glusterfs --volfile-check)', function () {
+  this.timeout(120_000);
+  let dir: string;
+  before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-gluster-options-'))));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  async function check(name: string, volfile: string): Promise<string | undefined> {
+    const file = path.join(dir, `${name}.vol`);
+    fs.writeFileSync(file, volfile);
+    return run('glusterfs', ['--volfile-check', '-f', file, '-l', path.join(dir, `${name}.log`)]).then(
+      () => undefined,
+      () => fs.readFileSync(path.join(dir, `${name}.log`), 'utf8').split('\n').find((l) => /validation failed|Invalid arguments/.test(l)) ?? 'failed',
+    );
+  }
+
+  const layout = (options: Record<string, string>): GlusterLayout => ({
+    volume: 'opt',
+    volumeId: '6a1f4f2e-8c0b-4d55-9a3e-0c1d2e3f4a5b',
+    bricks: [0, 1, 2].map((i) => ({ host: '127.0.0.1', port: 1 + i, path: `/nonexistent/b${i}` })),
+    options,
+  });
+
+  it('samples every supported option', () => expect(Object.keys(SAMPLES)).to.have.members(Object.keys(GLUSTER_OPTIONS)));
+
+  it('accepts each sample in the client and self-heal volfiles', async () => {
+    const refused: string[] = [];
+    for (const [key, values] of Object.entries(SAMPLES)) {
+      for (const value of values) {
+        const l = layout({ [key]: value });
+        for (const [graph, text] of [['client', clientVolfile(l)], ['shd', shdVolfile(l)]] as const) {
+          const error = await check(`${key}-${value}-${graph}`, text);
+          if (error) refused.push(`${key}=${value} (${graph}): ${error}`);
+        }
+      }
+    }
+    expect(refused).to.deep.equal([]);
+  });
+
+  it('can fail: a value the translator does not take is refused', async () => {
+    const text = clientVolfile(layout({ 'diagnostics.client-log-level': 'INFO' })).replace('client-log-level INFO', 'client-log-level LOUD');
+    expect(await check('bad', text)).to.match(/LOUD/);
+  });
+});
