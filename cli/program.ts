@@ -20,6 +20,7 @@ import { etcdCommand } from './commands/etcd.js';
 import { failuresCommand } from './commands/failures.js';
 import { getCommand } from './commands/get.js';
 import { migrateCommand } from './commands/migrate.js';
+import { volumeCommand } from './commands/volume.js';
 import { cordonCommand, drainCommand, restartCommand, uncordonCommand } from './commands/node-ops.js';
 import { apiserverCommand, serverCommand } from './commands/server.js';
 import { statusCommand } from './commands/status.js';
@@ -47,6 +48,7 @@ export function cairnProgram(): Command {
     .addCommand(drainCommand())
     .addCommand(restartCommand())
     .addCommand(migrateCommand())
+    .addCommand(volumeCommand())
     .addCommand(tokenCommand())
     .addCommand(userCommand())
     .addCommand(versionCommand())

@@ -74,7 +74,8 @@ function current(o: Generational): boolean {
  * Whether an object has converged: the controller has seen its latest spec
  * and it is Ready — for an instance asked to stop, or one whose run completed
  * (exit 0 under restartPolicy Never/OnFailure), Stopped; for a node, Ready and
- * not in the middle of a drain.
+ * not in the middle of a drain; for a volume asked to stop, Stopped with
+ * every brick stopped.
  */
 export function isConverged(key: 'nodes' | 'instances' | 'volumes', obj: Node | Instance | Volume): boolean {
   if (!current(obj)) return false;
@@ -83,6 +84,9 @@ export function isConverged(key: 'nodes' | 'instances' | 'volumes', obj: Node | 
     return i.status?.phase === 'Stopped' || (i.spec.runState !== 'Stopped' && ready(i));
   }
   if (key === 'nodes') return ready(obj) && ['Ready', 'Drained'].includes((obj as Node).status?.phase ?? '');
+  const v = obj as Volume;
+  // A volume stopped as asked: every brick stopped (a stopped brick's replica counts Ready).
+  if (v.spec.state === 'Stopped') return v.status?.phase === 'Stopped' && (v.status.readyReplicas ?? 0) === (v.spec.replicas ?? 1);
   return ready(obj);
 }
 

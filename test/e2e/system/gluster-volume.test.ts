@@ -24,6 +24,7 @@ import { clientVolfile } from '../../../controller/reconcilers/volume/volfiles.j
 import { alive, startAgentProcess, type AgentProcess } from '../../support/agent-process.js';
 import { eventually } from '../../support/eventually.js';
 import { killGlusterUnder, mountVolume, unmount, type GlusterProcess } from '../../support/gluster.js';
+import { runCairn } from '../../support/cairn-cli.js';
 import { startServerProcess, type ServerProcess } from '../../support/server-process.js';
 
 const NS = 'glv';
@@ -38,6 +39,7 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
   let mount: GlusterProcess | undefined;
   let mnt: string | undefined;
 
+  const volumeCli = (...args: string[]) => runCairn(['volume', ...args, '-n', NS, '--kubeconfig', server.kubeconfig]);
   const bricks = async () => (await client.list('WorkItem', { namespace: NS })).items.filter((w: WorkItem) => w.spec.owner.name === 'shared').sort((a, b) => a.spec.volumeReplica!.index - b.spec.volumeReplica!.index);
 
   before(async function () {
@@ -123,7 +125,8 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
       }
     }, 50);
     try {
-      await client.patch('Volume', NS, 'small', { spec: { size: '128Mi' } });
+      const expand = await volumeCli('expand', 'small', '--size', '128Mi');
+      expect(expand.code, expand.stderr).to.equal(0);
       await eventually('small Ready at 128Mi', async () => {
         const v = await client.get('Volume', NS, 'small');
         return v?.status?.phase === 'Ready' && v.status.replicas!.every((r) => r.size === '128Mi');
@@ -139,6 +142,43 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
     await mount.stop();
     mount = undefined;
     await client.delete('Volume', NS, 'small');
+  });
+
+  it('cairn volume set/get/reset change spec.options, validated; the self-heal daemons restart on the new volfile, the bricks do not', async () => {
+    const before = await bricks();
+    const set = await volumeCli('set', 'shared', 'network.ping-timeout=7', 'cluster.heal-timeout=30');
+    expect(set.code, set.stderr).to.equal(0);
+    await eventually('every self-heal daemon on the new volfile', async () => (await bricks()).every((w) => {
+      const shd = path.join(dir, w.spec.nodeName, 'gluster', NS, `shared-${w.spec.volumeReplica!.index}`, 'shd.vol');
+      return w.status?.volumeReplica?.brick?.selfHeal === 'Running' && fs.readFileSync(shd, 'utf8').includes('option heal-timeout 30') && w.status.observedGeneration === w.metadata.generation;
+    }), 30_000, 200);
+    const after = await bricks();
+    expect(after.map((w) => w.spec.volumeReplica!.brick!.clientVolfile)).to.satisfy((vs: string[]) => vs.every((v) => v.includes('option ping-timeout 7')));
+    expect(after.map((w) => w.status?.volumeReplica?.brick?.pid), 'brick pids').to.deep.equal(before.map((w) => w.status?.volumeReplica?.brick?.pid));
+    const get = await volumeCli('get', 'shared');
+    expect(get.stdout).to.match(/network\.ping-timeout\s+7\s+set/).and.match(/cluster\.quorum-type\s+auto\s+default/);
+    const unknown = await volumeCli('set', 'shared', 'performance.cache-size=1GB');
+    expect([unknown.code, unknown.stderr]).to.deep.equal([1, 'error: unsupported option "performance.cache-size"\nhint: supported options: cluster.quorum-type, cluster.quorum-count, cluster.favorite-child-policy, cluster.data-self-heal-algorithm, cluster.heal-timeout, network.ping-timeout, performance.write-behind, performance.write-behind-window-size, diagnostics.client-log-level (cairn volume get VOLUME shows them)\n']);
+    const bad = await volumeCli('set', 'shared', 'network.ping-timeout=soon');
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.include('spec.options[network.ping-timeout]: Invalid value: "soon"').and.include('an integer from 1 to 1013');
+    const reset = await volumeCli('reset', 'shared', '--all');
+    expect(reset.code, reset.stderr).to.equal(0);
+    expect((await client.get('Volume', NS, 'shared'))?.spec.options).to.equal(undefined);
+  });
+
+  it('cairn volume stop stops every brick and keeps the data; start brings them back Ready with the same bytes', async () => {
+    const items = await bricks();
+    const stop = await volumeCli('stop', 'shared', '--wait', '--timeout', '60s');
+    expect(stop.code, stop.stderr).to.equal(0);
+    expect(stop.stdout).to.include('is Stopped');
+    for (const w of items) expect(alive(w.status!.volumeReplica!.brick!.pid!), `brick on ${w.spec.nodeName}`).to.equal(false);
+    expect((await client.get('Volume', NS, 'shared'))?.status?.phase).to.equal('Stopped');
+    const sum = sha(path.join(items[0]!.spec.volumeReplica!.brick!.path, 'data.bin'));
+    const start = await volumeCli('start', 'shared', '--wait', '--timeout', '60s');
+    expect(start.code, start.stderr).to.equal(0);
+    expect(start.stdout).to.include('is Ready');
+    for (const w of await bricks()) expect(sha(path.join(w.spec.volumeReplica!.brick!.path, 'data.bin'))).to.equal(sum);
   });
 
   it('deleting the Volume stops every brick and removes its directory', async () => {

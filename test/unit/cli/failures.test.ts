@@ -107,12 +107,17 @@ describe('failures', () => {
       expect(hintFor('Unschedulable', ctx("0/2 nodes are available: 2 didn't match node selector."))).to.match(/spec\.placement\.nodeSelector/);
       expect(hintFor('Unschedulable', ctx('0/0 nodes are available: no nodes registered in cluster demo.'))).to.contain('cairn agent --cluster demo');
     });
+    it('says how to start a Stopped volume an instance waits for, and how to get gluster onto nodes', () => {
+      expect(hintFor('Unschedulable', ctx('0/2 nodes are available: 2 volume data is Stopped.'))).to.equal('start the volume: cairn volume start data -n demo');
+      expect(hintFor('Unschedulable', ctx('0/2 nodes are available: 2 gluster unavailable.', 'Volume'))).to.match(/hack\/install-gluster\.sh/);
+      expect(hintFor('SplitBrain', ctx('', 'Volume'))).to.contain('cairn volume set x cluster.favorite-child-policy=mtime -n demo');
+    });
     it('takes the most frequent check, which the scheduler lists first', () => {
       expect(hintFor('Unschedulable', ctx('0/3 nodes are available: 2 insufficient storage, 1 unschedulable.', 'Volume'))).to.match(/spec\.size/);
       expect(hintFor('Unschedulable', ctx('0/3 nodes are available: 2 unschedulable, 1 insufficient storage.', 'Volume'))).to.match(/uncordon/);
     });
     it('has a hint for the controller\'s and the agent\'s reasons', () => {
-      for (const reason of ['NoReadyNodes', 'NodeLeaseExpired', 'NodeUnreachable', 'InsufficientCapacity', 'ShrinkNotSupported', 'ReplicaFailed', 'Degraded', 'CrashLoopBackOff', 'Exited', 'Fenced', 'LeaseHeld', 'NoSpace', 'Timeout']) {
+      for (const reason of ['NoReadyNodes', 'NodeLeaseExpired', 'NodeUnreachable', 'InsufficientCapacity', 'ShrinkNotSupported', 'ReplicaFailed', 'Degraded', 'BrickOffline', 'QuorumLost', 'SplitBrain', 'CrashLoopBackOff', 'Exited', 'Fenced', 'LeaseHeld', 'NoSpace', 'Timeout']) {
         expect(hintFor(reason, ctx('')), reason).not.to.match(/^cairn describe/);
       }
     });

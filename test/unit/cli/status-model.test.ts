@@ -37,6 +37,12 @@ describe('status model', () => {
       expect(isConverged('volumes', volume('data'))).to.equal(true);
       expect(isConverged('volumes', tooBigVolume('huge'))).to.equal(false);
     });
+    it('a volume asked to stop, once Stopped with every brick stopped', () => {
+      const v = volume('data');
+      const stopping = { ...v, spec: { ...v.spec, state: 'Stopped' as const }, status: { ...v.status, phase: 'Stopped' as const, readyReplicas: 0 } };
+      expect(isConverged('volumes', stopping)).to.equal(false);
+      expect(isConverged('volumes', { ...stopping, status: { ...stopping.status, readyReplicas: v.spec.replicas ?? 1 } })).to.equal(true);
+    });
   });
 
   describe('summarize', () => {
