@@ -38,6 +38,7 @@ import { CredentialRotator, type StoredCredential } from './credentials.js';
 import { mountVolfileLookup } from './gluster/mount-volfiles.js';
 import { startVolfileServer, volfileSocket } from './gluster/volfile-server.js';
 import { startLivenessSweep } from './liveness.js';
+import { startMountWatch } from './gluster/mount-watch.js';
 import { LocalStore, keyOf } from './local-store.js';
 import { detectCapacity, type CapacityOverrides } from './machine.js';
 import { AgentMetrics } from './metrics.js';
@@ -124,7 +125,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   informer.start();
   const workers = controller.run();
   const volfiles = await startVolfileServer(volfileSocket(opts.dataDir), mountVolfileLookup(items, opts.dataDir), (m, meta) => log.info(m, meta));
-  const timers = [startLogRotation(opts, log), startLivenessSweep(items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS), setInterval(() => volfiles.refresh(), VOLFILE_REFRESH_MS)];
+  const timers = [startLogRotation(opts, log), startLivenessSweep(items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS), startMountWatch(opts.dataDir, items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS), setInterval(() => volfiles.refresh(), VOLFILE_REFRESH_MS)];
   const monitor = opts.monitorPort >= 0 ? await startMonitor(opts, metrics, informer, runner, store, registration) : undefined;
   log.info('agent started', { node: opts.nodeName, cluster: opts.cluster, dataDir: opts.dataDir, monitor: monitor?.url });
   return {

@@ -25,7 +25,7 @@ import { OperationError } from '../../operations/errors.js';
 import { prepareCgroup, removeCgroup } from './cgroup.js';
 import { graceMs, type Driver, type DriverEnv, type Observation, type OperationContext } from '../driver.js';
 import { instanceDir, ownerKey, replicaPath } from '../paths.js';
-import { attachGluster, detachAllGluster, glusterMountDir } from '../volume/gluster-mount.js';
+import { attachGluster, detachAllGluster, glusterMountDir, mountHealth } from '../volume/gluster-mount.js';
 import { instanceEnv, launch, resolveCommand, specHash } from './launch.js';
 import { planInstance, type Plan } from './plan.js';
 import { EXIT_FILE, isSameProcess, LOG_FILE, readExitCode, readState, writeState, type ExitRecord, type ProcessState } from './state.js';
@@ -167,7 +167,7 @@ async function observeWith(rt: Runtime, item: WorkItem, env: DriverEnv): Promise
   const running = isRunning(state);
   const observedExitCode = state && !running && !state.exit ? readExitCode(dir, state.pid) : undefined;
   const hash = rt.hashOf(item, volumePaths(item, env.dataDir, namespace));
-  const plan = planInstance({ spec, specHash: hash, state, running, observedExitCode, now: env.now() });
+  const plan = planInstance({ spec, specHash: hash, state, running, observedExitCode, mounts: mountHealth(item, env.dataDir), now: env.now() });
   const live = running && state && rt.look ? await rt.look(item, state, dir, env) : undefined;
   return toObservation(plan, state, running, dir, observedExitCode, live);
 }
@@ -227,7 +227,7 @@ async function ensureWith(rt: Runtime, item: WorkItem, ctx: OperationContext): P
     writeState(dir, state);
   }
   const volumes = volumePaths(item, ctx.dataDir, namespace);
-  const plan = planInstance({ spec, specHash: rt.hashOf(item, volumes), state, running, now: ctx.now() });
+  const plan = planInstance({ spec, specHash: rt.hashOf(item, volumes), state, running, mounts: mountHealth(item, ctx.dataDir), now: ctx.now() });
   if (plan.action === 'stop' && state) {
     state = { ...(running ? await stop(rt, dir, state, item, ctx) : state), stopped: true };
     writeState(dir, state);

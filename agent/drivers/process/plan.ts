@@ -22,6 +22,8 @@ export interface PlanInput {
   running: boolean;
   /** The exit status the shim wrote, when the process ended and the agent has not recorded it yet. */
   observedExitCode?: number | undefined;
+  /** Its gluster mounts on this node (gluster-mount.ts mountHealth): one lost its client, or was mounted again since. */
+  mounts?: { lost: boolean; remountedAt?: number | undefined };
   now: number;
 }
 
@@ -48,6 +50,10 @@ function planRunning(input: PlanInput, state: ProcessState): Plan {
   if (input.spec.runState === 'Stopped') return { state: 'Running', action: 'stop', message: 'runState is Stopped: stopping' };
   if (state.restartToken !== input.spec.restartToken) return { state: 'Running', action: 'restart', backoffCount: 0, message: 'restart requested (restartToken changed)' };
   if (state.specHash !== input.specHash) return { state: 'Running', action: 'restart', backoffCount: 0, message: 'spec changed: restarting to apply it' };
+  // Its working directory and open files are on the dead mount: only a new run sees the new one.
+  if (input.mounts?.lost || (input.mounts?.remountedAt ?? 0) > state.startedAt) {
+    return { state: 'Running', action: 'restart', backoffCount: 0, message: 'the glusterfs client of a volume it uses died: restarting on a new mount' };
+  }
   return { state: 'Running', message: `running as pid ${state.pid}` };
 }
 

@@ -13,17 +13,20 @@
  * A mount fetches its volfile from the agent's volfile server
  * (agent/gluster/volfile-server.ts), which tells it when a brick moved: the
  * mount then switches to the new graph under its running instances. The
- * volfile it was made with stays in client.vol, the server's fallback.
+ * volfile it was made with stays in client.vol, the server's fallback. When
+ * a mount's client dies, its instances restart (the agent notices within
+ * seconds: agent/gluster/mount-watch.ts), and the first to attach again
+ * mounts it afresh and records when, so the others restart on it too.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { WorkItemGlusterMount } from '../../../api/workitem.js';
+import type { WorkItem, WorkItemGlusterMount } from '../../../api/workitem.js';
 import { OperationError } from '../../operations/errors.js';
 import type { OperationContext } from '../driver.js';
 import { volfileKey, volfileSocket } from '../../gluster/volfile-server.js';
-import { safeName } from '../paths.js';
+import { ownerKey, safeName } from '../paths.js';
 import { isLive, readProcStat } from '../process/proc.js';
 
 const run = promisify(execFile);
@@ -84,7 +87,7 @@ async function unmount(dir: string): Promise<void> {
 }
 
 /** Mounts the volume at `dir` with the client volfile, and waits until it answers. */
-async function mount(namespace: string, volumeName: string, m: WorkItemGlusterMount, dir: string, rd: string, ctx: OperationContext): Promise<void> {
+async function mount(namespace: string, volumeName: string, m: Pick<WorkItemGlusterMount, 'volume' | 'volfile'>, dir: string, rd: string, ctx: OperationContext): Promise<void> {
   const volfile = path.join(rd, 'client.vol');
   fs.writeFileSync(`${volfile}.tmp`, m.volfile);
   fs.renameSync(`${volfile}.tmp`, volfile);
@@ -123,8 +126,14 @@ export async function attachGluster(namespace: string, volumeName: string, m: Wo
     fs.mkdirSync(path.join(rd, 'users'), { recursive: true, mode: 0o700 });
     fs.writeFileSync(path.join(rd, 'users', user), '');
     if (isMountPoint(dir) && answers(dir)) return;
+    // Still listed but not answering: its client died, and the instances using it are on a dead mount.
+    const again = isMountPoint(dir);
     await unmount(dir);
     await mount(namespace, volumeName, m, dir, rd, ctx);
+    if (again) {
+      fs.writeFileSync(path.join(rd, REMOUNTED_FILE), String(ctx.now()));
+      ctx.log.warn('gluster volume mounted again: its glusterfs client had died', { volume: m.volume, dir });
+    }
   }, ctx.signal);
   return dir;
 }
@@ -153,6 +162,61 @@ export function stopClient(pidfile: string): void {
     if (pid && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(pidfile)) process.kill(pid, 'SIGTERM');
   } catch {
     // Gone already.
+  }
+}
+
+/** In a mount's run dir: when it was last mounted again after its client died (epoch ms). */
+const REMOUNTED_FILE = 'remounted';
+
+/** Whether the mount's glusterfs client runs: its pidfile's process, started with this very pidfile. */
+function clientRuns(rd: string): boolean {
+  const pidfile = path.join(rd, 'client.pid');
+  try {
+    const pid = Number(fs.readFileSync(pidfile, 'utf8').trim());
+    return isLive(readProcStat(pid)) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(pidfile);
+  } catch {
+    return false;
+  }
+}
+
+/** The mounts on this node that have users but whose glusterfs client is gone (every call on them fails with ENOTCONN). */
+export function deadMounts(dataDir: string): { namespace: string; volumeName: string }[] {
+  const root = path.join(dataDir, 'gluster');
+  const dead: { namespace: string; volumeName: string }[] = [];
+  for (const namespace of fs.existsSync(root) ? fs.readdirSync(root) : []) {
+    const parent = path.join(root, namespace);
+    if (!fs.statSync(parent).isDirectory()) continue;
+    for (const e of fs.readdirSync(parent).filter((x) => x.startsWith('mount-') && !x.endsWith('.lock'))) {
+      const rd = path.join(parent, e);
+      const users = path.join(rd, 'users');
+      if (fs.existsSync(users) && fs.readdirSync(users).length > 0 && !clientRuns(rd)) dead.push({ namespace, volumeName: e.slice('mount-'.length) });
+    }
+  }
+  return dead;
+}
+
+/**
+ * What an instance's gluster mounts on this node say about its run: `lost` while one it uses has no
+ * client any more, `remountedAt` the latest time one was made again after that. Either way its working
+ * directory and open files are on a dead mount, and only a new run sees the new one.
+ */
+export function mountHealth(item: WorkItem, dataDir: string): { lost: boolean; remountedAt?: number } {
+  const { namespace, name } = ownerKey(item);
+  let lost = false;
+  let latest = 0;
+  for (const v of (item.spec.instance?.volumes ?? []).filter((x) => x.gluster)) {
+    const rd = mountRunDir(dataDir, namespace, v.volumeName);
+    if (fs.existsSync(path.join(rd, 'users', name)) && !clientRuns(rd)) lost = true;
+    latest = Math.max(latest, Number(readOr(path.join(rd, REMOUNTED_FILE), '')) || 0);
+  }
+  return { lost, ...(latest > 0 ? { remountedAt: latest } : {}) };
+}
+
+function readOr(file: string, fallback: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return fallback;
   }
 }
 

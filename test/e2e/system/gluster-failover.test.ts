@@ -186,6 +186,29 @@ describe('system: a gluster Volume fails over with its data, and its lost brick 
     for (const r of (await volume()).status!.replicas!) expect(sha(path.join(brickPath(await volume(), r.nodeName!), 'known.bin')), `known.bin on ${r.nodeName}`).to.equal(written);
   });
 
+  it('a mount whose glusterfs client is killed: the instance restarts on its node on a new mount, and its writes reach the volume again', async () => {
+    const writerOn = await instanceNode();
+    const mount = path.join(dir, writerOn, 'mounts', NS, 'data');
+    const pidfile = path.join(dir, writerOn, 'gluster', NS, 'mount-data', 'client.pid');
+    const before = (await client.get('Instance', NS, 'writer'))!.status!;
+    process.kill(Number(fs.readFileSync(pidfile, 'utf8').trim()), 'SIGKILL');
+    const after = await until('writer restarted on its node', async () => {
+      const s = (await client.get('Instance', NS, 'writer'))!.status!;
+      return s.phase === 'Running' && s.pid !== before.pid ? s : undefined;
+    }, 30_000, 200);
+    expect(after.nodeName).to.equal(writerOn);
+    expect(after.conditions?.find((c) => c.type === 'Ready')?.status).to.equal('True');
+    const lines = () => fs.readFileSync(path.join(mount, 'log.txt'), 'utf8').trim().split('\n').length;
+    const count = await until('the mount answering again', async () => {
+      try {
+        return lines();
+      } catch {
+        return undefined;
+      }
+    }, 20_000, 200);
+    await eventually('new lines from the restarted writer', () => lines() > count + 3, 20_000, 200);
+  });
+
   it('deleting the instance and the Volume leaves no brick, mount or directory on the nodes still up', async () => {
     await client.delete('Instance', NS, 'writer');
     await eventually('writer gone', async () => !(await client.get('Instance', NS, 'writer')), 30_000, 200);

@@ -21,6 +21,14 @@ describe('process instance plan', () => {
     expect(planInstance(input({ specHash: 'other' }))).to.deep.include({ action: 'restart', message: 'spec changed: restarting to apply it' });
   });
 
+  it('restarts a running instance whose gluster mount lost its client, or was mounted again after it started; not one started after', () => {
+    const restart = { state: 'Running', action: 'restart', backoffCount: 0, message: 'the glusterfs client of a volume it uses died: restarting on a new mount' };
+    expect(planInstance(input({ mounts: { lost: true } }))).to.deep.equal(restart);
+    expect(planInstance(input({ state: state({ startedAt: 1000 }), mounts: { lost: false, remountedAt: 2000 } }))).to.deep.equal(restart);
+    expect(planInstance(input({ state: state({ startedAt: 3000 }), mounts: { lost: false, remountedAt: 2000 } }))).to.deep.equal({ state: 'Running', message: 'running as pid 42' });
+    expect(planInstance(input({ mounts: { lost: true }, spec: { runState: 'Stopped' } }))).to.deep.include({ action: 'stop' });
+  });
+
   it('asks to record an exit it has not recorded yet, whatever the desired state', () => {
     for (const runState of ['Running', 'Stopped'] as const) {
       expect(planInstance(input({ running: false, observedExitCode: 3, spec: { runState } }))).to.deep.equal({ state: 'Exited', action: 'recordExit', message: 'exited with status 3' });

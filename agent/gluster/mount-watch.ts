@@ -1,0 +1,27 @@
+/**
+ * Noticing dead gluster mounts: every few seconds the agent looks for
+ * mounts on its node that still have users but whose glusterfs client died
+ * (killed, OOM), which leaves every call on the mount failing with
+ * ENOTCONN, and enqueues the WorkItems of the instances using each. Their
+ * driver then restarts them (gluster-mount.ts mountHealth), mounting the
+ * volume afresh in the operation's worker. Only /proc and the run dirs are
+ * read here: the agent's own loop never touches a FUSE mount, which could
+ * block it.
+ */
+import type { WorkItem } from '../../api/workitem.js';
+import { deadMounts } from '../drivers/volume/gluster-mount.js';
+import { keyOf } from '../local-store.js';
+
+/** The instance WorkItems that use gluster volume `volumeName` of `namespace`. */
+export function usersOf(items: readonly WorkItem[], namespace: string, volumeName: string): string[] {
+  return items.filter((w) => w.metadata.namespace === namespace && w.spec.instance?.volumes?.some((v) => v.gluster && v.volumeName === volumeName)).map(keyOf);
+}
+
+/** Starts the look every intervalMs; returns its timer. */
+export function startMountWatch(dataDir: string, items: () => readonly WorkItem[], enqueue: (key: string) => void, intervalMs: number): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    for (const { namespace, volumeName } of deadMounts(dataDir)) usersOf(items(), namespace, volumeName).forEach(enqueue);
+  }, intervalMs);
+  timer.unref();
+  return timer;
+}
