@@ -17,6 +17,7 @@ import type { Resources } from '../../../api/types.js';
 import { eventually, sleep } from '../../support/eventually.js';
 import { expectConverged, notConverged, readState, startTestCluster, waitConverged, type ClusterState, type TestCluster } from './cluster-fixture.js';
 import { TIMINGS, instanceObject, killAllControllers, startController, volumeObject, type ControllerProcess } from './harness.js';
+import { scaled } from '../../support/scale.js';
 
 const NS = 'chaos';
 // 30 one-cpu Instances on 33 cpus; 6 replicas of 4Gi on 3 × 10Gi (at most 2 per node): little slack to hide an overcommit.
@@ -28,6 +29,8 @@ const NODES: Record<string, Resources> = {
 const INSTANCES = 30;
 const VOLUMES = 3;
 const REPLICAS = 2;
+/** Controller kills: 5-8 under npm run test:full. */
+const KILLS = scaled({ min: 3, max: 4 }, { min: 5, max: 8 });
 /** Deleted in one go during the chaos (from the third kill on): the last 10 Instances and the last Volume. */
 const DELETED_INSTANCES = 10;
 const INSTANCES_LEFT = INSTANCES - DELETED_INSTANCES;
@@ -86,9 +89,9 @@ describe('restarting the controller at random points (e2e idempotency)', functio
     return p;
   };
 
-  it('converges without duplicates while the controller is kill -9ed and restarted 5-8 times', async () => {
+  it(`converges without duplicates while the controller is kill -9ed and restarted ${KILLS.min}-${KILLS.max} times`, async () => {
     let deletes: Promise<unknown> = Promise.resolve();
-    const kills = 5 + Math.floor(random() * 4);
+    const kills = KILLS.min + Math.floor(random() * (KILLS.max - KILLS.min + 1));
     let current = start('ctl-a');
     await current.waitFor('became leader');
     const chaos = (async () => {
