@@ -174,8 +174,13 @@ export function volumeIdXattr(volumeId: string): string {
   return `0x${volumeId.replace(/-/g, '').toLowerCase()}`;
 }
 
-/** Stamps the volume id on the brick root, or checks the one there: a brick belongs to one volume only. */
-async function stampVolumeId(brick: WorkItemBrickSpec, node: string): Promise<void> {
+/**
+ * Stamps the volume id on the brick root, or checks the one there: a brick belongs to one volume only. A
+ * brick that has joined its volume keeps the id for good (as glusterd refuses to start a brick without
+ * it): a root without it now was emptied or replaced, and starting it would serve an empty brick the
+ * others take to be in sync.
+ */
+async function stampVolumeId(brick: WorkItemBrickSpec, node: string, joined: boolean): Promise<void> {
   const want = volumeIdXattr(brick.volumeId);
   const have = await run('getfattr', ['--absolute-names', '-e', 'hex', '-n', XATTR, brick.path]).then(
     (r) => new RegExp(`^${XATTR}=(0x[0-9a-f]+)$`, 'im').exec(r.stdout)?.[1]?.toLowerCase(),
@@ -186,6 +191,9 @@ async function stampVolumeId(brick: WorkItemBrickSpec, node: string): Promise<vo
     },
   );
   if (have === want) return;
+  if (!have && joined) {
+    throw new OperationError('NotFound', `brick ${brick.path} on node ${node} lost its data: its root no longer carries the volume id (${XATTR}) it has had since it joined (emptied, or its disk replaced)`, `delete this WorkItem (cairn delete workitem NAME): the controller places a new brick, which joins and is healed in full from the others. Restarting it as it is would serve an empty brick the others take to be in sync`);
+  }
   if (have) {
     throw new OperationError('InvalidSpec', `${brick.path} on node ${node} is a brick of another volume (volume id ${have}, not ${want})`, `remove or move ${brick.path} if that volume is gone; a brick never joins a second volume`);
   }
@@ -289,7 +297,7 @@ async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observatio
       await stop('brick', runDir, ctx);
     });
     fs.mkdirSync(path.join(brick.path, '.glusterfs'), { recursive: true, mode: 0o755 });
-    await stampVolumeId(brick, ctx.nodeName);
+    await stampVolumeId(brick, ctx.nodeName, fs.existsSync(path.join(runDir, JOINED_FILE)));
     if (before.action === 'restart') await stop('brick', runDir, ctx);
     if (!runningPid(runDir)) await start('brick', brick.volfile, brick, runDir, ctx);
     await ensureSelfHeal(brick, runDir, ctx);

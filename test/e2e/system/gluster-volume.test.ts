@@ -11,6 +11,7 @@
  * to 128Mi online, one brick at a time, while writes go on without an
  * error; deleting the Volume stops every brick and removes its directory.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -23,6 +24,7 @@ import type { WorkItem } from '../../../api/workitem.js';
 import { clientVolfile } from '../../../controller/reconcilers/volume/volfiles.js';
 import { alive, startAgentProcess, type AgentProcess } from '../../support/agent-process.js';
 import { eventually } from '../../support/eventually.js';
+import { until } from '../../support/controller-env.js';
 import { killGlusterUnder, mountVolume, unmount, type GlusterProcess } from '../../support/gluster.js';
 import { runCairn } from '../../support/cairn-cli.js';
 import { startServerProcess, type ServerProcess } from '../../support/server-process.js';
@@ -179,6 +181,31 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
     expect(start.code, start.stderr).to.equal(0);
     expect(start.stdout).to.include('is Ready');
     for (const w of await bricks()) expect(sha(path.join(w.spec.volumeReplica!.brick!.path, 'data.bin'))).to.equal(sum);
+  });
+
+  it('a joined brick whose root lost its volume id is refused with how to replace it, not served empty; replaced, it is healed', async () => {
+    const victim = (await bricks())[2]!;
+    const brickPath = victim.spec.volumeReplica!.brick!.path;
+    const sum = sha(path.join(brickPath, 'data.bin'));
+    execFileSync('setfattr', ['-x', 'trusted.glusterfs.volume-id', brickPath]);
+    process.kill(victim.status!.volumeReplica!.brick!.pid!, 'SIGKILL');
+    const failed = await until('the brick refused', async () => {
+      const w = (await bricks())[2]!;
+      return w.status?.lastError?.message.includes('lost its data') ? w : undefined;
+    }, 30_000, 200);
+    expect(failed.status!.lastError).to.include({ reason: 'NotFound' });
+    const failures = await runCairn(['failures', '-n', NS, '--kubeconfig', server.kubeconfig]);
+    expect(failures.stdout).to.include('lost its data').and.include('delete this WorkItem');
+    await client.delete('WorkItem', NS, victim.metadata.name!);
+    await eventually('the Volume Ready with a new brick 2', async () => {
+      const w = (await bricks())[2];
+      return (await client.get('Volume', NS, 'shared'))?.status?.phase === 'Ready' && !!w && w.metadata.uid !== victim.metadata.uid;
+    }, 60_000, 200);
+    const fresh = (await bricks())[2]!;
+    await eventually('data.bin healed onto the new brick', () => {
+      const f = path.join(fresh.spec.volumeReplica!.brick!.path, 'data.bin');
+      return fs.existsSync(f) && sha(f) === sum;
+    }, 60_000, 250);
   });
 
   it('deleting the Volume stops every brick and removes its directory', async () => {
