@@ -46,6 +46,9 @@ export const OWNER_NAME_LABEL = 'cairn.dev/owner-name';
 /** Label on WorkItems naming their node. */
 export const NODE_LABEL = 'cairn.dev/node';
 
+/** Kubernetes' well-known label of a node's failure zone: a Volume's replicas spread across zones. */
+export const ZONE_LABEL = 'topology.kubernetes.io/zone';
+
 const MAX_NAME = 253;
 
 /** A DNS-subdomain name from parts joined by dots, shortened with a hash suffix when too long. */

@@ -1,12 +1,14 @@
 /**
  * Chooses nodes for the replicas a Volume still lacks. Replicas that hold
  * live data stay where they are (moving data is never a scheduling side
- * effect); only the missing ones are placed, one per node, on the nodes
- * with the lowest storage allocation after placement, ties broken by name,
- * so replicas spread and the same input gives the same nodes. When too few
+ * effect); only the missing ones are placed, one per node, spread across
+ * failure zones (topology.kubernetes.io/zone) where nodes say theirs, then
+ * on the nodes with the lowest storage allocation after placement, ties
+ * broken by name, so replicas spread and the same input gives the same nodes. When too few
  * nodes fit, the nodes that do are still returned, so the caller can create
  * what it can now and report the rest.
  */
+import { ZONE_LABEL } from '../../api/names.js';
 import { isGluster, type Volume } from '../../api/volume.js';
 import { matchesNodeSelector, nodeEligibility } from './eligibility.js';
 import { compareNames, nodeViews, usedFraction, type NodeView } from './node-view.js';
@@ -40,6 +42,34 @@ function replicaFitFailure({ name, node, usage, capacity }: NodeView, ctx: Repli
   return undefined;
 }
 
+function zoneOf(v: NodeView): string | undefined {
+  return v.node.metadata.labels?.[ZONE_LABEL];
+}
+
+/**
+ * `count` of the nodes, in their order of preference, each next one from a zone holding the fewest of the
+ * Volume's replicas so far (kept ones included), so losing a zone loses as few replicas as can be. A node
+ * without a zone label is a zone of its own.
+ */
+function spreadOverZones(preferred: readonly NodeView[], keptZones: ReadonlyArray<string | undefined>, count: number): NodeView[] {
+  const inZone = new Map<string, number>();
+  const add = (zone: string | undefined) => zone !== undefined && inZone.set(zone, (inZone.get(zone) ?? 0) + 1);
+  keptZones.forEach(add);
+  const load = (v: NodeView) => {
+    const zone = zoneOf(v);
+    return zone === undefined ? 0 : (inZone.get(zone) ?? 0);
+  };
+  const left = [...preferred];
+  const chosen: NodeView[] = [];
+  while (chosen.length < count && left.length > 0) {
+    const best = left.reduce((b, v, i) => (load(v) < load(left[b]!) ? i : b), 0);
+    const [next] = left.splice(best, 1);
+    chosen.push(next!);
+    add(zoneOf(next!));
+  }
+  return chosen;
+}
+
 /**
  * Nodes for a Volume's spec.replicas (default 1). Live replicas on nodes
  * not in opts.excludeNodes are kept (all of them: choosing which extra
@@ -66,10 +96,9 @@ export function scheduleVolumeReplicas(volume: Volume, snapshot: ClusterSnapshot
     else failures.push(failure);
   }
   const fraction = (v: NodeView): number => usedFraction(v.usage.storageBytes + ctx.sizeBytes, v.capacity.storageBytes);
-  const chosen = fitting
-    .sort((a, b) => fraction(a) - fraction(b) || compareNames(a.name, b.name))
-    .slice(0, missing)
-    .map((v) => v.name);
+  const preferred = fitting.sort((a, b) => fraction(a) - fraction(b) || compareNames(a.name, b.name));
+  const keptZones = nodeViews(current).filter((v) => kept.includes(v.name)).map(zoneOf);
+  const chosen = spreadOverZones(preferred, keptZones, missing).map((v) => v.name);
   const nodeNames = [...kept, ...chosen];
   if (chosen.length === missing) return { nodeNames };
   const stillMissing = missing - chosen.length;

@@ -54,6 +54,16 @@ describe('scheduler: scheduleVolumeReplicas', () => {
     expect(nodesOf(scheduleVolumeReplicas(volume('v', { nodeSelector: { disk: 'ssd' } }), s))).to.deep.equal(['b']);
   });
 
+  it('spreads replicas across zones (topology.kubernetes.io/zone) before storage preference, counting kept replicas', () => {
+    const zone = (name: string, z: string, storage = '100Gi') => node(name, { labels: { 'topology.kubernetes.io/zone': z }, storage });
+    const nodes = [zone('a', 'z1'), zone('b', 'z1'), zone('c', 'z2', '40Gi'), zone('d', 'z3', '40Gi')];
+    expect(nodesOf(scheduleVolumeReplicas(volume('v', { replicas: 3, driver: 'gluster', size: '10Gi' }), snapshot({ nodes })))).to.deep.equal(['a', 'c', 'd']);
+    const kept = volume('v', { replicas: 2, driver: 'gluster', size: '10Gi' }, ['a']);
+    expect(nodesOf(scheduleVolumeReplicas(kept, snapshot({ nodes: nodes.slice(0, 3), volumes: [kept] })))).to.deep.equal(['a', 'c']);
+    // Without zones, storage decides as before.
+    expect(nodesOf(scheduleVolumeReplicas(volume('v', { replicas: 2, driver: 'gluster', size: '10Gi' }), snapshot({ nodes: [node('a'), node('b'), node('c', { storage: '40Gi' })] })))).to.deep.equal(['a', 'b']);
+  });
+
   it('gives gluster bricks only to nodes that do not report gluster unavailable; file replicas to any', () => {
     const without = node('a');
     without.status!.drivers = [{ name: 'gluster', available: false, message: 'glusterfsd is not installed' }];
