@@ -9,7 +9,11 @@
  * its agent and healed, its pending heals going to zero in the WorkItems'
  * status; a 64Mi Volume refuses writes past its size (ENOSPC) and grows
  * to 128Mi online, one brick at a time, while writes go on without an
- * error; deleting the Volume stops every brick and removes its directory.
+ * error (through `cairn volume expand`); an arbiter Volume keeps file data
+ * on two bricks only; the `cairn volume` verbs change options (online, no
+ * brick restart), stop and start it; a joined brick that lost its volume id
+ * is refused and, replaced, healed; deleting the Volume stops every brick
+ * and removes its directory.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -144,6 +148,26 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
     await mount.stop();
     mount = undefined;
     await client.delete('Volume', NS, 'small');
+  });
+
+  it('an arbiter volume keeps file data on two bricks, and only names and metadata on the third', async () => {
+    await client.create('Volume', { metadata: { name: 'arb', namespace: NS }, spec: { size: '64Mi', replicas: 3, arbiter: true } } as Volume);
+    await eventually('arb Ready', async () => (await client.get('Volume', NS, 'arb'))?.status?.phase === 'Ready', 60_000, 200);
+    const items = (await client.list('WorkItem', { namespace: NS })).items.filter((w: WorkItem) => w.spec.owner.name === 'arb').sort((a, b) => a.spec.volumeReplica!.index - b.spec.volumeReplica!.index);
+    expect(items.map((w) => w.spec.volumeReplica!.brick!.volfile.includes('type features/arbiter'))).to.deep.equal([false, false, true]);
+    const arbMnt = path.join(dir, 'mnt-arb');
+    // Through the volfile the controller wrote for the volume's clients.
+    const arbMount = await mountVolume(items[0]!.spec.volumeReplica!.brick!.clientVolfile!, arbMnt, dir);
+    try {
+      fs.writeFileSync(path.join(arbMnt, 'a.bin'), randomBytes(2 ** 20));
+      const sum = sha(path.join(arbMnt, 'a.bin'));
+      const on = (i: number) => path.join(items[i]!.spec.volumeReplica!.brick!.path, 'a.bin');
+      expect([sha(on(0)), sha(on(1))]).to.deep.equal([sum, sum]);
+      expect(fs.statSync(on(2)).size, 'the arbiter holds the name, not the data').to.equal(0);
+    } finally {
+      await arbMount.stop();
+    }
+    await client.delete('Volume', NS, 'arb');
   });
 
   it('cairn volume set/get/reset change spec.options, validated; the self-heal daemons restart on the new volfile, the bricks do not', async () => {
