@@ -2,18 +2,18 @@
  * Every supported gluster option (api/gluster-options.ts), as the volfile
  * generator writes it, is accepted by real GlusterFS: `glusterfs
  * --volfile-check` validates each translator option against the
- * translator's own table and fails on a value it would not take.
+ * translator's own table and fails on a value it would not take. Each check
+ * runs in the foreground and is killed once it has said, so none outlives
+ * the test.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { GLUSTER_OPTIONS } from '../../../api/gluster-options.js';
 import { clientVolfile, shdVolfile, type GlusterLayout } from '../../../controller/reconcilers/volume/volfiles.js';
-
-const run = promisify(execFile);
+import { eventually } from '../../support/eventually.js';
 
 /** Values per option, the extremes of each range among them. */
 const SAMPLES: Record<string, string[]> = {
@@ -34,13 +34,26 @@ describe('gluster options against real GlusterFS (glusterfs --volfile-check)', f
   before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-gluster-options-'))));
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
+  /**
+   * Validates a volfile with a foreground `glusterfs --volfile-check`: it exits non-zero on an option it
+   * refuses, and otherwise logs its "Final graph" and goes on running (it would connect to the bricks),
+   * so it is killed then.
+   */
   async function check(name: string, volfile: string): Promise<string | undefined> {
     const file = path.join(dir, `${name}.vol`);
+    const log = path.join(dir, `${name}.log`);
     fs.writeFileSync(file, volfile);
-    return run('glusterfs', ['--volfile-check', '-f', file, '-l', path.join(dir, `${name}.log`)]).then(
-      () => undefined,
-      () => fs.readFileSync(path.join(dir, `${name}.log`), 'utf8').split('\n').find((l) => /validation failed|Invalid arguments/.test(l)) ?? 'failed',
-    );
+    const child = spawn('glusterfs', ['-N', '--volfile-check', '-f', file, '-l', log], { stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const text = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8') : '');
+    try {
+      await eventually(`glusterfs to accept or refuse ${name}`, () => child.exitCode !== null || text().includes('Final graph:'), 10_000, 20);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+    }
+    const code = await exited;
+    if (text().includes('Final graph:')) return undefined;
+    return text().split('\n').find((l) => /validation failed|Invalid arguments/.test(l)) ?? `exit ${code}`;
   }
 
   const layout = (options: Record<string, string>): GlusterLayout => ({
