@@ -46,6 +46,7 @@ import { createRequestListener } from './http/request-listener.js';
 import type { Security } from './http/security.js';
 import { buildKubeconfig, writeKubeconfig } from './kubeconfig.js';
 import { ApiServerMetrics } from './metrics.js';
+import { keyResource } from './storage/keys.js';
 import { ensurePki } from './pki.js';
 import { Registry } from './registry.js';
 import { Lister } from './rest/lister.js';
@@ -75,10 +76,10 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const admin = await ensureAdminCredentials(o.dataDir);
   const adminAuthenticator = new TokenAuthenticator([{ sha256: admin.sha256, user: { name: 'admin', groups: [MASTERS_GROUP] } }]);
 
-  const metrics = new ApiServerMetrics(() => watchBudget.buffered());
+  const metrics = new ApiServerMetrics(() => watchBudget.buffered(), () => cache.sizes());
   const watchBudget = new WatchBudget(o.watchBudgetBytes ?? defaultApiServerOptions.watchBudgetBytes, (reason) => metrics.watchEvictions.inc({ reason }));
   const { client, alarms } = connectEtcd(o, log, metrics);
-  const etcd = new EtcdStore(client);
+  const etcd = new EtcdStore(client, (operation, key, seconds) => metrics.etcdRequestDuration.observe({ operation, type: keyResource(key) }, seconds));
   const registry = new Registry([...loadCrds(o.crdDir), leaseDefinition, eventDefinition, namespaceDefinition, tokenDefinition, ...rbacDefinitions, selfSubjectAccessReviewDefinition]);
   const cache = new WatchCache(etcd, registry.defs, log);
   await cache.start();

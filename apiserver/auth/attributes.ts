@@ -53,7 +53,8 @@ export function nonResourceAttributes(user: UserInfo, method: string, path: stri
   return { user, verb: method.toLowerCase(), nonResourcePath: path };
 }
 
-function resourceVerb(method: string, named: boolean, query: Record<string, unknown>): string {
+/** kube's verb of a request to a resource URL: get, list, watch, create, update, patch, delete, deletecollection. */
+export function resourceVerb(method: string, named: boolean, query: Record<string, unknown>): string {
   if (method === 'GET' || method === 'HEAD') return named ? 'get' : isWatch(query.watch) ? 'watch' : 'list';
   if (method === 'DELETE') return named ? 'delete' : 'deletecollection';
   return VERB_OF_METHOD[method] ?? method.toLowerCase();

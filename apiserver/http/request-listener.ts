@@ -8,7 +8,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import querystring from 'node:querystring';
 import { ApiError } from '../errors.js';
-import { resourceAttributes } from '../auth/attributes.js';
+import { resourceAttributes, resourceVerb } from '../auth/attributes.js';
+import type { RequestLabels } from '../metrics.js';
 import { parseResourcePath, type RequestInfo } from '../request-info.js';
 import { BODY_LIMIT_BYTES } from '../validation/limits.js';
 import type { ApiContext, ApiRequest } from './context.js';
@@ -31,8 +32,15 @@ export function createRequestListener(ctx: ApiContext, sec: Security, app: Liste
     const info = parseResourcePath(path);
     if (!info) return app(req, res);
     const query = q < 0 ? {} : querystring.parse(url.slice(q + 1));
+    ctx.metrics.observeRequest(requestLabels(req.method ?? 'GET', info, query), res);
     serve(ctx, sec, selfService, req, res, { info, path, query }).catch((err) => sendError(res, err, ctx.log));
   };
+}
+
+/** The labels kube-apiserver gives a request in its metrics. */
+function requestLabels(method: string, info: RequestInfo, query: Record<string, unknown>): RequestLabels {
+  const scope = info.name ? 'resource' : info.namespace ? 'namespace' : 'cluster';
+  return { verb: resourceVerb(method, !!info.name, query), group: info.group, version: info.version, resource: info.plural, subresource: info.subresource ?? '', scope };
 }
 
 async function serve(

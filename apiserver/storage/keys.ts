@@ -28,3 +28,9 @@ export function scopePrefix(def: ResourceDefinition, namespace: string | undefin
 export function objectKey(def: ResourceDefinition, namespace: string | undefined, name: string): string {
   return def.namespaced ? `${resourcePrefix(def)}${namespace}/${name}` : `${resourcePrefix(def)}${name}`;
 }
+
+/** The resource a key holds, as the etcd metrics name it: `instances.cairn.dev`, or kube's short form (`leases`). */
+export function keyResource(key: string): string {
+  const [first = '', second] = key.slice(REGISTRY_PREFIX.length).split('/');
+  return Object.values(builtinPrefixes).includes(first) || second === undefined ? first : `${second}.${first}`;
+}

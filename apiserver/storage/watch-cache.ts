@@ -43,6 +43,11 @@ export class WatchCache {
   private readonly opts: WatchCacheOptions;
   private readonly barrier: RevisionBarrier;
 
+  /** How many objects each kind's cache holds, by resource (`instances.cairn.dev`). */
+  sizes(): { resource: string; objects: number }[] {
+    return this.caches.map((c) => ({ resource: c.def.group ? `${c.def.plural}.${c.def.group}` : c.def.plural, objects: c.objects.size }));
+  }
+
   constructor(
     private readonly store: EtcdStore,
     defs: ResourceDefinition[],
