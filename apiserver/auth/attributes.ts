@@ -3,6 +3,7 @@
  * (kube's authorizer.Attributes): the user, the verb, and the resource or
  * non-resource path it acts on.
  */
+import { queryBool } from '../http/params.js';
 import type { RequestInfo } from '../request-info.js';
 import type { UserInfo } from './tokens.js';
 
@@ -55,15 +56,11 @@ export function nonResourceAttributes(user: UserInfo, method: string, path: stri
 
 /** kube's verb of a request to a resource URL: get, list, watch, create, update, patch, delete, deletecollection. */
 export function resourceVerb(method: string, named: boolean, query: Record<string, unknown>): string {
-  if (method === 'GET' || method === 'HEAD') return named ? 'get' : isWatch(query.watch) ? 'watch' : 'list';
+  if (method === 'GET' || method === 'HEAD') return named ? 'get' : queryBool(query.watch) ? 'watch' : 'list';
   if (method === 'DELETE') return named ? 'delete' : 'deletecollection';
   return VERB_OF_METHOD[method] ?? method.toLowerCase();
 }
 
-function isWatch(v: unknown): boolean {
-  const s = Array.isArray(v) ? v[0] : v;
-  return s === 'true' || s === '1';
-}
 
 function selectors(query: Record<string, unknown>): Pick<ResourceAttributes, 'labelSelector' | 'fieldSelector'> {
   const one = (v: unknown) => (typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined);

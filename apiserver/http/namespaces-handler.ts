@@ -8,6 +8,7 @@ import type { RequestInfo } from '../request-info.js';
 import { parseSelection } from '../rest/selection.js';
 import { toTable, wantsTable } from '../rest/table.js';
 import type { ApiContext } from './context.js';
+import { bool } from './params.js';
 import { sendJson } from './respond.js';
 
 /** Serves GET on the namespace list and on one namespace. */
@@ -16,7 +17,7 @@ export async function serveNamespaces(ctx: ApiContext, req: Request, res: Respon
     const which = info.name ? `the Cluster "${info.name}"` : 'a Cluster of the same name';
     throw methodNotAllowed(`namespaces are Clusters in Cairn: create or delete ${which} (kind: Cluster, apiVersion: cairn.dev/v1alpha1) instead`);
   }
-  if (req.query.watch !== undefined && req.query.watch !== 'false') {
+  if (bool(req.query, 'watch')) {
     throw methodNotAllowed('watching namespaces is not supported; watch clusters.cairn.dev instead');
   }
   await ctx.cache.waitFresh(1000);

@@ -23,10 +23,20 @@ export function int(q: Query, name: string): number | undefined {
   return Number(v);
 }
 
-/** A boolean parameter (`true`/`1`). */
+/**
+ * A boolean parameter, read as kube-apiserver reads one (apimachinery's
+ * Convert_Slice_string_To_bool): absent, `false` or `0` (any case) is false,
+ * any other value true, so Python's `watch=True` and a bare `watch=` watch.
+ */
 export function bool(q: Query, name: string): boolean {
-  const v = str(q, name);
-  return v === 'true' || v === '1';
+  return queryBool(q[name]);
+}
+
+/** The boolean of a query value as express gives it (a string, or an array when repeated: the first counts). */
+export function queryBool(value: unknown): boolean {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined) return false;
+  return !['false', '0'].includes(String(v).toLowerCase());
 }
 
 /** `dryRun=All` from the query, or from a DELETE body's `dryRun: ["All"]`. */

@@ -62,6 +62,15 @@ describe('apiserver watch (real etcd)', function () {
     expect(summary(w.events.slice(2))).to.deep.equal(['ADDED c', 'MODIFIED c', 'DELETED c']);
   });
 
+  it('watch=True (what Python clients send) watches, as kube reads query booleans; watch=False lists', async () => {
+    const ns = 'w-init';
+    const w = await watch(`${cairnPath('instances', ns)}?watch=True`);
+    await w.until((e) => e.length >= 2, 5000);
+    expect(summary(w.events).sort()).to.deep.equal(['ADDED a', 'ADDED b']);
+    const list = await ok('GET', `${cairnPath('instances', ns)}?watch=False`);
+    expect(list.kind).to.equal('InstanceList');
+  });
+
   it('resourceVersion=N: exactly the events after N, in order; DELETED carries the last state at the deletion revision', async () => {
     const ns = 'w-rv';
     await ok('POST', cairnPath('instances', ns), instance('before', ns));
