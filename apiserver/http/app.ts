@@ -51,7 +51,7 @@ export function createApp(ctx: ApiContext, opts: AppOptions): express.Express {
 
   app.use((req, res, next) => {
     const check = async () => {
-      const user = await authenticateRequest(opts.security, req.headers.authorization);
+      const user = await authenticateRequest(opts.security, req.headers);
       const attrs = nonResourceAttributes(user, req.method, req.path);
       auditWhenAnswered(opts.security, res, attrs, req.path);
       await authorizeRequest(opts.security, attrs);

@@ -3,13 +3,14 @@
  * (401 when nobody), whether they may (403 naming the identity, verb and
  * resource), and, once answered, an audit entry when it could change state.
  */
-import type { ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { ApiError } from '../errors.js';
 import { createdName } from '../audit/created-name.js';
 import type { AuditSink } from '../audit/audit-sink.js';
 import { MUTATING_VERBS, type RequestAttributes } from '../auth/attributes.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { forbidden, type Authorizer, type WriteAdmission } from '../auth/authorizer.js';
+import { impersonatedUser } from '../auth/impersonation.js';
 import type { UserInfo } from '../auth/tokens.js';
 
 /** Authentication, authorization and audit of one apiserver process. */
@@ -24,12 +25,15 @@ export function unauthorized(why = 'send a valid bearer token (see the admin.kub
   return new ApiError(401, 'Unauthorized', `Unauthorized: ${why}`);
 }
 
-/** The request's user; throws 401 when its token is missing, unknown, expired or revoked. */
-export async function authenticateRequest(sec: Security, authorizationHeader: string | undefined): Promise<UserInfo> {
-  const r = await sec.authenticator.authenticate(authorizationHeader);
+/**
+ * The user the request acts as: its token's (401 when the token is missing, unknown, expired or
+ * revoked), or the one its Impersonate-* headers name, when its token's user may impersonate (403 else).
+ */
+export async function authenticateRequest(sec: Security, headers: IncomingHttpHeaders): Promise<UserInfo> {
+  const r = await sec.authenticator.authenticate(headers.authorization);
   if (!r) throw unauthorized();
   if ('refused' in r) throw unauthorized(r.refused);
-  return r.user;
+  return impersonatedUser(sec.authorizer, r.user, headers);
 }
 
 /** Throws 403 unless the request is allowed; returns the admission check its writes must pass, if any. */

@@ -314,6 +314,35 @@ describe('RBAC (real etcd + apiserver)', function () {
     });
   });
 
+  describe('impersonation (kubectl --as)', () => {
+    const asAdmin = (user: string, method: string, p: string, groups: string[] = []) =>
+      rawRequest(env.kubeconfig, { method, path: p, headers: { 'Impersonate-User': user, ...(groups.length ? { 'Impersonate-Group': groups.join(',') } : {}) } });
+
+    it('lets the admin act as another user, held to that user\'s rights: stock kubectl --as answers and is refused as them', async () => {
+      const admin = new Kubectl(env.server.kubeconfigPath);
+      try {
+        expect((await admin.run(['auth', 'can-i', 'delete', 'instances.cairn.dev', '-n', 'a', '--as=nobody'])).stdout.trim()).to.match(/^no\b/);
+        expect((await admin.run(['auth', 'can-i', 'delete', 'instances.cairn.dev', '-n', 'a', '--as=otto'])).stdout.trim()).to.equal('yes');
+        const refused = await admin.run(['delete', 'instances.cairn.dev', 'fixture', '-n', 'a', '--as=nobody']);
+        expect(refused.code).to.not.equal(0);
+        expect(refused.stderr).to.include('User "nobody" cannot delete resource "instances" in API group "cairn.dev"');
+      } finally {
+        admin.cleanup();
+      }
+      const listed = await asAdmin('vera', 'GET', INSTANCES.collection('a'));
+      expect(listed.status).to.equal(200);
+      expect((await asAdmin('vera', 'DELETE', `${INSTANCES.collection('a')}/fixture`)).status).to.equal(403);
+    });
+
+    it('refuses a user without the impersonate right (403), and groups without a user (400)', async () => {
+      const r = await rawRequest(env.kubeconfig, { path: INSTANCES.collection('a'), authorization: `Bearer ${users.otto!.token}`, headers: { 'Impersonate-User': 'admin' } });
+      expect(r.status).to.equal(403);
+      expect(r.json.message).to.include('User "otto" cannot impersonate resource "users" in API group ""');
+      expect((await rawRequest(env.kubeconfig, { path: INSTANCES.collection('a'), headers: { 'Impersonate-Group': 'system:masters' } })).status).to.equal(400);
+      expect((await asAdmin('nobody', 'GET', INSTANCES.collection('a'), ['system:masters'])).status, 'the admin may grant the group too').to.equal(200);
+    });
+  });
+
   describe('kubectl auth can-i', () => {
     it('finds selfsubjectaccessreviews in discovery', async () => {
       const out = await users.nobody!.kubectl.ok(['api-resources', '--api-group=authorization.k8s.io', '-o', 'wide']);
