@@ -10,9 +10,8 @@
  * served under their own scope: a namespace given for a cluster-scoped
  * resource (kubectl sends its context's namespace for every resource) is
  * dropped, as the request itself would carry none. kubectl sends the
- * review as protobuf; the few string fields it holds are read from the
- * protobuf wire format directly (JSON works too), and the answer is JSON,
- * which kubectl also accepts.
+ * review as protobuf (protobuf.ts reads it; JSON works too), and the
+ * answer is JSON, which kubectl also accepts.
  */
 import type { ServerResponse } from 'node:http';
 import type { RequestAttributes } from '../auth/attributes.js';
@@ -23,6 +22,7 @@ import type { Registry } from '../registry.js';
 import type { RequestInfo } from '../request-info.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { ApiRequest } from './context.js';
+import { decodeProtobuf, PROTOBUF_CONTENT_TYPE } from './protobuf.js';
 import type { SelfServiceHandler } from './request-listener.js';
 import { sendJson } from './respond.js';
 
@@ -32,11 +32,6 @@ const KIND = 'SelfSubjectAccessReview';
 /** The fields of the two questions, in their protobuf field order (1, 2, ...). */
 const RESOURCE_FIELDS = ['namespace', 'verb', 'group', 'version', 'resource', 'subresource', 'name'];
 const PATH_FIELDS = ['path', 'verb'];
-// kubectl sends built-in kinds as protobuf (and takes JSON back): the `k8s\0` envelope
-// (runtime.Unknown: 2 = raw), then SelfSubjectAccessReview (2 = spec), whose spec holds
-// resourceAttributes (1) or nonResourceAttributes (2), each a message of strings.
-const PROTOBUF = 'application/vnd.kubernetes.protobuf';
-const PROTOBUF_MAGIC = Buffer.from('k8s\0', 'latin1');
 
 /** The `selfService` key of the handler: `<group>/<plural>`. */
 export const ACCESS_REVIEW_KEY = `${GROUP}/selfsubjectaccessreviews`;
@@ -148,7 +143,7 @@ function checkAddress(method: string, info: RequestInfo): void {
 
 /** The spec of a review sent as JSON or protobuf; throws 400 for an unreadable body and 422 for a spec asking nothing or two things. */
 export function parseReviewSpec(body: Buffer | undefined, contentType: string | undefined): ReviewSpec {
-  const spec = contentType?.startsWith(PROTOBUF) ? protobufSpec(body ?? Buffer.alloc(0)) : jsonSpec(body);
+  const spec = contentType?.startsWith(PROTOBUF_CONTENT_TYPE) ? protobufSpec(body) : jsonSpec(body);
   if (!isObject(spec)) throw invalid(KIND, GROUP, '', [{ reason: 'FieldValueRequired', message: 'Required value', field: 'spec' }]);
   const causes = specProblems(spec);
   if (causes.length > 0) throw invalid(KIND, GROUP, '', causes);
@@ -174,52 +169,10 @@ function jsonSpec(body: Buffer | undefined): unknown {
   }
 }
 
-function protobufSpec(body: Buffer): ReviewSpec {
-  if (!body.subarray(0, 4).equals(PROTOBUF_MAGIC)) throw badRequest(`the protobuf body of a ${KIND} must start with the k8s\\0 envelope`);
-  const review = messageFields(messageFields(body.subarray(4)).get(2));
-  const spec = messageFields(review.get(2));
-  const strings = (msg: Buffer, names: string[]) => {
-    const fields = messageFields(msg);
-    return Object.fromEntries(names.flatMap((n, i) => (fields.has(i + 1) ? [[n, fields.get(i + 1)!.toString('utf8')]] : [])));
-  };
-  const r = spec.get(1);
-  const n = spec.get(2);
-  return { ...(r ? { resourceAttributes: strings(r, RESOURCE_FIELDS) } : {}), ...(n ? { nonResourceAttributes: strings(n, PATH_FIELDS) } : {}) };
-}
-
-/** The length-delimited fields of one protobuf message by number (the last one wins, as in protobuf); other wire types are skipped. */
-function messageFields(buf: Buffer | undefined): Map<number, Buffer> {
-  const out = new Map<number, Buffer>();
-  if (!buf) return out;
-  let i = 0;
-  const varint = (): number => {
-    let value = 0;
-    for (let shift = 0; shift < 64; shift += 7) {
-      const b = buf[i++];
-      if (b === undefined) break;
-      value += (b & 0x7f) * 2 ** shift;
-      if (b < 0x80) return value;
-    }
-    throw badRequest(`the protobuf body of a ${KIND} is truncated or malformed`);
-  };
-  const skip = (n: number) => {
-    i += n;
-    if (i > buf.length) throw badRequest(`the protobuf body of a ${KIND} is truncated`);
-  };
-  while (i < buf.length) {
-    const key = varint();
-    const wire = key % 8;
-    if (wire === 0) varint();
-    else if (wire === 1) skip(8);
-    else if (wire === 5) skip(4);
-    else if (wire === 2) {
-      const len = varint();
-      const start = i;
-      skip(len);
-      out.set(Math.floor(key / 8), buf.subarray(start, start + len));
-    } else throw badRequest(`the protobuf body of a ${KIND} uses unsupported wire type ${wire}`);
-  }
-  return out;
+function protobufSpec(body: Buffer | undefined): unknown {
+  const review = decodeProtobuf(body ?? Buffer.alloc(0), KIND);
+  if (review.kind !== KIND) throw badRequest(`expected a ${KIND}, not ${String(review.kind)}`);
+  return review.spec ?? {};
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
