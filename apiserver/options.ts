@@ -38,6 +38,8 @@ export interface ApiServerOptions {
   auditLog?: AuditLogOptions;
   /** TLS files of the etcd client, for an external etcd on https:// endpoints. */
   etcdTls?: EtcdTlsFiles;
+  /** The keys Secrets are encrypted with in etcd; default <dataDir>/encryption-keys.yaml, created with one key when missing. */
+  encryptionKeyFile?: string;
 }
 
 /** Defaults for everything but the etcd endpoints and data dir. */

@@ -7,7 +7,7 @@
 import { badRequest, expired, notFound, type ApiError } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
-import { PAGE_BYTES, toStored, type EtcdStore } from '../storage/etcd-store.js';
+import { PAGE_BYTES, type EtcdStore } from '../storage/etcd-store.js';
 import { objectKey, scopePrefix } from '../storage/keys.js';
 import { prefixEnd, type WatchCache } from '../storage/watch-cache.js';
 import type { Selection } from './selection.js';
@@ -69,7 +69,7 @@ export class Lister {
       for await (const page of this.etcd.scan(token ? prefix + token.start : prefix, prefixEnd(prefix), rev, p.limit)) {
         rev = page.revision;
         for (const [i, kv] of page.kvs.entries()) {
-          const obj = toStored(kv).obj;
+          const obj = this.etcd.toStored(kv).obj;
           if (!sel.matches(obj)) continue;
           items.push(obj);
           bytes += kv.value.length;

@@ -4,15 +4,14 @@
  * from etcd, so it answers 410 Expired when that history was compacted.
  */
 import type { Watcher } from 'etcd3';
-import { decode } from './codec.js';
 import { EtcdStore, mapEtcdErrors } from './etcd-store.js';
 import { deletedState, toWatchEvent, type Predicate, type WatchEvent } from './events.js';
 import { prefixEnd } from './watch-cache.js';
 
 // A value that is not a Cairn object (written by someone else) is passed over, never thrown at the event loop.
-function tryDecode(value: Buffer, rev: string) {
+function tryDecode(store: EtcdStore, key: string, value: Buffer, rev: string) {
   try {
-    return decode(value, rev);
+    return store.decode(key, value, rev);
   } catch {
     return null;
   }
@@ -38,9 +37,9 @@ export async function watchEtcd(
   watcher.on('data', (res) => {
     for (const e of res.events) {
       const rev = Number(e.kv.mod_revision);
-      const prev = e.prev_kv ? tryDecode(e.prev_kv.value, e.prev_kv.mod_revision) : null;
       const key = e.kv.key.toString();
-      const obj = e.type === 'Delete' ? null : tryDecode(e.kv.value, e.kv.mod_revision);
+      const prev = e.prev_kv ? tryDecode(store, key, e.prev_kv.value, e.prev_kv.mod_revision) : null;
+      const obj = e.type === 'Delete' ? null : tryDecode(store, key, e.kv.value, e.kv.mod_revision);
       const out = obj
         ? toWatchEvent({ type: 'put', key, rev, obj, prev }, matches)
         : prev && toWatchEvent({ type: 'delete', key, rev, obj: deletedState(prev, rev), prev }, matches);

@@ -17,6 +17,7 @@
 import { Etcd3, type IKeyValue, type IOperation } from 'etcd3';
 import { ApiError, expired } from '../errors.js';
 import { decode, encode, type KubeObject } from './codec.js';
+import type { AtRestEncryption } from './encryption.js';
 
 /** An object as read from etcd. */
 export interface Stored {
@@ -50,11 +51,40 @@ const FUTURE = /required revision is a future revision/;
 
 /** A thin, typed layer over an `etcd3` client. */
 export class EtcdStore {
-  /** `observe`: told how long each get, create, update, delete and list took (etcd_request_duration_seconds). */
+  /**
+   * `observe`: told how long each get, create, update, delete and list took (etcd_request_duration_seconds).
+   * `encryption`: seals the values of the kinds kept encrypted (Secrets) and opens them on every read.
+   */
   constructor(
     readonly client: Etcd3,
     private readonly observe?: (operation: string, key: string, seconds: number) => void,
+    private readonly encryption?: AtRestEncryption,
   ) {}
+
+  /** The object stored as `value` at `key` and mod_revision `rev` (opened first when sealed). */
+  decode(key: string, value: Buffer, rev: string): KubeObject {
+    return decode(this.encryption ? this.encryption.open(key, value) : value, rev);
+  }
+
+  /** The object in a key-value pair read from etcd. */
+  toStored(kv: IKeyValue): Stored {
+    return { obj: this.decode(kv.key.toString(), kv.value, kv.mod_revision), rev: Number(kv.mod_revision), version: Number(kv.version) };
+  }
+
+  // The bytes to store at `key`: the object's JSON, sealed when its kind is encrypted.
+  private valueFor(key: string, obj: KubeObject): Buffer {
+    const plain = encodeWithinLimit(obj);
+    return this.encryption ? this.encryption.seal(key, plain) : plain;
+  }
+
+  // The uid of the object stored in `kv`; undefined for a value that is not one of ours.
+  private storedUid(kv: IKeyValue): unknown {
+    try {
+      return this.decode(kv.key.toString(), kv.value, kv.mod_revision).metadata.uid;
+    } catch {
+      return undefined;
+    }
+  }
 
   private async timed<T>(operation: string, key: string, fn: () => Promise<T>): Promise<T> {
     if (!this.observe) return fn();
@@ -70,7 +100,7 @@ export class EtcdStore {
   async get(key: string): Promise<Stored | null> {
     const res = await this.timed('get', key, () => this.client.get(key).exec());
     const kv = res.kvs[0];
-    return kv ? toStored(kv) : null;
+    return kv ? this.toStored(kv) : null;
   }
 
   /**
@@ -80,10 +110,10 @@ export class EtcdStore {
    * re-sent, so the create succeeded at the key's create revision.
    */
   async create(key: string, obj: KubeObject, lease?: string): Promise<WriteResult> {
-    const res = await this.timed('create', key, () => this.txnIfMod(key, 0, this.put(key, encodeWithinLimit(obj), lease)));
+    const res = await this.timed('create', key, () => this.txnIfMod(key, 0, this.put(key, this.valueFor(key, obj), lease)));
     if (res.succeeded) return { ok: true, rev: res.rev };
     const uid = obj.metadata.uid;
-    if (uid && res.kv && storedUid(res.kv) === uid) return { ok: true, rev: Number(res.kv.create_revision) };
+    if (uid && res.kv && this.storedUid(res.kv) === uid) return { ok: true, rev: Number(res.kv.create_revision) };
     return { ok: false, current: null };
   }
 
@@ -94,18 +124,18 @@ export class EtcdStore {
    * succeeded at that revision.
    */
   async update(key: string, obj: KubeObject, expected: Stored, lease?: string): Promise<WriteResult> {
-    const value = encodeWithinLimit(obj);
+    const value = this.valueFor(key, obj);
     const res = await this.timed('update', key, () => this.txnIfMod(key, expected.rev, this.put(key, value, lease)));
     if (res.succeeded) return { ok: true, rev: res.rev };
     const kv = res.kv;
-    if (kv && Number(kv.version) === expected.version + 1 && kv.value.toString() === value) return { ok: true, rev: Number(kv.mod_revision) };
-    return { ok: false, current: kv ? toStored(kv) : null };
+    if (kv && Number(kv.version) === expected.version + 1 && kv.value.equals(value)) return { ok: true, rev: Number(kv.mod_revision) };
+    return { ok: false, current: kv ? this.toStored(kv) : null };
   }
 
   /** Deletes `key` only if its mod_revision is still `expectedRev`. */
   async delete(key: string, expectedRev: number): Promise<WriteResult> {
     const res = await this.timed('delete', key, () => this.txnIfMod(key, expectedRev, this.client.delete().key(key)));
-    return res.succeeded ? { ok: true, rev: res.rev } : { ok: false, current: res.kv ? toStored(res.kv) : null };
+    return res.succeeded ? { ok: true, rev: res.rev } : { ok: false, current: res.kv ? this.toStored(res.kv) : null };
   }
 
   /** Reads up to `limit` keys in [start, end) at `revision` (0 = current). */
@@ -168,7 +198,7 @@ export class EtcdStore {
     return String(res.ID);
   }
 
-  private put(key: string, value: string, lease?: string): IOperation {
+  private put(key: string, value: Buffer, lease?: string): IOperation {
     const put = this.client.put(key).value(value);
     return lease ? put.lease(lease) : put;
   }
@@ -193,26 +223,12 @@ export const MAX_RECEIVE_BYTES = 2 ** 31 - 1;
 // Keys per page that fit MAX_RECEIVE_BYTES at MAX_OBJECT_BYTES a value plus 4 KiB of key and framing: 1,365.
 const MAX_PAGE_KEYS = Math.floor(MAX_RECEIVE_BYTES / (MAX_OBJECT_BYTES + 4096));
 
-function encodeWithinLimit(obj: KubeObject): string {
-  const bytes = encode(obj);
-  if (Buffer.byteLength(bytes) > MAX_OBJECT_BYTES) {
-    throw new ApiError(413, 'RequestEntityTooLarge', `${String(obj.kind)} "${obj.metadata.name}" would be ${Buffer.byteLength(bytes)} bytes stored, over the ${MAX_OBJECT_BYTES}-byte limit; keep large data out of objects`);
+function encodeWithinLimit(obj: KubeObject): Buffer {
+  const bytes = Buffer.from(encode(obj));
+  if (bytes.length > MAX_OBJECT_BYTES) {
+    throw new ApiError(413, 'RequestEntityTooLarge', `${String(obj.kind)} "${obj.metadata.name}" would be ${bytes.length} bytes stored, over the ${MAX_OBJECT_BYTES}-byte limit; keep large data out of objects`);
   }
   return bytes;
-}
-
-/** The object in a key-value pair. */
-export function toStored(kv: IKeyValue): Stored {
-  return { obj: decode(kv.value, kv.mod_revision), rev: Number(kv.mod_revision), version: Number(kv.version) };
-}
-
-// The uid of the object stored in `kv`; undefined for a value that is not one of ours.
-function storedUid(kv: IKeyValue): unknown {
-  try {
-    return (JSON.parse(kv.value.toString()) as Partial<KubeObject>).metadata?.uid;
-  } catch {
-    return undefined;
-  }
 }
 
 /** True for etcd's "required revision has been compacted". */

@@ -13,7 +13,7 @@
 import type { Watcher } from 'etcd3';
 import type { Logger } from 'winston';
 import type { ResourceDefinition } from '../resources.js';
-import { decode, type KubeObject } from './codec.js';
+import type { KubeObject } from './codec.js';
 import { EtcdStore } from './etcd-store.js';
 import { deletedState, type StoreEvent } from './events.js';
 import { REGISTRY_PREFIX, resourcePrefix } from './keys.js';
@@ -171,7 +171,7 @@ export class WatchCache {
   // Something other than Cairn may have written under /registry/: one bad value must not take the cache down.
   private decodeOrSkip(key: string, value: Buffer, rev: string): KubeObject | null {
     try {
-      return decode(value, rev);
+      return this.store.decode(key, value, rev);
     } catch (err) {
       this.log.error('skipping an undecodable object in etcd', { key, revision: rev, error: String(err) });
       return null;

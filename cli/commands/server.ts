@@ -23,6 +23,7 @@ function addApiServerFlags(cmd: Command): Command {
     .option('--compaction-interval <duration>', 'how often to compact etcd history (0 disables)', parseDuration, defaultApiServerOptions.compactionIntervalMs)
     .option('--event-ttl <duration>', 'how long Events are kept', parseDuration, defaultApiServerOptions.eventTtlSeconds * 1000)
     .option('--node-credential-ttl <duration>', 'lifetime of the credential an agent gets for its join token; agents renew it at two thirds of it', parseDuration, defaultApiServerOptions.nodeCredentialTtlMs)
+    .option('--encryption-key-file <file>', 'the AES-GCM keys Secrets are encrypted with in etcd, the first one for writes (default: <data-dir>/encryption-keys.yaml, made with a new key when missing; every apiserver of one etcd needs the same file)')
     .option('--log-level <level>', 'error, warn, info or debug', defaultApiServerOptions.logLevel)
     .option('--workers <n>', 'apiserver processes sharing the port (one per core uses the whole machine; each keeps its own watch cache)', parseCount, 1)
     .addOption(new Option('--watch-memory-budget <size>', 'memory all watches of a process may hold for clients that read too slowly; beyond it the slowest are cut off and re-watch (Ki, Mi, Gi)').argParser(parseSize).default(defaultApiServerOptions.watchBudgetBytes, '256Mi'))

@@ -37,6 +37,7 @@ export interface ServerFlags extends EtcdTlsFlags {
   auditLogPath?: string;
   auditLogMaxSize: number;
   auditLogMaxFiles: number;
+  encryptionKeyFile?: string;
 }
 
 /** Runs `cairn server` (embedEtcd: an etcd of its own unless --etcd-endpoints) or `cairn apiserver`. */
@@ -72,6 +73,7 @@ export async function runServer(flags: ServerFlags, embedEtcd: boolean): Promise
     watchBudgetBytes: flags.watchMemoryBudget,
     auditLog: auditLogOptions(flags, embedEtcd),
     etcdTls,
+    encryptionKeyFile: flags.encryptionKeyFile && path.resolve(flags.encryptionKeyFile),
   };
   let server;
   try {
