@@ -24,6 +24,7 @@ import { credentialExchangeAuthorizer, nodeCredentialRoutes } from './auth/node-
 import { StoredTokenAuthenticator } from './auth/stored-tokens.js';
 import { startTokenCleaner } from './auth/token-cleaner.js';
 import { ensureAdminCredentials, TokenAuthenticator } from './auth/tokens.js';
+import { configMapDefinition, secretDefinition } from './builtin/config-data.js';
 import { eventDefinition } from './builtin/event.js';
 import { leaseDefinition } from './builtin/lease.js';
 import { namespaceDefinition } from './builtin/namespace.js';
@@ -53,6 +54,7 @@ import { Lister } from './rest/lister.js';
 import { Namespaces } from './rest/namespaces.js';
 import { ResourceStore } from './rest/resource-store.js';
 import { Compactor } from './storage/compactor.js';
+import { AtRestEncryption, ensureKeyFile } from './storage/encryption.js';
 import { EtcdStore, MAX_RECEIVE_BYTES } from './storage/etcd-store.js';
 import { LeaseManager } from './storage/lease-manager.js';
 import { WatchCache } from './storage/watch-cache.js';
@@ -79,8 +81,19 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const metrics = new ApiServerMetrics(() => watchBudget.buffered(), () => cache.sizes());
   const watchBudget = new WatchBudget(o.watchBudgetBytes ?? defaultApiServerOptions.watchBudgetBytes, (reason) => metrics.watchEvictions.inc({ reason }));
   const { client, alarms } = connectEtcd(o, log, metrics);
-  const etcd = new EtcdStore(client, (operation, key, seconds) => metrics.etcdRequestDuration.observe({ operation, type: keyResource(key) }, seconds));
-  const registry = new Registry([...loadCrds(o.crdDir), leaseDefinition, eventDefinition, namespaceDefinition, tokenDefinition, ...rbacDefinitions, selfSubjectAccessReviewDefinition]);
+  const encryption = new AtRestEncryption(ensureKeyFile(o.encryptionKeyFile ?? path.join(o.dataDir, 'encryption-keys.yaml')));
+  const etcd = new EtcdStore(client, (operation, key, seconds) => metrics.etcdRequestDuration.observe({ operation, type: keyResource(key) }, seconds), encryption);
+  const registry = new Registry([
+    ...loadCrds(o.crdDir),
+    leaseDefinition,
+    eventDefinition,
+    namespaceDefinition,
+    secretDefinition,
+    configMapDefinition,
+    tokenDefinition,
+    ...rbacDefinitions,
+    selfSubjectAccessReviewDefinition,
+  ]);
   const cache = new WatchCache(etcd, registry.defs, log);
   await cache.start();
   const clusterDef = registry.find('cairn.dev', 'v1alpha1', 'clusters');

@@ -33,14 +33,15 @@ const ATTEMPTS = 5;
 const operatorRules: PolicyRule[] = [
   { apiGroups: ['cairn.dev'], resources: ['*'], verbs: ['*'] },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['*'] },
-  { apiGroups: [''], resources: ['events'], verbs: ['*'] },
+  { apiGroups: [''], resources: ['events', 'secrets', 'configmaps'], verbs: ['*'] },
   { apiGroups: [''], resources: ['namespaces'], verbs: READ },
 ];
 
 const viewerRules: PolicyRule[] = [
   { apiGroups: ['cairn.dev'], resources: ['*'], verbs: READ },
   { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: READ },
-  { apiGroups: [''], resources: ['events', 'namespaces'], verbs: READ },
+  // Like kube's view role: ConfigMaps but not Secrets, which would reveal credentials.
+  { apiGroups: [''], resources: ['events', 'namespaces', 'configmaps'], verbs: READ },
 ];
 
 /** The built-in roles by name. */

@@ -57,7 +57,7 @@ async function dispatch(ctx: ApiContext, req: Request, res: Response, def: Resou
       const r = await ctx.store.update(def, ns, info.name, sub, () => body, {
         ...write(),
         createIfMissing: createsOnUpdate(def),
-        requireVersion: !isEvent(def),
+        requireVersion: !updatesUnconditionally(def),
       });
       return sendObject(req, res, def, r.created ? 201 : 200, r.obj, r.warnings);
     }
@@ -143,8 +143,10 @@ export function checkIdentity(body: KubeObject, def: ResourceDefinition, ns: str
   return body;
 }
 
-// kube's per-kind strategies: only Events may be updated without a version, and Leases and Events may be created by a PUT.
+// kube's per-kind strategies: Events, Secrets and ConfigMaps may be updated without a version (last write wins; Helm
+// updates its release Secrets so), and Leases and Events may be created by a PUT.
 const isEvent = (def: ResourceDefinition) => def.group === '' && def.plural === 'events';
+const updatesUnconditionally = (def: ResourceDefinition) => def.group === '' && ['events', 'secrets', 'configmaps'].includes(def.plural);
 const createsOnUpdate = (def: ResourceDefinition) => isEvent(def) || (def.group === 'coordination.k8s.io' && def.plural === 'leases');
 
 

@@ -11,6 +11,8 @@ const builtinPrefixes: Record<string, string> = {
   'coordination.k8s.io/leases': 'leases',
   '/events': 'events',
   '/namespaces': 'namespaces',
+  '/secrets': 'secrets',
+  '/configmaps': 'configmaps',
 };
 
 /** `/registry/<group>/<plural>/` (or kube's short forms for built-ins), ending in '/'. */

@@ -9,22 +9,34 @@ import type { VolumeSpec } from '../../api/volume.js';
 import type { StatusCause } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
+import { configMapCauses, normalizeSecret, secretCauses } from './config-data.js';
 
 type KindRules = (obj: KubeObject, old: KubeObject | undefined) => StatusCause[];
 
 const RULES: Partial<Record<string, KindRules>> = {
   'cairn.dev/Volume': (obj, old) =>
-    volumeSpecProblems(obj.spec as VolumeSpec, old?.spec as VolumeSpec | undefined).map((p) => ({
+    !obj.spec || typeof obj.spec !== 'object' ? [] : volumeSpecProblems(obj.spec as VolumeSpec, old?.spec as VolumeSpec | undefined).map((p) => ({
       reason: 'FieldValueInvalid',
       field: p.field,
       message: `Invalid value: ${JSON.stringify(valueAt(obj, p.field))}: ${p.message}`,
     })),
+  '/Secret': secretCauses,
+  '/ConfigMap': configMapCauses,
 };
+
+// What a kind's own conversion does to a written object before it is checked (kube folds stringData into data).
+const NORMALIZE: Partial<Record<string, (obj: KubeObject) => void>> = {
+  '/Secret': normalizeSecret,
+};
+
+/** Brings a written object into its stored form, in place, for kinds that have one. */
+export function normalizeKind(def: ResourceDefinition, obj: KubeObject): void {
+  NORMALIZE[`${def.group}/${def.kind}`]?.(obj);
+}
 
 /** The field causes `obj` breaks under its kind's rules (none for kinds without any). */
 export function kindRuleCauses(def: ResourceDefinition, obj: KubeObject, old?: KubeObject): StatusCause[] {
-  const rules = RULES[`${def.group}/${def.kind}`];
-  return rules && obj.spec && typeof obj.spec === 'object' ? rules(obj, old) : [];
+  return RULES[`${def.group}/${def.kind}`]?.(obj, old) ?? [];
 }
 
 // `spec.options[cluster.quorum-type]` → obj.spec.options['cluster.quorum-type'].

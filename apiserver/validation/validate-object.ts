@@ -6,7 +6,7 @@
 import { ApiError, badRequest, invalid, type StatusCause } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
-import { kindRuleCauses } from './kind-rules.js';
+import { kindRuleCauses, normalizeKind } from './kind-rules.js';
 import { shapeProblem } from './limits.js';
 import { validateMetadata, type NameRule } from './metadata.js';
 import { pruneUnknown } from './prune.js';
@@ -38,6 +38,7 @@ export function admitObject(def: ResourceDefinition, validator: ObjectValidator,
       causes: unknown.map((f) => ({ reason: 'FieldValueInvalid', message: `unknown field "${f}"`, field: f })),
     });
   }
+  normalizeKind(def, obj);
   const schemaCauses = validator(obj);
   // Kind rules read defaulted, schema-valid fields.
   const ruleCauses = schemaCauses.length === 0 ? kindRuleCauses(def, obj, old) : [];
