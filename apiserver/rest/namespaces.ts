@@ -10,6 +10,9 @@ import type { EtcdStore } from '../storage/etcd-store.js';
 import { objectKey } from '../storage/keys.js';
 import type { WatchCache } from '../storage/watch-cache.js';
 
+/** The label kube puts on every namespace, naming it. */
+export const NAME_LABEL = 'kubernetes.io/metadata.name';
+
 /** Namespaces that exist without a Cluster. */
 export const BUILTIN_NAMESPACES = ['cairn-system', 'default'];
 
@@ -46,9 +49,14 @@ export class Namespaces {
   list(): KubeObject[] {
     const clusters = [...this.cache.forResource(this.clusterDef).objects.values()];
     const builtins = BUILTIN_NAMESPACES.map((name) => this.view(name, { uid: `builtin-${name}`, creationTimestamp: this.startedAt, resourceVersion: '1' }));
-    return [...builtins, ...clusters.map((c) => this.view(c.metadata.name!, c.metadata, !!c.metadata.deletionTimestamp))].sort((a, b) =>
+    return [...builtins, ...clusters.map((c) => this.viewOf(c))].sort((a, b) =>
       a.metadata.name!.localeCompare(b.metadata.name!),
     );
+  }
+
+  /** The Namespace a Cluster stands for. */
+  viewOf(cluster: KubeObject): KubeObject {
+    return this.view(cluster.metadata.name!, cluster.metadata, !!cluster.metadata.deletionTimestamp);
   }
 
   private view(name: string, from: KubeObject['metadata'], terminating = false): KubeObject {
@@ -60,7 +68,8 @@ export class Namespaces {
         uid: from.uid,
         resourceVersion: from.resourceVersion,
         creationTimestamp: from.creationTimestamp,
-        labels: { 'kubernetes.io/metadata.name': name },
+        labels: { ...from.labels, [NAME_LABEL]: name },
+        ...(from.annotations ? { annotations: from.annotations } : {}),
         ...(terminating ? { deletionTimestamp: from.deletionTimestamp } : {}),
       },
       spec: { finalizers: ['kubernetes'] },
