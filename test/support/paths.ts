@@ -8,3 +8,4 @@ export const ROOT = path.resolve(here, '..', '..', '..');
 /** crds/ and examples/. */
 export const CRD_DIR = path.join(ROOT, 'crds');
 export const EXAMPLES_DIR = path.join(ROOT, 'examples');
+export const CHARTS_DIR = path.join(ROOT, 'charts');
