@@ -51,6 +51,8 @@ describe('e2e: Helm releases of Cairn objects (real helm 3.17, three agents)', f
     const secrets = await c.kubectl.ok(['get', 'secrets', '-n', 'demo', '-l', 'owner=helm,name=app', '-o', 'jsonpath={range .items[*]}{.metadata.name}:{.type} {end}']);
     expect(secrets.trim()).to.equal('sh.helm.release.v1.app.v1:helm.sh/release.v1');
     await eventually('two copies print hello', async () => greeters(HELLO).length === 2, 30_000, 300);
+    // Instances and Volumes are in kube's `all` category, so the usual look at a release works.
+    expect((await c.kubectl.ok(['get', 'all', '-n', 'demo', '-o', 'name'])).trim().split('\n').sort()).to.deep.equal(['instance.cairn.dev/app-0', 'instance.cairn.dev/app-1', 'volume.cairn.dev/app-data']);
   });
 
   it('helm upgrade with a changed value changes the Instances; helm rollback restores them; helm history shows the three revisions', async () => {
