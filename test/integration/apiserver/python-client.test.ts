@@ -2,7 +2,9 @@
  * Debian's python3-kubernetes (the official Python client, written by
  * nobody on the project) against the apiserver: it lists custom objects and
  * watches them (it sends `watch=True`, which kube reads as true), seeing
- * the objects there and one created while it watches.
+ * the objects there and one created while it watches; a watch from a
+ * list's resourceVersion gets what changed after it; and server-side apply
+ * conflicts with another manager's field until `force_conflicts=True` takes it over.
  */
 import { spawn } from 'node:child_process';
 import { expect } from 'chai';
@@ -28,6 +30,33 @@ for ev in watch.Watch().stream(api.list_namespaced_custom_object, *args, timeout
     seen += 1
     if seen == 3:
         break
+`;
+
+const APPLY_SCRIPT = `
+import json, sys
+from kubernetes import client, config, watch
+from kubernetes.dynamic import DynamicClient
+from kubernetes.dynamic.exceptions import ConflictError
+api_client = config.new_client_from_config(sys.argv[1])
+api = client.CustomObjectsApi(api_client)
+args = ('cairn.dev', 'v1alpha1', sys.argv[2], 'instances')
+rv = api.list_namespaced_custom_object(*args)['metadata']['resourceVersion']
+instances = DynamicClient(api_client).resources.get(api_version='cairn.dev/v1alpha1', kind='Instance')
+def apply(manager, cpus, force=False):
+    body = {'apiVersion': 'cairn.dev/v1alpha1', 'kind': 'Instance', 'metadata': {'name': 'a'}, 'spec': {'cpus': cpus}}
+    # python-kubernetes 22's REST layer sends only str bodies under a YAML content type; JSON is YAML.
+    return instances.server_side_apply(body=json.dumps(body), name='a', namespace=sys.argv[2], field_manager=manager, force_conflicts=force).to_dict()
+apply('other', 2)
+try:
+    apply('py', 3)
+    print(json.dumps({'conflict': None}), flush=True)
+except ConflictError as e:
+    print(json.dumps({'conflict': e.status, 'reason': json.loads(e.body)['reason']}), flush=True)
+obj = apply('py', 3, force=True)
+owners = {m['manager']: json.dumps(m.get('fieldsV1', {})) for m in obj['metadata']['managedFields']}
+print(json.dumps({'cpus': obj['spec']['cpus'], 'pyOwnsCpus': 'f:cpus' in owners.get('py', ''), 'otherOwnsCpus': 'f:cpus' in owners.get('other', '')}), flush=True)
+for ev in watch.Watch().stream(api.list_namespaced_custom_object, *args, resource_version=rv, timeout_seconds=5):
+    print(json.dumps({'event': ev['type'] + ' ' + ev['object']['metadata']['name'] + ' cpus=' + str(ev['object']['spec']['cpus'])}), flush=True)
 `;
 
 describe('the Python Kubernetes client (python3-kubernetes) against the apiserver (issue 15)', function () {
@@ -61,4 +90,24 @@ describe('the Python Kubernetes client (python3-kubernetes) against the apiserve
     expect(lines[0]).to.deep.equal({ list: ['a', 'b'] });
     expect(lines.slice(1).map((l) => l.event)).to.deep.equal(['ADDED a', 'ADDED b', 'ADDED c']);
   });
+
+  it('watches from a resourceVersion; server-side apply conflicts (409) until force_conflicts=True (DynamicClient) takes the field over', async () => {
+    const r = await runPython(APPLY_SCRIPT, env.server.kubeconfigPath, ns);
+    expect(r.code, r.stderr).to.equal(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines[0]).to.deep.equal({ conflict: 409, reason: 'Conflict' });
+    expect(lines[1]).to.deep.equal({ cpus: 3, pyOwnsCpus: true, otherOwnsCpus: false });
+    expect(lines.slice(2).map((l) => l.event)).to.deep.equal(['MODIFIED a cpus=2', 'MODIFIED a cpus=3']);
+  });
 });
+
+function runPython(script: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(PYTHON, ['-c', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
