@@ -19,7 +19,7 @@ import { UnionAuthenticator } from './auth/authenticator.js';
 import { discoveryAuthorizer, MASTERS_GROUP, mastersAuthorizer, UnionAuthorizer } from './auth/authorizer.js';
 import { ensureBootstrapRoles } from './auth/bootstrap-roles.js';
 import { NodeAuthorizer } from './auth/node-authorizer.js';
-import { RbacAuthorizer } from './auth/rbac-authorizer.js';
+import { cachePolicy, RbacAuthorizer } from './auth/rbac-authorizer.js';
 import { credentialExchangeAuthorizer, nodeCredentialRoutes } from './auth/node-credentials.js';
 import { StoredTokenAuthenticator } from './auth/stored-tokens.js';
 import { startTokenCleaner } from './auth/token-cleaner.js';
@@ -31,6 +31,7 @@ import { namespaceDefinition } from './builtin/namespace.js';
 import { rbacDefinitions } from './builtin/rbac.js';
 import { tokenDefinition } from './builtin/token.js';
 import { ACCESS_REVIEW_KEY, accessReviewHandler, selfSubjectAccessReviewDefinition } from './http/access-review.js';
+import { selfReviewHandlers, selfSubjectReviewDefinition, selfSubjectRulesReviewDefinition } from './http/self-reviews.js';
 import { defaultCrdDir, loadCrds } from './crd-loader.js';
 import { EtcdAlarmMonitor } from './etcd/alarm-monitor.js';
 import { loadEtcdCredentials } from './etcd/client-tls.js';
@@ -93,6 +94,8 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
     tokenDefinition,
     ...rbacDefinitions,
     selfSubjectAccessReviewDefinition,
+    selfSubjectRulesReviewDefinition,
+    selfSubjectReviewDefinition,
   ]);
   const cache = new WatchCache(etcd, registry.defs, log);
   await cache.start();
@@ -113,7 +116,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const routes = nodeCredentialRoutes({ def: tokenDefinition, store, tokens: cache.forResource(tokenDefinition), ttlMs: o.nodeCredentialTtlMs ?? defaultApiServerOptions.nodeCredentialTtlMs });
   const app = createApp(ctx, { security, routes, openapi: new OpenApi(registry), cairnVersion: cairnVersion(), notReady, readyWarnings: () => alarms.warnings() });
 
-  const listener = createRequestListener(ctx, security, app, { [ACCESS_REVIEW_KEY]: accessReviewHandler(security.authorizer, registry) });
+  const listener = createRequestListener(ctx, security, app, { [ACCESS_REVIEW_KEY]: accessReviewHandler(security.authorizer, registry), ...selfReviewHandlers(cachePolicy(cache)) });
   const server = o.insecureHttp ? http.createServer(listener) : https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.2' }, listener);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);

@@ -173,3 +173,24 @@ export function arrayPolicy(objects: { roles?: RoleObject[]; clusterRoles?: Role
     role: (ns, name) => (ns === undefined ? objects.clusterRoles : objects.roles)?.find((r) => r.metadata.name === name && (ns === undefined || r.metadata.namespace === ns)),
   };
 }
+
+/** What a user may do in one namespace, as SelfSubjectRulesReview lists it (kube's RulesFor). */
+export interface UserRules {
+  resourceRules: { verbs: string[]; apiGroups: string[]; resources: string[]; resourceNames?: string[] }[];
+  nonResourceRules: { verbs: string[]; nonResourceURLs: string[] }[];
+}
+
+/** The rules of every binding of `policy` that names `user`: cluster-wide ones and those of `namespace`. */
+export function rulesFor(policy: RbacPolicy, user: UserInfo, namespace: string | undefined): UserRules {
+  const out: UserRules = { resourceRules: [], nonResourceRules: [] };
+  const bound = [...[...policy.clusterRoleBindings()].map((b) => [b, undefined] as const), ...(namespace ? [...policy.roleBindings(namespace)].map((b) => [b, namespace] as const) : [])];
+  for (const [b, ns] of bound) {
+    if (!b.roleRef || !(b.subjects ?? []).some((s) => subjectMatches(user, s, ns))) continue;
+    for (const r of boundRole(policy, b.roleRef, ns)?.rules ?? []) {
+      const verbs = r.verbs ?? [];
+      if (r.nonResourceURLs?.length) out.nonResourceRules.push({ verbs, nonResourceURLs: r.nonResourceURLs });
+      if (r.resources?.length) out.resourceRules.push({ verbs, apiGroups: r.apiGroups ?? [], resources: r.resources, ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}) });
+    }
+  }
+  return out;
+}

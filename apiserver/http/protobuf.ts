@@ -3,7 +3,7 @@
  * (`application/vnd.kubernetes.protobuf`), which kubectl's typed clients
  * send for built-in kinds: `create namespace`, `create secret`, `create
  * configmap`, `create role`/`rolebinding`, `auth reconcile`, `auth can-i`
- * (SelfSubjectAccessReview), and Helm's deletes (DeleteOptions) of its
+ * (the self reviews), and Helm's deletes (DeleteOptions) of its
  * release Secrets. The body is the
  * magic `k8s\0`, then a runtime.Unknown holding the apiVersion, the kind and
  * the object's own message. Each kind's message is decoded with the field
@@ -66,11 +66,14 @@ const MESSAGES: Record<string, Fields> = {
   NonResourceAttributes: { path: opt('string', 1), verb: opt('string', 2) },
   SelfSubjectAccessReviewSpec: { resourceAttributes: opt('ResourceAttributes', 1), nonResourceAttributes: opt('NonResourceAttributes', 2) },
   SelfSubjectAccessReview: { metadata: opt('ObjectMeta', 1), spec: opt('SelfSubjectAccessReviewSpec', 2) },
+  SelfSubjectRulesReviewSpec: { namespace: opt('string', 1) },
+  SelfSubjectRulesReview: { metadata: opt('ObjectMeta', 1), spec: opt('SelfSubjectRulesReviewSpec', 2) },
+  SelfSubjectReview: { metadata: opt('ObjectMeta', 1) },
   DeleteOptions: { gracePeriodSeconds: opt('int64', 1), preconditions: opt('Preconditions', 2), orphanDependents: opt('bool', 3), propagationPolicy: opt('string', 4), dryRun: list('string', 5) },
 };
 
 const root = protobuf.Root.fromJSON({ nested: Object.fromEntries(Object.entries(MESSAGES).map(([name, fields]) => [name, { fields }])) });
-const TOP_LEVEL = new Set(['Namespace', 'Secret', 'ConfigMap', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding', 'DeleteOptions', 'SelfSubjectAccessReview']);
+const TOP_LEVEL = new Set(['Namespace', 'Secret', 'ConfigMap', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding', 'DeleteOptions', 'SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SelfSubjectReview']);
 const TIME_FIELDS = new Set(['creationTimestamp', 'deletionTimestamp', 'time']);
 
 /**

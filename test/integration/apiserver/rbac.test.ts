@@ -349,6 +349,23 @@ describe('RBAC (real etcd + apiserver)', function () {
       expect(out).to.match(/selfsubjectaccessreviews\s.*false\s+SelfSubjectAccessReview\s+create/);
     });
 
+    it('kubectl auth whoami names the user (as impersonated too); auth can-i --list lists the rules held in the namespace', async () => {
+      expect(await users.otto!.kubectl.ok(['auth', 'whoami'])).to.match(/Username\s+otto\n/);
+      const admin = new Kubectl(env.server.kubeconfigPath);
+      try {
+        const who = JSON.parse(await admin.ok(['auth', 'whoami', '--as=vera', '--as-group=auditors', '-o', 'json']));
+        expect(who.status.userInfo).to.deep.equal({ username: 'vera', groups: ['auditors', 'system:authenticated'] });
+      } finally {
+        admin.cleanup();
+      }
+      const inA = await users.otto!.kubectl.ok(['auth', 'can-i', '--list', '-n', 'a']);
+      expect(inA).to.match(/^\*\.cairn\.dev\s+\[\]\s+\[\]\s+\[\*\]$/m);
+      expect(inA).to.match(/^selfsubjectrulesreviews\.authorization\.k8s\.io\s.*\[create\]$/m);
+      expect(await users.otto!.kubectl.ok(['auth', 'can-i', '--list', '-n', 'b'])).to.not.include('cairn.dev');
+      const vera = await users.vera!.kubectl.ok(['auth', 'can-i', '--list', '-n', 'b']);
+      expect(vera).to.match(/^\*\.cairn\.dev\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
+    });
+
     it('answers JSON reviews through the enforcing chain, paths included, and refuses malformed ones', async () => {
       const SSAR = '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews';
       const review = (spec: unknown) => ({ apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec });

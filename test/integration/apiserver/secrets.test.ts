@@ -86,6 +86,8 @@ describe('Secrets and ConfigMaps (real etcd + apiserver + kubectl)', function ()
       expect(r.status, `${p}: ${r.text}`).to.equal(403);
       expect(r.json.message).to.match(/node identities may use only/);
     }
+    const rules = await as(t.token, 'POST', '/apis/authorization.k8s.io/v1/selfsubjectrulesreviews', { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectRulesReview', spec: { namespace: 'demo' } });
+    expect(rules.json.status, 'a node lists no rules of its own: the node authorizer is not RBAC').to.include({ incomplete: true });
     const u = newToken();
     await admin('POST', TOKENS, { metadata: { name: u.id }, spec: { type: 'user', secretHash: u.secretHash, user: 'vera' } });
     await admin('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {

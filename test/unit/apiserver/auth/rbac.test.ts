@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import type { RequestAttributes, ResourceAttributes } from '../../../../apiserver/auth/attributes.js';
 import { BOOTSTRAP_ROLES, bootstrapRole, reconcileRole } from '../../../../apiserver/auth/bootstrap-roles.js';
 import { RbacAuthorizer, type RbacCache } from '../../../../apiserver/auth/rbac-authorizer.js';
-import { arrayPolicy, evaluate, requestNamespace, ruleAllows, subjectMatches, type BindingObject, type PolicyRule, type RoleObject } from '../../../../apiserver/auth/rbac.js';
+import { arrayPolicy, evaluate, requestNamespace, ruleAllows, rulesFor, subjectMatches, type BindingObject, type PolicyRule, type RoleObject } from '../../../../apiserver/auth/rbac.js';
 import type { UserInfo } from '../../../../apiserver/auth/tokens.js';
 import { clusterRoleBindingDefinition, clusterRoleDefinition, rbacDefinitions, roleBindingDefinition, roleDefinition } from '../../../../apiserver/builtin/rbac.js';
 import { attributesOf, parseReviewSpec, selfSubjectAccessReviewDefinition } from '../../../../apiserver/http/access-review.js';
@@ -102,6 +102,21 @@ describe('RBAC evaluation', () => {
     });
     const allowed = (bindings: { roleBindings?: BindingObject[]; clusterRoleBindings?: BindingObject[] }, a: RequestAttributes) =>
       evaluate(arrayPolicy({ clusterRoles: [writer], roles: [localReader], ...bindings }), a).allowed;
+
+    it('rulesFor lists the rules of the bindings naming the user: cluster-wide, and those of the namespace asked about only', () => {
+      const paths: RoleObject = { metadata: { name: 'paths' }, rules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }, { verbs: ['get'], apiGroups: [''], resources: ['events'], resourceNames: ['e1'] }] };
+      const policy = arrayPolicy({
+        clusterRoles: [writer, paths],
+        roles: [localReader],
+        clusterRoleBindings: [bind({ kind: 'ClusterRole', name: 'paths' }), bind({ kind: 'ClusterRole', name: 'writer' }, undefined, { kind: 'User', name: 'bob' })],
+        roleBindings: [bind({ kind: 'Role', name: 'reader' }, 'a'), bind({ kind: 'ClusterRole', name: 'writer' }, 'b', { kind: 'Group', name: 'ops' })],
+      });
+      const cluster = { resourceRules: [{ verbs: ['get'], apiGroups: [''], resources: ['events'], resourceNames: ['e1'] }], nonResourceRules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }] };
+      expect(rulesFor(policy, ALICE, undefined)).to.deep.equal(cluster);
+      expect(rulesFor(policy, ALICE, 'a').resourceRules).to.deep.equal([...cluster.resourceRules, { verbs: ['get'], apiGroups: ['cairn.dev'], resources: ['instances'] }]);
+      expect(rulesFor(policy, ALICE, 'b').resourceRules).to.deep.equal([...cluster.resourceRules, { verbs: ['*'], apiGroups: ['cairn.dev'], resources: ['*'] }]);
+      expect(rulesFor(policy, { name: 'carol', groups: [] }, 'a')).to.deep.equal({ resourceRules: [], nonResourceRules: [] });
+    });
 
     it('a ClusterRoleBinding grants in every namespace and at the cluster scope', () => {
       const crb = { clusterRoleBindings: [bind({ kind: 'ClusterRole', name: 'writer' })] };
