@@ -64,6 +64,8 @@ export interface ResourceDefinition {
   selectableFields: string[];
   /** Verbs advertised in discovery. */
   verbs: string[];
+  /** For a kind served only so tools find it (always empty): why writes are refused, and what to use instead. */
+  refusal?: string;
 }
 
 /** The verbs every stored kind supports. */

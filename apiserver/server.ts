@@ -24,6 +24,7 @@ import { credentialExchangeAuthorizer, nodeCredentialRoutes } from './auth/node-
 import { StoredTokenAuthenticator } from './auth/stored-tokens.js';
 import { startTokenCleaner } from './auth/token-cleaner.js';
 import { ensureAdminCredentials, TokenAuthenticator } from './auth/tokens.js';
+import { absentKindDefinitions } from './builtin/absent-kinds.js';
 import { configMapDefinition, secretDefinition } from './builtin/config-data.js';
 import { eventDefinition } from './builtin/event.js';
 import { leaseDefinition } from './builtin/lease.js';
@@ -96,6 +97,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
     selfSubjectAccessReviewDefinition,
     selfSubjectRulesReviewDefinition,
     selfSubjectReviewDefinition,
+    ...absentKindDefinitions,
   ]);
   const cache = new WatchCache(etcd, registry.defs, log);
   await cache.start();

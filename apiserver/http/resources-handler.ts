@@ -31,6 +31,7 @@ export async function serveResource(ctx: ApiContext, req: Request, res: Response
 }
 
 async function dispatch(ctx: ApiContext, req: Request, res: Response, def: ResourceDefinition, info: RequestInfo): Promise<void> {
+  if (def.refusal && req.method !== 'GET' && req.method !== 'DELETE') throw methodNotAllowed(`${def.kind} is not served: ${def.refusal}`);
   const q = req.query as Query;
   const ns = info.namespace;
   const sub = info.subresource === 'status' ? 'status' : 'main';

@@ -7,17 +7,12 @@ import type { ResourceDefinition } from '../resources.js';
 /** The prefix of every key Cairn writes. */
 export const REGISTRY_PREFIX = '/registry/';
 
-const builtinPrefixes: Record<string, string> = {
-  'coordination.k8s.io/leases': 'leases',
-  '/events': 'events',
-  '/namespaces': 'namespaces',
-  '/secrets': 'secrets',
-  '/configmaps': 'configmaps',
-};
+// kube's short forms: the core group's kinds, and Leases, live right under /registry/.
+const builtinPrefixes: Record<string, string> = { 'coordination.k8s.io/leases': 'leases' };
 
 /** `/registry/<group>/<plural>/` (or kube's short forms for built-ins), ending in '/'. */
 export function resourcePrefix(def: Pick<ResourceDefinition, 'group' | 'plural'>): string {
-  const builtin = builtinPrefixes[`${def.group}/${def.plural}`];
+  const builtin = def.group === '' ? def.plural : builtinPrefixes[`${def.group}/${def.plural}`];
   return `${REGISTRY_PREFIX}${builtin ?? `${def.group}/${def.plural}`}/`;
 }
 
@@ -31,8 +26,12 @@ export function objectKey(def: ResourceDefinition, namespace: string | undefined
   return def.namespaced ? `${resourcePrefix(def)}${namespace}/${name}` : `${resourcePrefix(def)}${name}`;
 }
 
-/** The resource a key holds, as the etcd metrics name it: `instances.cairn.dev`, or kube's short form (`leases`). */
+// API groups are DNS names, but for kube's two oldest.
+const DOTLESS_GROUPS = new Set(['apps', 'batch']);
+
+/** The resource a key holds, as the etcd metrics name it: `instances.cairn.dev`, or kube's short form (`leases`, `secrets`). */
 export function keyResource(key: string): string {
   const [first = '', second] = key.slice(REGISTRY_PREFIX.length).split('/');
-  return Object.values(builtinPrefixes).includes(first) || second === undefined ? first : `${second}.${first}`;
+  const isGroup = first.includes('.') || DOTLESS_GROUPS.has(first);
+  return !isGroup || second === undefined ? first : `${second}.${first}`;
 }

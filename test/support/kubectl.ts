@@ -16,9 +16,10 @@ export class Kubectl {
 
   constructor(private readonly kubeconfig: string) {}
 
-  /** Runs `kubectl args...`, optionally feeding `stdin`; never throws on a non-zero exit. */
-  run(args: string[], opts: { stdin?: string; timeoutMs?: number } = {}): Promise<KubectlResult> {
-    return runProcess('kubectl', ['--kubeconfig', this.kubeconfig, '--cache-dir', this.cacheDir, ...args], opts);
+  /** Runs `kubectl args...`, optionally feeding `stdin` and with extra environment; never throws on a non-zero exit. */
+  run(args: string[], opts: { stdin?: string; timeoutMs?: number; env?: Record<string, string> } = {}): Promise<KubectlResult> {
+    const { env, ...rest } = opts;
+    return runProcess('kubectl', ['--kubeconfig', this.kubeconfig, '--cache-dir', this.cacheDir, ...args], { ...rest, ...(env ? { env: { ...process.env, ...env } } : {}) });
   }
 
 
