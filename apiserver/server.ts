@@ -44,6 +44,7 @@ import { createApp } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
 import type { ApiContext } from './http/context.js';
 import { OpenApi } from './http/openapi.js';
+import { OpenApiV2 } from './http/openapi-v2.js';
 import { defaultApiServerOptions, type ApiServerOptions } from './options.js';
 import { createRequestListener } from './http/request-listener.js';
 import type { Security } from './http/security.js';
@@ -116,7 +117,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
     audit,
   };
   const routes = nodeCredentialRoutes({ def: tokenDefinition, store, tokens: cache.forResource(tokenDefinition), ttlMs: o.nodeCredentialTtlMs ?? defaultApiServerOptions.nodeCredentialTtlMs });
-  const app = createApp(ctx, { security, routes, openapi: new OpenApi(registry), cairnVersion: cairnVersion(), notReady, readyWarnings: () => alarms.warnings() });
+  const app = createApp(ctx, { security, routes, openapi: new OpenApi(registry), openapiV2: new OpenApiV2(registry), cairnVersion: cairnVersion(), notReady, readyWarnings: () => alarms.warnings() });
 
   const listener = createRequestListener(ctx, security, app, { [ACCESS_REVIEW_KEY]: accessReviewHandler(security.authorizer, registry), ...selfReviewHandlers(cachePolicy(cache)) });
   const server = o.insecureHttp ? http.createServer(listener) : https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.2' }, listener);

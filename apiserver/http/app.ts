@@ -9,6 +9,7 @@ import { nonResourceAttributes } from '../auth/attributes.js';
 import type { ApiContext } from './context.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import type { OpenApi } from './openapi.js';
+import { OPENAPI_V2_PROTOBUF, OpenApiV2 } from './openapi-v2.js';
 import { sendError, sendJson } from './respond.js';
 import { auditWhenAnswered, authenticateRequest, authorizeRequest, type Security } from './security.js';
 
@@ -18,6 +19,7 @@ export interface AppOptions {
   /** Routes that need a user (credential exchange), added after authentication and authorization. */
   routes?: (app: express.Express) => void;
   openapi: OpenApi;
+  openapiV2: OpenApiV2;
   cairnVersion: string;
   /** Why the server cannot serve now (shutting down, etcd unreachable), or null when it can: /readyz. */
   notReady: () => Promise<string | null>;
@@ -63,6 +65,11 @@ export function createApp(ctx: ApiContext, opts: AppOptions): express.Express {
   app.get('/api', wrap((req, res) => sendJson(res, 200, coreVersions(req.headers.host ?? ''))));
   app.get('/apis', wrap((_req, res) => sendJson(res, 200, groupList(ctx.registry))));
   app.get('/openapi/v3', wrap((_req, res) => sendJson(res, 200, opts.openapi.index())));
+  app.get('/openapi/v2', wrap((req, res) => {
+    const v2 = opts.openapiV2;
+    if (OpenApiV2.wantsProtobuf(req.headers.accept)) return void res.type(OPENAPI_V2_PROTOBUF).send(v2.protobuf);
+    res.type('application/json').send(v2.json);
+  }));
   app.get('/metrics', wrap(async (_req, res) => void res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics())));
   opts.routes?.(app);
   app.use(wrap((req, res) => route(ctx, opts, req, res)));

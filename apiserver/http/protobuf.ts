@@ -10,20 +10,16 @@
  * numbers of k8s.io/api's generated.proto and turned into the JSON the rest
  * of the apiserver reads. Answers stay JSON, which every client accepts.
  */
-import protobuf from 'protobufjs';
 import { ApiError, badRequest } from '../errors.js';
+import { field as opt, protoRoot, repeated as list, stringMap as map, type ProtoFields } from './proto-schema.js';
 
 /** The content type of a protobuf body. */
 export const PROTOBUF_CONTENT_TYPE = 'application/vnd.kubernetes.protobuf';
 const MAGIC = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
-type Fields = Record<string, { type: string; id: number; rule?: 'repeated'; keyType?: string }>;
-const opt = (type: string, id: number) => ({ type, id });
-const list = (type: string, id: number) => ({ type, id, rule: 'repeated' as const });
-const map = (type: string, id: number) => ({ type, id, keyType: 'string' });
 
 // k8s.io/apimachinery meta/v1 and runtime, then the kinds kubectl sends, by their generated.proto numbers.
-const MESSAGES: Record<string, Fields> = {
+const MESSAGES: Record<string, ProtoFields> = {
   TypeMeta: { apiVersion: opt('string', 1), kind: opt('string', 2) },
   Unknown: { typeMeta: opt('TypeMeta', 1), raw: opt('bytes', 2), contentEncoding: opt('string', 3), contentType: opt('string', 4) },
   Time: { seconds: opt('int64', 1), nanos: opt('int32', 2) },
@@ -72,7 +68,7 @@ const MESSAGES: Record<string, Fields> = {
   DeleteOptions: { gracePeriodSeconds: opt('int64', 1), preconditions: opt('Preconditions', 2), orphanDependents: opt('bool', 3), propagationPolicy: opt('string', 4), dryRun: list('string', 5) },
 };
 
-const root = protobuf.Root.fromJSON({ nested: Object.fromEntries(Object.entries(MESSAGES).map(([name, fields]) => [name, { fields }])) });
+const root = protoRoot(MESSAGES);
 const TOP_LEVEL = new Set(['Namespace', 'Secret', 'ConfigMap', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding', 'DeleteOptions', 'SelfSubjectAccessReview', 'SelfSubjectRulesReview', 'SelfSubjectReview']);
 const TIME_FIELDS = new Set(['creationTimestamp', 'deletionTimestamp', 'time']);
 

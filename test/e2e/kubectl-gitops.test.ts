@@ -1,10 +1,11 @@
 /**
- * Issue 15, acceptance 4 (pruning): stock kubectl's two ways of deleting
- * what a manifest set no longer names, against a real `cairn server`:
- * `apply --prune -l` with kubectl's default allowlist (which looks up Pods,
- * Deployments, Services, ... — served as always-empty kinds whose writes
- * are refused with what to use instead), and ApplySet pruning with a Secret
- * as the set's parent.
+ * Issue 15, acceptance 4: what GitOps pipelines ask of stock kubectl,
+ * against a real `cairn server`. Its two ways of deleting what a manifest
+ * set no longer names: `apply --prune -l` with kubectl's default allowlist
+ * (which looks up Pods, Deployments, Services, ... — served as always-empty
+ * kinds whose writes are refused with what to use instead), and ApplySet
+ * pruning with a Secret as the set's parent. And the round trip `get -o
+ * yaml | apply -f -` of a List, which kubectl validates with /openapi/v2.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,7 +25,7 @@ spec:
     command: ["/bin/true"]
 `;
 
-describe('e2e: kubectl apply --prune and ApplySets against cairn server', function () {
+describe('e2e: kubectl for GitOps (prune, ApplySets, get | apply) against cairn server', function () {
   this.timeout(60_000);
   const env = useKubectlEnv('cairn-prune-', { applyDemoCluster: true });
   const names = async (selector: string) => (await env.kubectl.ok(['get', 'instances', '-n', 'demo', '-l', selector, '-o', 'name'])).trim().split('\n').filter(Boolean).sort();
@@ -73,4 +74,21 @@ describe('e2e: kubectl apply --prune and ApplySets against cairn server', functi
     expect(r.stderr).to.include('Deployment is not served: Cairn runs no Pods or workload controllers: describe the program as an Instance');
     expect((await env.kubectl.ok(['get', 'pods,deploy,svc,pvc', '-n', 'demo', '-o', 'name'])).trim()).to.equal('');
   });
+
+  it('get -o yaml | apply -f - of a List: validated through /openapi/v2, applied, and refused by the server with the field path when wrong', async () => {
+    await env.kubectl.ok(['apply', '-f', '-'], { stdin: instance('trip', { app: 'trip' }) });
+    const listed = await env.kubectl.ok(['get', 'instances', '-n', 'demo', '-l', 'app=trip', '-o', 'yaml']);
+    expect(YAML_LIST.test(listed)).to.equal(true);
+    const again = await env.kubectl.run(['apply', '-f', '-'], { stdin: listed });
+    expect(again.code, again.stderr).to.equal(0);
+    expect(again.stdout).to.match(/instance\.cairn\.dev\/trip (unchanged|configured)/);
+    const relisted = await env.kubectl.ok(['get', 'instances', '-n', 'demo', '-l', 'app=trip', '-o', 'yaml']);
+    const bad = await env.kubectl.run(['apply', '-f', '-'], { stdin: relisted.replace('runState: Stopped', 'runState: Sideways') });
+    expect(bad.code).to.not.equal(0);
+    expect(bad.stderr).to.include('spec.runState');
+    const replaced = await env.kubectl.ok(['replace', '-f', '-'], { stdin: await env.kubectl.ok(['get', 'instances', '-n', 'demo', '-l', 'app=trip', '-o', 'json']) });
+    expect(replaced).to.include('instance.cairn.dev/trip replaced');
+  });
 });
+
+const YAML_LIST = /^apiVersion: v1\nitems:\n/;
