@@ -146,9 +146,9 @@ describe('cairn get, describe, wait (e2e)', function () {
     });
 
     it('refuses an unknown kind (exit 1)', async () => {
-      const r = await cairn('get', 'pods');
+      const r = await cairn('get', 'widgets');
       expect(r.code).to.equal(1);
-      expect(r.stderr).to.match(/^error: the server doesn't have a resource type "pods"\n/);
+      expect(r.stderr).to.match(/^error: the server doesn't have a resource type "widgets"\n/);
     });
 
     it('-w prints the table, then a row per change, and ends with 130 on Ctrl-C', async () => {
