@@ -33,7 +33,8 @@ export async function patchObject(ctx: ApiContext, req: Request, target: PatchTa
     throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.values(PATCH_TYPES).join(', ')}`);
   }
   const body = decodeBody(req.body, type);
-  if (type === PATCH_TYPES.apply) return applyConfig(ctx, req, target, opts, body);
+  // Server-side apply records its own ownership (an Apply entry), not an Update.
+  if (type === PATCH_TYPES.apply) return applyConfig(ctx, req, target, { ...opts, fieldManager: undefined }, body);
   let fn: UpdateFn;
   if (type === PATCH_TYPES.json) {
     fn = (cur) => {

@@ -10,6 +10,7 @@ import type { RequestInfo } from '../request-info.js';
 import { parseSelection } from '../rest/selection.js';
 import { toTable, wantsTable, type IncludeObject } from '../rest/table.js';
 import type { KubeObject } from '../storage/codec.js';
+import { managerName } from '../rest/managed-fields.js';
 import { parseFieldValidation } from '../validation/validate-object.js';
 import { asObject, decodeBody } from './body.js';
 import type { ApiContext } from './context.js';
@@ -35,7 +36,7 @@ async function dispatch(ctx: ApiContext, req: Request, res: Response, def: Resou
   const q = req.query as Query;
   const ns = info.namespace;
   const sub = info.subresource === 'status' ? 'status' : 'main';
-  const write = () => ({ dryRun: dryRun(q), fieldValidation: parseFieldValidation(str(q, 'fieldValidation')), admit: req.admit });
+  const write = () => ({ dryRun: dryRun(q), fieldValidation: parseFieldValidation(str(q, 'fieldValidation')), admit: req.admit, fieldManager: managerName(str(q, 'fieldManager'), req.headers['user-agent']) });
   switch (req.method) {
     case 'GET':
       if (info.name) return sendObject(req, res, def, 200, await ctx.lister.get(def, ns, info.name));

@@ -4,15 +4,17 @@
  * (FieldsV1); applying merges the configuration into the live object, drops
  * fields the same manager applied before but no longer sends (unless another
  * manager also owns them), and refuses with 409 to change a field another
- * applier owns with a different value unless `force` is set. Lists are
- * treated as atomic values, and only Apply operations record ownership.
+ * manager owns with a different value unless `force` is set: another
+ * applier, or the writer of an Update (managed-fields.ts records those).
+ * Lists are treated as atomic values.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../errors.js';
 import type { KubeObject } from '../storage/codec.js';
 import { mergePatch } from './patch.js';
 
-type Path = string[];
+/** A field's path from the object's root. */
+export type Path = string[];
 type Json = unknown;
 
 /** One `metadata.managedFields` entry. */
@@ -120,11 +122,13 @@ function conflictError(conflicts: Conflict[]): ApiError {
   });
 }
 
-function isPrefix(prefix: Path, p: Path): boolean {
+/** Whether `prefix` is `p` or a parent of it. */
+export function isPrefix(prefix: Path, p: Path): boolean {
   return prefix.length <= p.length && prefix.every((s, i) => p[i] === s);
 }
 
-function valueAt(obj: Json, p: Path): Json {
+/** The value at `p`, undefined when absent. */
+export function valueAt(obj: Json, p: Path): Json {
   let cur = obj;
   for (const seg of p) cur = cur !== null && typeof cur === 'object' ? (cur as Record<string, Json>)[seg] : undefined;
   return cur;

@@ -11,13 +11,14 @@
 import { randomUUID, randomBytes } from 'node:crypto';
 import { ApiError, alreadyExists, conflict, invalid, notFound } from '../errors.js';
 import type { Registry } from '../registry.js';
-import type { ResourceDefinition } from '../resources.js';
+import { groupVersion, type ResourceDefinition } from '../resources.js';
 import { sameContent, type KubeObject } from '../storage/codec.js';
 import type { EtcdStore, Stored } from '../storage/etcd-store.js';
 import type { LeaseManager } from '../storage/lease-manager.js';
 import { objectKey } from '../storage/keys.js';
 import { validateMetadata } from '../validation/metadata.js';
 import { admitObject, nameRule, type FieldValidation } from '../validation/validate-object.js';
+import { recordUpdate } from './managed-fields.js';
 import { checkResourceVersion, markDeleting, prepareForCreate, prepareForUpdate, readyToDelete, type Subresource } from './lifecycle.js';
 import type { Namespaces } from './namespaces.js';
 import type { WriteAdmission } from '../auth/authorizer.js';
@@ -28,6 +29,8 @@ export interface WriteOptions {
   fieldValidation: FieldValidation;
   /** The authorizer's check of what is written (a node may change only some fields); throws to refuse. */
   admit?: WriteAdmission;
+  /** Who writes, to record in managedFields (an Update entry); absent for server-side apply, which records its own. */
+  fieldManager?: string;
 }
 
 /** A written object and the warnings to send with it. */
@@ -70,7 +73,8 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       const name = generated ? body.metadata.generateName + randomSuffix() : body.metadata.name!;
       if (generated) checkGeneratedName(def, name);
-      const obj = prepareForCreate(def, { ...body, metadata: { ...body.metadata, name, namespace: def.namespaced ? ns : undefined } }, this.timestamp(), randomUUID());
+      const prepared = prepareForCreate(def, { ...body, metadata: { ...body.metadata, name, namespace: def.namespaced ? ns : undefined } }, this.timestamp(), randomUUID());
+      const obj = opts.fieldManager ? recordUpdate(undefined, prepared, opts.fieldManager, groupVersion(def), prepared.metadata.creationTimestamp!) : prepared;
       if (!def.namespaced) delete obj.metadata.namespace;
       opts.admit?.(undefined, obj);
       if (opts.dryRun) return { obj, warnings, created: true };
@@ -107,7 +111,9 @@ export class ResourceStore {
       checkResourceVersion(def, current.obj, next, name);
       const pinned = !!next.metadata.resourceVersion;
       const warnings = admitObject(def, this.deps.registry.validator(def), next, opts.fieldValidation, current.obj);
-      const merged = prepareForUpdate(def, current.obj, next, sub);
+      const prepared = prepareForUpdate(def, current.obj, next, sub);
+      // Status writes are not recorded: server-side apply to the main endpoint never sets status.
+      const merged = opts.fieldManager && sub === 'main' ? recordUpdate(current.obj, prepared, opts.fieldManager, groupVersion(def), this.timestamp()) : prepared;
       opts.admit?.(current.obj, merged);
       if (sameContent(merged, current.obj)) return { obj: current.obj, warnings };
       if (opts.dryRun) return { obj: merged, warnings };

@@ -4,8 +4,10 @@
  * set no longer names: `apply --prune -l` with kubectl's default allowlist
  * (which looks up Pods, Deployments, Services, ... — served as always-empty
  * kinds whose writes are refused with what to use instead), and ApplySet
- * pruning with a Secret as the set's parent. And the round trip `get -o
- * yaml | apply -f -` of a List, which kubectl validates with /openapi/v2.
+ * pruning with a Secret as the set's parent. The round trip `get -o yaml
+ * | apply -f -` of a List, which kubectl validates with /openapi/v2. And
+ * drift: a field changed by `kubectl patch` belongs to kubectl-patch, so a
+ * server-side apply setting it back conflicts, as in kube.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -88,6 +90,19 @@ describe('e2e: kubectl for GitOps (prune, ApplySets, get | apply) against cairn 
     expect(bad.stderr).to.include('spec.runState');
     const replaced = await env.kubectl.ok(['replace', '-f', '-'], { stdin: await env.kubectl.ok(['get', 'instances', '-n', 'demo', '-l', 'app=trip', '-o', 'json']) });
     expect(replaced).to.include('instance.cairn.dev/trip replaced');
+  });
+
+  it('apply --server-side conflicts after kubectl patch changed a field it applied, names the patcher, and takes it with --force-conflicts', async () => {
+    const manifest = instance('drift', { app: 'drift' });
+    await env.kubectl.ok(['apply', '--server-side', '-f', '-'], { stdin: manifest });
+    await env.kubectl.ok(['patch', 'instance', 'drift', '-n', 'demo', '--type=merge', '-p', '{"spec":{"runState":"Running"}}']);
+    const owners = JSON.parse(await env.kubectl.ok(['get', 'instance', 'drift', '-n', 'demo', '-o', 'json', '--show-managed-fields'])).metadata.managedFields;
+    expect(owners.map((m: { manager: string; operation: string }) => `${m.manager}/${m.operation}`)).to.deep.equal(['kubectl/Apply', 'kubectl-patch/Update']);
+    const conflicted = await env.kubectl.run(['apply', '--server-side', '-f', '-'], { stdin: manifest });
+    expect(conflicted.code).to.not.equal(0);
+    expect(conflicted.stderr).to.include('conflict with "kubectl-patch": .spec.runState');
+    await env.kubectl.ok(['apply', '--server-side', '--force-conflicts', '-f', '-'], { stdin: manifest });
+    expect(await env.kubectl.ok(['get', 'instance', 'drift', '-n', 'demo', '-o', 'jsonpath={.spec.runState}'])).to.equal('Stopped');
   });
 });
 
