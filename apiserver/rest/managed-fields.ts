@@ -3,7 +3,8 @@
  * PUT, merge and JSON patches: `kubectl create`, `patch`, `edit`, `label`,
  * client-side `apply`), as kube records them: the writer's manager gets an
  * `Update` entry in `metadata.managedFields` holding every field the write
- * set or changed, and those fields leave every other manager's entry. A
+ * set or changed, and those fields leave every other manager's entry
+ * (fields the schema defaults on a create belong to nobody). A
  * later server-side apply that sets one of them to another value then
  * conflicts with that manager (apply.ts), as in kube, and drift is visible
  * per field. A write that changes no field leaves managedFields as they
@@ -19,9 +20,13 @@ export function managerName(fieldManager: string | undefined, userAgent: string 
   return (userAgent ?? '').split('/')[0]!.replace(/[^\x20-\x7e]/g, '').slice(0, 128);
 }
 
-/** `next` with `manager`'s Update entry holding what it changed from `old` (undefined for a create). */
-export function recordUpdate(old: KubeObject | undefined, next: KubeObject, manager: string, apiVersion: string, now: string): KubeObject {
-  const changed = ownedPaths(next).filter((p) => !old || !isDeepStrictEqual(valueAt(old, p), valueAt(next, p)));
+/**
+ * `next` with `manager`'s Update entry holding what it changed from `old`; for a create (no `old`),
+ * what the request itself set (`requested`, before schema defaults), so that fields the schema
+ * filled in belong to nobody and a later apply may set them without a conflict.
+ */
+export function recordUpdate(old: KubeObject | undefined, next: KubeObject, manager: string, apiVersion: string, now: string, requested: KubeObject = next): KubeObject {
+  const changed = old ? ownedPaths(next).filter((p) => !isDeepStrictEqual(valueAt(old, p), valueAt(next, p))) : ownedPaths(requested).filter((p) => valueAt(next, p) !== undefined);
   const removed = old ? ownedPaths(old).filter((p) => valueAt(next, p) === undefined) : [];
   if (!manager || (changed.length === 0 && removed.length === 0)) return next;
   const touched = [...changed, ...removed];

@@ -19,7 +19,7 @@ import { objectKey } from '../storage/keys.js';
 import { validateMetadata } from '../validation/metadata.js';
 import { admitObject, nameRule, type FieldValidation } from '../validation/validate-object.js';
 import { recordUpdate } from './managed-fields.js';
-import { checkResourceVersion, markDeleting, prepareForCreate, prepareForUpdate, readyToDelete, type Subresource } from './lifecycle.js';
+import { afterDelete, checkResourceVersion, prepareForCreate, prepareForUpdate, readyToDelete, type Propagation, type Subresource } from './lifecycle.js';
 import type { Namespaces } from './namespaces.js';
 import type { WriteAdmission } from '../auth/authorizer.js';
 
@@ -68,13 +68,15 @@ export class ResourceStore {
   /** Creates `body` in `ns`. */
   async create(def: ResourceDefinition, ns: string | undefined, body: KubeObject, opts: WriteOptions): Promise<WriteResult> {
     if (def.namespaced) await this.deps.namespaces.checkWritable(ns!);
+    // What the request set, before admission fills in schema defaults: that is what its manager owns.
+    const requested = opts.fieldManager ? structuredClone(body) : body;
     const warnings = admitObject(def, this.deps.registry.validator(def), body, opts.fieldValidation);
     const generated = !body.metadata.name && !!body.metadata.generateName;
     for (let attempt = 0; ; attempt++) {
       const name = generated ? body.metadata.generateName + randomSuffix() : body.metadata.name!;
       if (generated) checkGeneratedName(def, name);
       const prepared = prepareForCreate(def, { ...body, metadata: { ...body.metadata, name, namespace: def.namespaced ? ns : undefined } }, this.timestamp(), randomUUID());
-      const obj = opts.fieldManager ? recordUpdate(undefined, prepared, opts.fieldManager, groupVersion(def), prepared.metadata.creationTimestamp!) : prepared;
+      const obj = opts.fieldManager ? recordUpdate(undefined, prepared, opts.fieldManager, groupVersion(def), prepared.metadata.creationTimestamp!, requested) : prepared;
       if (!def.namespaced) delete obj.metadata.namespace;
       opts.admit?.(undefined, obj);
       if (opts.dryRun) return { obj, warnings, created: true };
@@ -125,14 +127,13 @@ export class ResourceStore {
   }
 
   /** Deletes, or marks for deletion when finalizers remain; returns the last state. */
-  async delete(def: ResourceDefinition, ns: string | undefined, name: string, pre: DeletePreconditions, dryRun: boolean): Promise<KubeObject> {
+  async delete(def: ResourceDefinition, ns: string | undefined, name: string, pre: DeletePreconditions, dryRun: boolean, propagation: Propagation = 'Background'): Promise<KubeObject> {
     const key = objectKey(def, ns, name);
     for (const deadline = Date.now() + RETRY_BUDGET_MS; Date.now() < deadline; ) {
       const current = await this.deps.etcd.get(key);
       if (!current) throw notFound(def.plural, def.group, name);
       checkPreconditions(def, current.obj, pre, name);
-      const finalizers = current.obj.metadata.finalizers ?? [];
-      const next = finalizers.length === 0 ? current.obj : current.obj.metadata.deletionTimestamp ? null : markDeleting(current.obj, this.timestamp());
+      const next = afterDelete(current.obj, propagation, this.timestamp());
       if (next === null || dryRun) return next ?? current.obj;
       if (next === current.obj) {
         const res = await this.deps.etcd.delete(key, current.rev);

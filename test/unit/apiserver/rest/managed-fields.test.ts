@@ -16,6 +16,13 @@ describe('managedFields of Update writes (create, PUT, patch)', () => {
     expect(summary(created)).to.deep.equal(['kubectl-create/Update:{"f:metadata":{"f:labels":{"f:app":{}}},"f:spec":{"f:cpus":{},"f:driver":{}}}']);
   });
 
+  it('a create owns what the request set, not what the schema defaulted', () => {
+    const stored = inst({ cpus: 1, driver: 'process', restartPolicy: 'Always' });
+    const created = recordUpdate(undefined, stored, 'cairn', GV, NOW, inst({ cpus: 1 }));
+    expect(summary(created)).to.deep.equal(['cairn/Update:{"f:spec":{"f:cpus":{}}}']);
+    expect(() => serverSideApply(created, inst({ cpus: 1, restartPolicy: 'Never' }), 'kubectl', false, NOW), 'a defaulted field is free to apply').to.not.throw();
+  });
+
   it('an update takes what it changed from every other manager, Apply or Update, and keeps what it had', () => {
     const applied = serverSideApply(inst({}), inst({ cpus: 1, driver: 'process' }), 'gitops', false, NOW);
     const patched = recordUpdate(applied, { ...applied, spec: { cpus: 2, driver: 'process' } }, 'kubectl-patch', GV, NOW);
