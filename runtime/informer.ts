@@ -10,9 +10,10 @@
  * written by that loop, and handlers run synchronously inside it (they
  * should only enqueue keys). hasSynced turns true after the first list.
  */
-import { CustomObjectsApi, Watch, type KubeConfig } from '@kubernetes/client-node';
+import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'winston';
 import { isGone, toApiError } from '../api/client/errors.js';
+import { RestClient } from '../api/client/rest-client.js';
 import { realClock, sleep, type Clock } from './clock.js';
 
 /** The minimum every listed object has. */
@@ -72,7 +73,7 @@ export class Informer<T extends ListedObject> {
   private readonly store = new Map<string, T>();
   private readonly indexes = new Map<string, { fn: (obj: T) => string[]; map: Map<string, Set<string>> }>();
   private readonly handlers: InformerHandlers<T>[] = [];
-  private readonly api: CustomObjectsApi;
+  private readonly rest: RestClient;
   private readonly watcher: Watch;
   private readonly clock: Clock;
   private readonly stopController = new AbortController();
@@ -87,7 +88,7 @@ export class Informer<T extends ListedObject> {
     readonly source: InformerSource,
     private readonly opts: InformerOptions = {},
   ) {
-    this.api = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.rest = RestClient.forConfig(kubeConfig);
     this.watcher = new Watch(kubeConfig);
     this.clock = opts.clock ?? realClock;
   }
@@ -96,6 +97,12 @@ export class Informer<T extends ListedObject> {
   addHandlers(h: InformerHandlers<T>): void {
     this.handlers.push(h);
     for (const obj of this.store.values()) h.add?.(obj);
+  }
+
+  // The collection's URL: the core group's under /api, every other under /apis/<group>.
+  private get path(): string {
+    const { group, version, plural, namespace } = this.source;
+    return `${group ? `/apis/${group}` : '/api'}/${version}${namespace ? `/namespaces/${namespace}` : ''}/${plural}`;
   }
 
   /** Starts list + watch in the background. */
@@ -174,15 +181,13 @@ export class Informer<T extends ListedObject> {
   }
 
   private async relist(): Promise<void> {
-    const { group, version, plural, namespace, labelSelector, fieldSelector } = this.source;
+    const { labelSelector, fieldSelector } = this.source;
     const items: T[] = [];
     let cont: string | undefined;
     let rv = '';
     do {
-      const params = { group, version, plural, labelSelector, fieldSelector, limit: 500, _continue: cont };
-      const page = (await (namespace
-        ? this.api.listNamespacedCustomObject({ ...params, namespace })
-        : this.api.listClusterCustomObject(params))) as { items: T[]; metadata: { resourceVersion?: string; continue?: string } };
+      const query = { labelSelector, fieldSelector, limit: 500, continue: cont };
+      const page = await this.rest.request<{ items: T[]; metadata: { resourceVersion?: string; continue?: string } }>('GET', this.path, { query });
       items.push(...page.items);
       rv ||= page.metadata.resourceVersion ?? '';
       cont = page.metadata.continue || undefined;
@@ -229,8 +234,8 @@ export class Informer<T extends ListedObject> {
 
   /** One watch from the cached version; resolves 'ended' when it closes normally, 'gone' on 410. */
   private watchOnce(): Promise<'ended' | 'gone'> {
-    const { group, version, plural, namespace, labelSelector, fieldSelector } = this.source;
-    const path = `${group ? `/apis/${group}` : '/api'}/${version}${namespace ? `/namespaces/${namespace}` : ''}/${plural}`;
+    const { labelSelector, fieldSelector } = this.source;
+    const path = this.path;
     const base = this.opts.watchTimeoutSeconds ?? 300;
     const timeoutSeconds = Math.round(base * (0.9 + Math.random() * 0.2));
     return new Promise((resolve, reject) => {
