@@ -80,3 +80,8 @@ export const USER_ROLES = ['admin', 'operator', 'viewer'];
 export function brickDataPath(dataDir: string, namespace: string, volumeName: string, index: number): string {
   return `${dataDir.replace(/\/+$/, '')}/bricks/${namespace}/${volumeName}-${index}`;
 }
+
+/** kube's finalizer of an owner deleted in the foreground: it goes once its blocking dependents have (metav1.FinalizerDeleteDependents). */
+export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+/** kube's finalizer of an owner deleted with its dependents orphaned: it goes once they no longer name it (metav1.FinalizerOrphanDependents). */
+export const ORPHAN_FINALIZER = 'orphan';

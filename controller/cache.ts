@@ -1,7 +1,7 @@
 /**
  * The controller's view of the world: one informer per resource it reads
- * (the five Cairn kinds and Leases), plus per-namespace lookups the
- * reconcilers need. Reconcilers read only from here and never mutate what
+ * (the five Cairn kinds, Leases, and for the garbage collector Secrets and
+ * ConfigMaps), plus per-namespace lookups the reconcilers need. Reconcilers read only from here and never mutate what
  * they read.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
@@ -39,6 +39,8 @@ export class ControllerCache {
   readonly volumes: Informer<Volume>;
   readonly workItems: Informer<WorkItem>;
   readonly leases: Informer<LeaseObject>;
+  readonly secrets: Informer<ListedObject>;
+  readonly configMaps: Informer<ListedObject>;
 
   constructor(kubeConfig: KubeConfig, log: Logger, clock?: Clock) {
     const opts: InformerOptions = { log, clock, transform: dropManagedFields };
@@ -49,13 +51,17 @@ export class ControllerCache {
     this.volumes = cairn('Volume');
     this.workItems = cairn('WorkItem');
     this.leases = new Informer<LeaseObject>(kubeConfig, { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' }, opts);
+    // Only their metadata matters (ownerReferences, finalizers): the data is not kept.
+    const core = (plural: string) => new Informer<ListedObject>(kubeConfig, { group: '', version: 'v1', plural }, { ...opts, transform: metadataOnly });
+    this.secrets = core('secrets');
+    this.configMaps = core('configmaps');
     for (const i of this.all) i.addIndex(NAMESPACE_INDEX, (o) => [(o.metadata as { namespace?: string }).namespace ?? '']);
     this.workItems.addIndex(OWNER_INDEX, (w) => [ownerIndexValue(w.metadata.namespace, w.metadata.labels?.[OWNER_KIND_LABEL], w.metadata.labels?.[OWNER_NAME_LABEL])]);
     this.instances.addIndex(NODE_INDEX, (i) => (i.status?.nodeName ? [`${i.metadata.namespace}/${i.status.nodeName}`] : []));
   }
 
   private get all(): Array<Informer<ListedObject>> {
-    return [this.clusters, this.nodes, this.instances, this.volumes, this.workItems, this.leases] as unknown as Array<Informer<ListedObject>>;
+    return [this.clusters, this.nodes, this.instances, this.volumes, this.workItems, this.leases, this.secrets, this.configMaps] as unknown as Array<Informer<ListedObject>>;
   }
 
   /** Starts every informer and resolves when all have synced. */
@@ -98,4 +104,10 @@ export class ControllerCache {
   lease(namespace: string, name: string): LeaseObject | undefined {
     return this.leases.get(`${namespace}/${name}`);
   }
+}
+
+// Keeps an object's metadata (less managedFields) and drops the rest: a Secret's data never stays in the controller.
+function metadataOnly<T>(obj: T): T {
+  const { metadata } = dropManagedFields(obj) as { metadata: unknown };
+  return { metadata } as T;
 }

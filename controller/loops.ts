@@ -1,5 +1,6 @@
 /**
- * The four reconcile loops and what wakes each of them up. Every watch maps
+ * The four reconcile loops, and the garbage collector, and what wakes each
+ * of them up. Every watch maps
  * an object to the keys it affects; the queue dedups them. Changes that
  * only feed aggregates (counts, allocation) are delayed so bursts coalesce
  * into one status write.
@@ -7,7 +8,9 @@
 import type { Logger } from 'winston';
 import type { CairnClient } from '../api/client/cairn-client.js';
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../api/names.js';
+import { RestClient } from '../api/client/rest-client.js';
 import type { ControllerCache, LeaseObject } from './cache.js';
+import { GarbageCollector, type GcSource } from './garbage-collector/collector.js';
 import type { LeaseObservations } from './lease-observations.js';
 import type { Placements } from './placements.js';
 import type { StaleGuard } from './reconcilers/stale-guard.js';
@@ -47,6 +50,9 @@ export interface ReconcileLoops {
 
 /** Cluster counts: at most about two status writes a second per cluster. */
 const AGGREGATE_DELAY_MS = 500;
+/** Garbage collection plans over every object: one run for a burst of changes. */
+const GC_DELAY_MS = 250;
+const GC_KEY = 'all';
 /** Node allocation: one write per node every few seconds at most, even while thousands of instances land. */
 const NODE_ALLOCATION_DELAY_MS = 3000;
 const nsKey = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace}/${o.metadata.name}`;
@@ -84,7 +90,11 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   volumes.watch(cache.workItems, (w) => ownerKeys(w, 'Volume'));
   volumes.watch(cache.nodes, (n) => cache.inNamespace(cache.volumes, n.metadata.namespace!).map(nsKey));
 
-  const all = [clusters, nodes, instances, volumes];
+  const collector = new GarbageCollector(gcSources(cache), RestClient.forConfig(d.client.kubeConfig), d.log);
+  const gc = make('garbage-collector', 1, () => collector.collect());
+  for (const s of gcSources(cache)) gc.watch(s.informer, () => [GC_KEY], GC_DELAY_MS);
+
+  const all = [clusters, nodes, instances, volumes, gc];
   let running: Promise<unknown> = Promise.resolve();
   let stopping = false;
   return {
@@ -134,4 +144,20 @@ function attachedInstances(d: LoopDeps, namespace: string, volumeName: string): 
     .inNamespace(d.cache.instances, namespace)
     .filter((i) => i.spec.volumes?.some((a) => a.volumeName === volumeName))
     .map(nsKey);
+}
+
+// The kinds whose objects may own others or be owned: every kind the controller watches.
+function gcSources(cache: ControllerCache): GcSource[] {
+  const cairn = (kind: string, plural: string, namespaced = true) => ({ group: 'cairn.dev', version: 'v1alpha1', kind, plural, namespaced });
+  const sources: [GcSource['kind'], unknown][] = [
+    [cairn('Cluster', 'clusters', false), cache.clusters],
+    [cairn('Node', 'nodes'), cache.nodes],
+    [cairn('Instance', 'instances'), cache.instances],
+    [cairn('Volume', 'volumes'), cache.volumes],
+    [cairn('WorkItem', 'workitems'), cache.workItems],
+    [{ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true }, cache.leases],
+    [{ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true }, cache.secrets],
+    [{ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true }, cache.configMaps],
+  ];
+  return sources.map(([kind, informer]) => ({ kind, informer: informer as GcSource['informer'] }));
 }

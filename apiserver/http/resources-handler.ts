@@ -7,6 +7,7 @@ import { noteCreatedName } from '../audit/created-name.js';
 import { ApiError, badRequest, methodNotAllowed } from '../errors.js';
 import { groupVersion, type ResourceDefinition } from '../resources.js';
 import type { RequestInfo } from '../request-info.js';
+import type { Propagation } from '../rest/lifecycle.js';
 import { parseSelection } from '../rest/selection.js';
 import { toTable, wantsTable, type IncludeObject } from '../rest/table.js';
 import type { KubeObject } from '../storage/codec.js';
@@ -89,7 +90,7 @@ async function list(ctx: ApiContext, req: Request, res: Response, def: ResourceD
 
 async function deleteOne(ctx: ApiContext, req: Request, def: ResourceDefinition, ns: string | undefined, name: string): Promise<KubeObject> {
   const opts = deleteOptions(req);
-  return ctx.store.delete(def, ns, name, opts.preconditions ?? {}, dryRun(req.query as Query, opts.dryRun));
+  return ctx.store.delete(def, ns, name, opts.preconditions ?? {}, dryRun(req.query as Query, opts.dryRun), propagationOf(req, opts));
 }
 
 async function deleteCollection(ctx: ApiContext, req: Request, res: Response, def: ResourceDefinition, ns: string | undefined): Promise<void> {
@@ -101,7 +102,7 @@ async function deleteCollection(ctx: ApiContext, req: Request, res: Response, de
   const items: KubeObject[] = [];
   for (const obj of r.items) {
     try {
-      items.push(await ctx.store.delete(def, obj.metadata.namespace, obj.metadata.name!, {}, dry));
+      items.push(await ctx.store.delete(def, obj.metadata.namespace, obj.metadata.name!, {}, dry, propagationOf(req, opts)));
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
@@ -112,6 +113,19 @@ async function deleteCollection(ctx: ApiContext, req: Request, res: Response, de
 interface DeleteOptions {
   dryRun?: unknown;
   preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: unknown;
+  orphanDependents?: unknown;
+}
+
+const PROPAGATIONS: Propagation[] = ['Background', 'Foreground', 'Orphan'];
+
+/** The propagationPolicy of the body or the query (Background when unset, as kube's default for these kinds); orphanDependents is its old form. */
+function propagationOf(req: Request, opts: DeleteOptions): Propagation {
+  const q = req.query as Query;
+  const policy = opts.propagationPolicy ?? str(q, 'propagationPolicy');
+  if (policy === undefined || policy === '') return opts.orphanDependents === true || bool(q, 'orphanDependents') ? 'Orphan' : 'Background';
+  if (!PROPAGATIONS.includes(policy as Propagation)) throw badRequest(`propagationPolicy: Unsupported value: ${JSON.stringify(policy)}: supported values: "Orphan", "Background", "Foreground"`);
+  return policy as Propagation;
 }
 
 function deleteOptions(req: Request): DeleteOptions {

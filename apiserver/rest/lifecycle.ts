@@ -5,6 +5,7 @@
  * finalizers. Pure functions: no I/O, time and ids passed in.
  */
 import { isDeepStrictEqual } from 'node:util';
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../../api/names.js';
 import { ApiError, invalid } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
@@ -14,6 +15,27 @@ export type Subresource = 'main' | 'status';
 
 // Fields only the server sets; a client's values are ignored on create and kept from the old object on update.
 const SYSTEM_FIELDS = ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'generation'] as const;
+
+/** How a DELETE treats the object's dependents (kube's propagationPolicy). */
+export type Propagation = 'Background' | 'Foreground' | 'Orphan';
+
+/**
+ * What a DELETE leaves of `obj`: the object itself when it may go now (no
+ * finalizers), null when nothing changes (already being deleted), or the
+ * object marked for deletion. Foreground and Orphan add kube's finalizer,
+ * which the garbage collector removes once the dependents are gone or no
+ * longer name this owner.
+ */
+export function afterDelete(obj: KubeObject, propagation: Propagation, now: string): KubeObject | null {
+  const finalizers = obj.metadata.finalizers ?? [];
+  const gc = propagation === 'Foreground' ? FOREGROUND_FINALIZER : propagation === 'Orphan' ? ORPHAN_FINALIZER : undefined;
+  if (gc && !finalizers.includes(gc)) {
+    const held = { ...obj, metadata: { ...obj.metadata, finalizers: [...finalizers, gc] } };
+    return obj.metadata.deletionTimestamp ? held : markDeleting(held, now);
+  }
+  if (finalizers.length === 0) return obj;
+  return obj.metadata.deletionTimestamp ? null : markDeleting(obj, now);
+}
 
 /** Fills in server-set metadata for a new object. */
 export function prepareForCreate(def: ResourceDefinition, obj: KubeObject, now: string, uid: string): KubeObject {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import {
+  afterDelete,
   checkResourceVersion,
   markDeleting,
   prepareForCreate,
@@ -263,5 +264,28 @@ describe('checkResourceVersion', () => {
     const core = testDef({ group: '', version: 'v1', plural: 'events' });
     const err = catchApiError(() => checkResourceVersion(core, stored(), edited(stored(), (o) => (o.metadata.resourceVersion = '1')), 'e'));
     expect(err.message).to.match(/^Operation cannot be fulfilled on events "e":/);
+  });
+});
+
+describe('afterDelete (propagationPolicy)', () => {
+  const fins = (o: KubeObject | null) => o?.metadata.finalizers ?? [];
+  it('Background: an object without finalizers goes now; one with finalizers is marked, once', () => {
+    const plain = stored();
+    expect(afterDelete(plain, 'Background', NOW)).to.equal(plain);
+    const held = stored({ metadata: { ...stored().metadata, finalizers: ['x'] } });
+    expect(afterDelete(held, 'Background', NOW)!.metadata.deletionTimestamp).to.equal(NOW);
+    expect(afterDelete(markDeleting(held, EARLIER), 'Background', NOW)).to.equal(null);
+  });
+
+  it('Foreground and Orphan keep the object, marked, with kube\'s finalizer, also when it is already being deleted', () => {
+    const fg = afterDelete(stored(), 'Foreground', NOW)!;
+    expect(fins(fg)).to.deep.equal(['foregroundDeletion']);
+    expect(fg.metadata.deletionTimestamp).to.equal(NOW);
+    expect(fins(afterDelete(stored({ metadata: { ...stored().metadata, finalizers: ['x'] } }), 'Orphan', NOW))).to.deep.equal(['x', 'orphan']);
+    const going = markDeleting(stored({ metadata: { ...stored().metadata, finalizers: ['x'] } }), EARLIER);
+    const later = afterDelete(going, 'Foreground', NOW)!;
+    expect(fins(later)).to.deep.equal(['x', 'foregroundDeletion']);
+    expect(later.metadata.deletionTimestamp, 'the first deletion time stays').to.equal(EARLIER);
+    expect(afterDelete(later, 'Foreground', NOW)).to.equal(null);
   });
 });

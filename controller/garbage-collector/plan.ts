@@ -1,0 +1,92 @@
+/**
+ * Garbage collection by ownerReferences, as kube's garbage collector does
+ * it, planned as a pure function of every object the controller sees:
+ *
+ * - Background (the default): an object all of whose owners are gone is
+ *   deleted. "Gone" is decided on the view and checked again against the
+ *   API before the delete (collector.ts), so a stale view deletes nothing
+ *   whose owner exists.
+ * - Foreground: an owner being deleted with the `foregroundDeletion`
+ *   finalizer gets its dependents deleted, and loses the finalizer (and so
+ *   goes) once no dependent with `blockOwnerDeletion` is left.
+ * - Orphan: an owner being deleted with the `orphan` finalizer has its
+ *   references removed from its dependents, then loses the finalizer.
+ *
+ * Owners are matched by uid, so an owner deleted and created again under
+ * the same name is another owner.
+ */
+
+import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../../api/names.js';
+
+/** Where objects of one kind are served. */
+export interface GcKind {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+}
+
+/** One metadata.ownerReferences entry. */
+export interface OwnerRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+/** What the collector needs of an object. */
+export interface GcObject {
+  kind: GcKind;
+  namespace?: string;
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  ownerReferences: OwnerRef[];
+  deletionTimestamp?: string;
+  finalizers: string[];
+}
+
+/** One step of collection. */
+export type GcAction =
+  | { type: 'deleteDependent'; target: GcObject; owner: GcObject }
+  | { type: 'deleteOrphaned'; target: GcObject }
+  | { type: 'dropOwnerRefs'; target: GcObject; uids: string[] }
+  | { type: 'dropFinalizer'; target: GcObject; finalizer: string };
+
+/** The steps that move every object toward what its owners' state asks for. */
+export function planCollection(objects: GcObject[]): GcAction[] {
+  const byUid = new Map(objects.map((o) => [o.uid, o]));
+  const dependents = new Map<string, GcObject[]>();
+  for (const o of objects) for (const r of o.ownerReferences) (dependents.get(r.uid) ?? dependents.set(r.uid, []).get(r.uid)!).push(o);
+  const actions: GcAction[] = [];
+  for (const o of objects) {
+    if (o.deletionTimestamp) actions.push(...ownerSteps(o, dependents.get(o.uid) ?? []));
+    else if (o.ownerReferences.length > 0 && o.ownerReferences.every((r) => !byUid.has(r.uid))) actions.push({ type: 'deleteOrphaned', target: o });
+  }
+  return actions;
+}
+
+// What an owner being deleted asks of its dependents, by its finalizers.
+function ownerSteps(owner: GcObject, deps: GcObject[]): GcAction[] {
+  const out: GcAction[] = [];
+  if (owner.finalizers.includes(ORPHAN_FINALIZER)) {
+    for (const d of deps) out.push({ type: 'dropOwnerRefs', target: d, uids: [owner.uid] });
+    if (deps.length === 0) out.push({ type: 'dropFinalizer', target: owner, finalizer: ORPHAN_FINALIZER });
+    return out;
+  }
+  if (owner.finalizers.includes(FOREGROUND_FINALIZER)) {
+    for (const d of deps) if (!d.deletionTimestamp) out.push({ type: 'deleteDependent', target: d, owner });
+    const blocking = deps.filter((d) => d.ownerReferences.some((r) => r.uid === owner.uid && r.blockOwnerDeletion));
+    if (blocking.length === 0) out.push({ type: 'dropFinalizer', target: owner, finalizer: FOREGROUND_FINALIZER });
+  }
+  return out;
+}
+
+/** The API path of an object. */
+export function objectPath(kind: Pick<GcKind, 'group' | 'version' | 'plural' | 'namespaced'>, namespace: string | undefined, name: string): string {
+  const base = kind.group ? `/apis/${kind.group}/${kind.version}` : `/api/${kind.version}`;
+  return `${base}${kind.namespaced && namespace ? `/namespaces/${namespace}` : ''}/${kind.plural}/${encodeURIComponent(name)}`;
+}
