@@ -10,7 +10,8 @@ import type { Logger } from 'winston';
 import { statusCodeOf } from '../../api/client/errors.js';
 import type { RestClient } from '../../api/client/rest-client.js';
 import type { Informer, ListedObject } from '../../runtime/informer.js';
-import { objectPath, planCollection, type GcAction, type GcKind, type GcObject, type OwnerRef } from './plan.js';
+import type { OwnerReference } from '../../api/types.js';
+import { objectPath, planCollection, type GcAction, type GcKind, type GcObject } from './plan.js';
 
 /** One watched kind and the informer that holds its objects. */
 export interface GcSource {
@@ -24,7 +25,7 @@ interface Meta {
   namespace?: string;
   uid?: string;
   resourceVersion?: string;
-  ownerReferences?: OwnerRef[];
+  ownerReferences?: OwnerReference[];
   deletionTimestamp?: string;
   finalizers?: string[];
 }

@@ -17,6 +17,7 @@
  */
 
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../../api/names.js';
+import type { OwnerReference } from '../../api/types.js';
 
 /** Where objects of one kind are served. */
 export interface GcKind {
@@ -27,16 +28,6 @@ export interface GcKind {
   namespaced: boolean;
 }
 
-/** One metadata.ownerReferences entry. */
-export interface OwnerRef {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
-
 /** What the collector needs of an object. */
 export interface GcObject {
   kind: GcKind;
@@ -44,7 +35,7 @@ export interface GcObject {
   name: string;
   uid: string;
   resourceVersion: string;
-  ownerReferences: OwnerRef[];
+  ownerReferences: OwnerReference[];
   deletionTimestamp?: string;
   finalizers: string[];
 }

@@ -1,10 +1,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { planCollection, type GcAction, type GcObject, type OwnerRef } from '../../../../controller/garbage-collector/plan.js';
+import type { OwnerReference } from '../../../../api/types.js';
+import { planCollection, type GcAction, type GcObject } from '../../../../controller/garbage-collector/plan.js';
 
 const KIND = { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true };
 const obj = (uid: string, o: Partial<GcObject> = {}): GcObject => ({ kind: KIND, namespace: 'a', name: uid, uid, resourceVersion: '1', ownerReferences: [], finalizers: [], ...o });
-const ref = (uid: string, block = false): OwnerRef => ({ apiVersion: 'v1', kind: 'ConfigMap', name: uid, uid, ...(block ? { blockOwnerDeletion: true } : {}) });
+const ref = (uid: string, block = false): OwnerReference => ({ apiVersion: 'v1', kind: 'ConfigMap', name: uid, uid, ...(block ? { blockOwnerDeletion: true } : {}) });
 const steps = (a: GcAction[]) => a.map((x) => `${x.type} ${x.target.uid}${x.type === 'dropFinalizer' ? ` ${x.finalizer}` : ''}`);
 const deleting = { deletionTimestamp: '2026-11-26T00:00:00Z' };
 
