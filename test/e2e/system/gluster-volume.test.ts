@@ -224,7 +224,7 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
     await eventually('the Volume Ready with a new brick 2', async () => {
       const w = (await bricks())[2];
       return (await client.get('Volume', NS, 'shared'))?.status?.phase === 'Ready' && !!w && w.metadata.uid !== victim.metadata.uid;
-    }, 60_000, 200);
+    }, 60_000, 200, async () => ({ volume: (await client.get('Volume', NS, 'shared'))?.status, bricks: (await bricks()).map((b) => ({ name: b.metadata.name, status: b.status })) }));
     const fresh = (await bricks())[2]!;
     await eventually('data.bin healed onto the new brick', () => {
       const f = path.join(fresh.spec.volumeReplica!.brick!.path, 'data.bin');

@@ -112,6 +112,7 @@ describe('system: server, controller and three agents survive a machine failure'
       },
       60_000,
       200,
+      async () => ({ volume: volume?.status, workItems: (await client.list('WorkItem', { namespace: NS })).items.map((w) => ({ name: w.metadata.name, status: w.status })) }),
     );
     expect(volume!.status!.replicas!.map((r) => r.nodeName)).to.include(moved!.status!.nodeName);
     const node = await client.get('Node', NS, lost);
