@@ -6,10 +6,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { HELM_BIN } from '../../hack/helm.js';
 import { runProcess, type ProcessResult } from './run-process.js';
-
-/** Where hack/install-helm.sh installs Helm. */
-export const HELM_BIN = process.env.CAIRN_HELM ?? path.join(os.homedir(), '.cache', 'cairn', 'helm', 'helm');
 
 /** A Helm bound to one kubeconfig. */
 export class Helm {
