@@ -62,7 +62,7 @@ function applyConfig(ctx: ApiContext, req: Request, target: PatchTarget, opts: W
   }
   const force = bool(q, 'force');
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const fn: UpdateFn = (cur) => finish(serverSideApply(cur, config, manager, force, now), cur, !!config.metadata.resourceVersion, def, ns, name);
+  const fn: UpdateFn = (cur) => finish(serverSideApply(cur, config, manager, force, now, def.schema), cur, !!config.metadata.resourceVersion, def, ns, name);
   // Applying status to an object that is gone must not bring it back (kube answers 404).
   return ctx.store.update(def, ns, name, sub, fn, { ...opts, createIfMissing: sub === 'main' });
 }

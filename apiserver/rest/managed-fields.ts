@@ -12,7 +12,9 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../storage/codec.js';
-import { isPrefix, ownedPaths, pathsOf, toFieldsV1, valueAt, type ManagedFieldsEntry, type Path } from './apply.js';
+import type { JSONSchemaProps } from '../resources.js';
+import type { ManagedFieldsEntry } from './apply.js';
+import { isPrefix, ownedPaths, pathsOf, toFieldsV1, valueAt, type Path } from './field-paths.js';
 
 /** Who makes a write: the `fieldManager` query parameter, or else the User-Agent up to its first '/', as kube does. */
 export function managerName(fieldManager: string | undefined, userAgent: string | undefined): string {
@@ -25,9 +27,9 @@ export function managerName(fieldManager: string | undefined, userAgent: string 
  * what the request itself set (`requested`, before schema defaults), so that fields the schema
  * filled in belong to nobody and a later apply may set them without a conflict.
  */
-export function recordUpdate(old: KubeObject | undefined, next: KubeObject, manager: string, apiVersion: string, now: string, requested: KubeObject = next): KubeObject {
-  const changed = old ? ownedPaths(next).filter((p) => !isDeepStrictEqual(valueAt(old, p), valueAt(next, p))) : ownedPaths(requested).filter((p) => valueAt(next, p) !== undefined);
-  const removed = old ? ownedPaths(old).filter((p) => valueAt(next, p) === undefined) : [];
+export function recordUpdate(old: KubeObject | undefined, next: KubeObject, manager: string, apiVersion: string, now: string, requested: KubeObject = next, schema?: JSONSchemaProps): KubeObject {
+  const changed = old ? ownedPaths(next, schema).filter((p) => !isDeepStrictEqual(valueAt(old, p), valueAt(next, p))) : ownedPaths(requested, schema).filter((p) => valueAt(next, p) !== undefined);
+  const removed = old ? ownedPaths(old, schema).filter((p) => valueAt(next, p) === undefined) : [];
   if (!manager || (changed.length === 0 && removed.length === 0)) return next;
   const touched = [...changed, ...removed];
   const overlaps = (p: Path) => touched.some((q) => isPrefix(q, p) || isPrefix(p, q));

@@ -76,7 +76,7 @@ export class ResourceStore {
       const name = generated ? body.metadata.generateName + randomSuffix() : body.metadata.name!;
       if (generated) checkGeneratedName(def, name);
       const prepared = prepareForCreate(def, { ...body, metadata: { ...body.metadata, name, namespace: def.namespaced ? ns : undefined } }, this.timestamp(), randomUUID());
-      const obj = opts.fieldManager ? recordUpdate(undefined, prepared, opts.fieldManager, groupVersion(def), prepared.metadata.creationTimestamp!, requested) : prepared;
+      const obj = opts.fieldManager ? recordUpdate(undefined, prepared, opts.fieldManager, groupVersion(def), prepared.metadata.creationTimestamp!, requested, def.schema) : prepared;
       if (!def.namespaced) delete obj.metadata.namespace;
       opts.admit?.(undefined, obj);
       if (opts.dryRun) return { obj, warnings, created: true };
@@ -115,7 +115,7 @@ export class ResourceStore {
       const warnings = admitObject(def, this.deps.registry.validator(def), next, opts.fieldValidation, current.obj);
       const prepared = prepareForUpdate(def, current.obj, next, sub);
       // Status writes are not recorded: server-side apply to the main endpoint never sets status.
-      const merged = opts.fieldManager && sub === 'main' ? recordUpdate(current.obj, prepared, opts.fieldManager, groupVersion(def), this.timestamp()) : prepared;
+      const merged = opts.fieldManager && sub === 'main' ? recordUpdate(current.obj, prepared, opts.fieldManager, groupVersion(def), this.timestamp(), prepared, def.schema) : prepared;
       opts.admit?.(current.obj, merged);
       if (sameContent(merged, current.obj)) return { obj: current.obj, warnings };
       if (opts.dryRun) return { obj: merged, warnings };

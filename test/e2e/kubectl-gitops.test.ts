@@ -104,6 +104,16 @@ describe('e2e: kubectl for GitOps (prune, ApplySets, get | apply) against cairn 
     await env.kubectl.ok(['apply', '--server-side', '--force-conflicts', '-f', '-'], { stdin: manifest });
     expect(await env.kubectl.ok(['get', 'instance', 'drift', '-n', 'demo', '-o', 'jsonpath={.spec.runState}'])).to.equal('Stopped');
   });
+
+  it('apply --server-side merges an associative list (x-kubernetes-list-map-keys) item by item between field managers', async () => {
+    const withEnv = (name: string, value: string) => `${instance('shared-env', { app: 'env' })}    env:\n      - {name: ${name}, value: ${value}}\n`;
+    await env.kubectl.ok(['apply', '--server-side', '--field-manager=team-a', '-f', '-'], { stdin: withEnv('A', 'one') });
+    await env.kubectl.ok(['apply', '--server-side', '--field-manager=team-b', '-f', '-'], { stdin: withEnv('B', 'two') });
+    const envs = JSON.parse(await env.kubectl.ok(['get', 'instance', 'shared-env', '-n', 'demo', '-o', 'jsonpath={.spec.process.env}']));
+    expect(envs).to.deep.equal([{ name: 'A', value: 'one' }, { name: 'B', value: 'two' }]);
+    const clash = await env.kubectl.run(['apply', '--server-side', '--field-manager=team-b', '-f', '-'], { stdin: withEnv('A', 'three') });
+    expect(clash.stderr).to.include('conflict with "team-a"');
+  });
 });
 
 const YAML_LIST = /^apiVersion: v1\nitems:\n/;

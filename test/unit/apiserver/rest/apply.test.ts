@@ -1,14 +1,10 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import {
-  ownedPaths,
-  pathsOf,
-  serverSideApply,
-  toFieldsV1,
-  type ManagedFieldsEntry,
-} from '../../../../apiserver/rest/apply.js';
+import { serverSideApply, type ManagedFieldsEntry } from '../../../../apiserver/rest/apply.js';
+import { ownedPaths, pathsOf, toFieldsV1 } from '../../../../apiserver/rest/field-paths.js';
 import type { KubeObject } from '../../../../apiserver/storage/codec.js';
 import { catchApiError } from '../helpers.js';
+import { ApiError as ApiErrorLike } from '../../../../apiserver/errors.js';
 
 const API_VERSION = 'cairn.dev/v1alpha1';
 const T1 = '2025-01-01T00:00:00Z';
@@ -191,9 +187,9 @@ describe('ownedPaths / toFieldsV1 / pathsOf', () => {
     expect(dotted(ownedPaths(config({ placement: {}, volumes: [{ name: 'a' }] })))).to.deep.equal(['spec.volumes']);
   });
 
-  it('ignores FieldsV1 keys that are not fields (".", "k:", "v:")', () => {
-    const fields = { 'f:spec': { '.': {}, 'f:cpus': {} }, 'f:status': { '.': {} }, 'k:{"name":"a"}': {} };
-    expect(dotted(pathsOf(fields))).to.deep.equal(['spec.cpus', 'status']);
+  it('reads fields and associative-list items ("k:") from FieldsV1, and ignores the rest (".", "v:")', () => {
+    const fields = { 'f:spec': { '.': {}, 'f:cpus': {}, 'f:volumes': { 'k:{"name":"a"}': { 'f:volumeName': {} } } }, 'f:status': { '.': {} }, 'v:"x"': {} };
+    expect(dotted(pathsOf(fields))).to.deep.equal(['spec.cpus', 'spec.volumes.k:{"name":"a"}.volumeName', 'status']);
     expect(pathsOf({})).to.deep.equal([]);
   });
 
@@ -219,5 +215,43 @@ describe('ownedPaths / toFieldsV1 / pathsOf', () => {
         expect(canonical(pathsOf(toFieldsV1(owned)))).to.deep.equal(canonical(owned));
       }),
     );
+  });
+});
+
+describe('server-side apply of associative lists (x-kubernetes-list-map-keys)', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      spec: {
+        type: 'object',
+        properties: {
+          volumes: { type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'], items: { type: 'object', properties: { name: { type: 'string' }, volumeName: { type: 'string' } } } },
+          command: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
+  };
+  const vol = (name: string, volumeName = name) => ({ name, volumeName });
+
+  it('two managers each apply their own item: both stay, each owning its item', () => {
+    const a = serverSideApply(shell(), config({ volumes: [vol('a')] }), 'alice', false, T1, schema);
+    const b = serverSideApply(a, config({ volumes: [vol('b')] }), 'bob', false, T2, schema);
+    expect(b.spec.volumes).to.deep.equal([vol('a'), vol('b')]);
+    expect(entryOf(b, 'bob')!.fieldsV1).to.deep.equal({ 'f:spec': { 'f:volumes': { 'k:{"name":"b"}': { 'f:name': {}, 'f:volumeName': {} } } } });
+  });
+
+  it('an item is merged by its key; changing another manager\'s item conflicts; dropping one\'s own item removes only it', () => {
+    const a = serverSideApply(shell(), config({ volumes: [vol('a'), vol('x')] }), 'alice', false, T1, schema);
+    const b = serverSideApply(a, config({ volumes: [vol('b')] }), 'bob', false, T2, schema);
+    const err = catchApiError(() => serverSideApply(b, config({ volumes: [vol('a', 'other')] }), 'bob', false, T2, schema));
+    expect(err.code).to.equal(409);
+    expect(err.message).to.include('conflict with "alice": .spec.volumes.k:{"name":"a"}.volumeName');
+    const dropped = serverSideApply(b, config({ volumes: [vol('a')] }), 'alice', false, T2, schema);
+    expect(dropped.spec.volumes).to.deep.equal([vol('a'), vol('b')]);
+  });
+
+  it('a list without list-map keys stays one value: the last applier\'s', () => {
+    const a = serverSideApply(shell(), config({ command: ['x'] }), 'alice', false, T1, schema);
+    expect(() => serverSideApply(a, config({ command: ['y'] }), 'bob', false, T2, schema)).to.throw(ApiErrorLike);
   });
 });
