@@ -61,7 +61,10 @@ describe('system: server, controller and three agents survive a machine failure'
   });
 
   it('runs a replicated volume and an instance attached to it', async () => {
-    await client.create('Volume', { metadata: { name: 'data', namespace: NS }, spec: { size: '64Mi', replicas: 2, driver: 'gluster' } });
+    // The writer appends twice a second. An entry whose first heal onto the replacement brick loses to
+    // the writer's lock waits for the self-heal daemon's next crawl (600 s by default): crawl every 10 s
+    // here, so the replacement is healed within the test's minute (seen in full CI runs, with the status).
+    await client.create('Volume', { metadata: { name: 'data', namespace: NS }, spec: { size: '64Mi', replicas: 2, driver: 'gluster', options: { 'cluster.heal-timeout': '10' } } });
     await client.create('Instance', {
       metadata: { name: 'writer', namespace: NS },
       spec: {
