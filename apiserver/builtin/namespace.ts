@@ -1,7 +1,8 @@
 /**
- * Core v1 Namespace, read-only: in Cairn a namespace exists when its Cluster
- * exists (plus `default` and `cairn-system`), so namespaces are listed and
- * watched but never written through this kind.
+ * Core v1 Namespace, a view of Clusters: in Cairn a namespace exists when its
+ * Cluster exists (plus `default` and `cairn-system`). Creating one creates a
+ * Cluster, patching one sets the Cluster's labels and annotations
+ * (http/namespaces-handler.ts); nothing else is written through this kind.
  */
 import type { JSONSchemaProps, ResourceDefinition } from '../resources.js';
 
@@ -55,7 +56,7 @@ const namespaceSchema: JSONSchemaProps = {
   },
 };
 
-/** The Namespace kind of the core v1 group (read-only). */
+/** The Namespace kind of the core v1 group (a view of Clusters). */
 export const namespaceDefinition: ResourceDefinition = {
   group: '',
   version: 'v1',
@@ -73,6 +74,6 @@ export const namespaceDefinition: ResourceDefinition = {
     { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since the namespace (its Cluster) was created.' },
   ],
   selectableFields: ['status.phase'],
-  // Namespaces are a view of Clusters: watch clusters.cairn.dev to follow them.
-  verbs: ['get', 'list'],
+  // Namespaces are a view of Clusters: watch clusters.cairn.dev to follow them, delete a Cluster to delete one.
+  verbs: ['create', 'get', 'list', 'patch'],
 };

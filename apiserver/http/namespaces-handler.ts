@@ -21,13 +21,13 @@ import { asObject, decodeBody } from './body.js';
 import { bool, dryRun, str, type Query } from './params.js';
 import { sendJson } from './respond.js';
 
-/** Serves GET on the namespace list and on one namespace. */
+/** Serves the namespace URLs: GET of the list and of one, POST (a new Cluster), PATCH (its labels and annotations). */
 export async function serveNamespaces(ctx: ApiContext, req: Request, res: Response, info: RequestInfo): Promise<void> {
   if (req.method === 'POST' && !info.name) return createNamespace(ctx, req, res);
   if (req.method === 'PATCH' && info.name && !BUILTIN_NAMESPACES.includes(info.name)) return patchNamespace(ctx, req, res, info.name);
   if (req.method !== 'GET') {
-    const which = info.name ? `the Cluster "${info.name}"` : 'a Cluster of the same name';
-    throw methodNotAllowed(`namespaces are Clusters in Cairn: create or delete ${which} (kind: Cluster, apiVersion: cairn.dev/v1alpha1) instead`);
+    const which = info.name ? `the Cluster "${info.name}"` : 'the Clusters';
+    throw methodNotAllowed(`namespaces are Clusters in Cairn: ${req.method === 'DELETE' ? 'delete' : 'change'} ${which} (kind: Cluster, apiVersion: cairn.dev/v1alpha1) instead`);
   }
   if (bool(req.query, 'watch')) {
     throw methodNotAllowed('watching namespaces is not supported; watch clusters.cairn.dev instead');
