@@ -75,7 +75,7 @@ describe('apiserver robustness', function () {
     expect(byName.json.items.map((n: { metadata: { name: string } }) => n.metadata.name)).to.deep.equal(['rob']);
     const discovery = await send({ path: '/api/v1' });
     const ns = discovery.json.resources.find((r: { name: string }) => r.name === 'namespaces');
-    expect(ns.verbs).to.deep.equal(['get', 'list']);
+    expect(ns.verbs, 'create makes a Cluster, patch sets its labels; no watch, delete or update').to.deep.equal(['create', 'get', 'list', 'patch']);
   });
 });
 
