@@ -65,4 +65,9 @@ function brickHomes(deps: VolumeReconcilerDeps, namespace: string): VolumeObserv
   };
 }
 
-const BRICK_PORT_BASE = 49152;
+/**
+ * Below Linux's ephemeral range (32768–60999), where an outgoing connection of any program (a
+ * long-lived watch, say) may hold the port a brick is to bind and keep it from starting; glusterd's
+ * own 49152 lies inside it. 24009 is where GlusterFS numbered bricks before 3.4 (24007 is glusterd's).
+ */
+const BRICK_PORT_BASE = 24009;
