@@ -17,12 +17,13 @@ import type { ServerResponse } from 'node:http';
 import type { RequestAttributes } from '../auth/attributes.js';
 import type { Authorizer } from '../auth/authorizer.js';
 import type { UserInfo } from '../auth/tokens.js';
-import { ApiError, badRequest, invalid, methodNotAllowed, type StatusCause } from '../errors.js';
+import { badRequest, invalid, type StatusCause } from '../errors.js';
 import type { Registry } from '../registry.js';
 import type { RequestInfo } from '../request-info.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { ApiRequest } from './context.js';
 import { decodeProtobuf, PROTOBUF_CONTENT_TYPE } from './protobuf.js';
+import { checkReviewAddress } from './self-reviews.js';
 import type { SelfServiceHandler } from './request-listener.js';
 import { sendJson } from './respond.js';
 
@@ -124,7 +125,7 @@ export const selfSubjectAccessReviewDefinition: ResourceDefinition = {
 /** Serves POST selfsubjectaccessreviews, deciding with `authorizer` (the chain the server enforces). */
 export function accessReviewHandler(authorizer: Authorizer, registry: Pick<Registry, 'defs'>): SelfServiceHandler {
   return async (req: ApiRequest, res: ServerResponse, info: RequestInfo) => {
-    checkAddress(req.method ?? 'GET', info);
+    checkReviewAddress(req.method ?? 'GET', info, selfSubjectAccessReviewDefinition);
     const spec = parseReviewSpec(req.body, req.headers['content-type']);
     const attrs = attributesOf(req.user, spec, registry);
     const d = await authorizer.authorize(attrs);
@@ -132,13 +133,6 @@ export function accessReviewHandler(authorizer: Authorizer, registry: Pick<Regis
     const status = { allowed: d.decision === 'allow', ...(d.reason ? { reason: d.reason } : {}) };
     sendJson(res, 201, { apiVersion: `${GROUP}/v1`, kind: KIND, metadata: { creationTimestamp: null }, spec, status });
   };
-}
-
-function checkAddress(method: string, info: RequestInfo): void {
-  if (info.version !== 'v1' || info.namespace !== undefined || info.name !== undefined) {
-    throw new ApiError(404, 'NotFound', `the server could not find the requested resource: ${KIND} is served only at POST /apis/${GROUP}/v1/selfsubjectaccessreviews`);
-  }
-  if (method !== 'POST') throw methodNotAllowed(`${method} is not supported on selfsubjectaccessreviews.${GROUP}: only create (POST) is`);
 }
 
 /** The spec of a review sent as JSON or protobuf; throws 400 for an unreadable body and 422 for a spec asking nothing or two things. */

@@ -72,12 +72,12 @@ export const selfSubjectRulesReviewDefinition = reviewDefinition(AUTHZ, 'SelfSub
 export function selfReviewHandlers(policy: RbacPolicy): Record<string, SelfServiceHandler> {
   return {
     [`${AUTHN}/selfsubjectreviews`]: async (req, res, info) => {
-      checkAddress(req, info, selfSubjectReviewDefinition);
+      checkReviewAddress(req.method ?? 'GET', info, selfSubjectReviewDefinition);
       const { name, groups } = req.user;
       send(res, selfSubjectReviewDefinition, { status: { userInfo: { username: name, groups } } });
     },
     [`${AUTHZ}/selfsubjectrulesreviews`]: async (req, res, info) => {
-      checkAddress(req, info, selfSubjectRulesReviewDefinition);
+      checkReviewAddress(req.method ?? 'GET', info, selfSubjectRulesReviewDefinition);
       const body = req.body ? asObject(decodeBody(req.body, req.headers['content-type'])) : {};
       const namespace = typeof body.spec?.namespace === 'string' && body.spec.namespace !== '' ? (body.spec.namespace as string) : undefined;
       send(res, selfSubjectRulesReviewDefinition, { spec: { namespace: namespace ?? '' }, status: rulesStatus(policy, req, namespace) });
@@ -97,11 +97,12 @@ function rulesStatus(policy: RbacPolicy, req: ApiRequest, namespace: string | un
   return status;
 }
 
-function checkAddress(req: ApiRequest, info: RequestInfo, def: ResourceDefinition): void {
+/** Throws unless the request is a POST to the review's collection (v1, no namespace, no name): 404, or 405 for another verb. */
+export function checkReviewAddress(method: string, info: RequestInfo, def: ResourceDefinition): void {
   if (info.version !== 'v1' || info.namespace !== undefined || info.name !== undefined) {
     throw new ApiError(404, 'NotFound', `the server could not find the requested resource: ${def.kind} is served only at POST /apis/${def.group}/v1/${def.plural}`);
   }
-  if (req.method !== 'POST') throw methodNotAllowed(`${req.method ?? 'GET'} is not supported on ${def.plural}.${def.group}: only create (POST) is`);
+  if (method !== 'POST') throw methodNotAllowed(`${method} is not supported on ${def.plural}.${def.group}: only create (POST) is`);
 }
 
 function send(res: ServerResponse, def: ResourceDefinition, fields: Record<string, unknown>): void {

@@ -24,11 +24,11 @@ export function managerName(fieldManager: string | undefined, userAgent: string 
 
 /**
  * `next` with `manager`'s Update entry holding what it changed from `old`; for a create (no `old`),
- * what the request itself set (`requested`, before schema defaults), so that fields the schema
+ * what the request itself set (`requested`: its paths before schema defaults), so that fields the schema
  * filled in belong to nobody and a later apply may set them without a conflict.
  */
-export function recordUpdate(old: KubeObject | undefined, next: KubeObject, manager: string, apiVersion: string, now: string, requested: KubeObject = next, schema?: JSONSchemaProps): KubeObject {
-  const changed = old ? ownedPaths(next, schema).filter((p) => !isDeepStrictEqual(valueAt(old, p), valueAt(next, p))) : ownedPaths(requested, schema).filter((p) => valueAt(next, p) !== undefined);
+export function recordUpdate(old: KubeObject | undefined, next: KubeObject, manager: string, apiVersion: string, now: string, schema?: JSONSchemaProps, requested?: Path[]): KubeObject {
+  const changed = old ? ownedPaths(next, schema).filter((p) => !isDeepStrictEqual(valueAt(old, p), valueAt(next, p))) : (requested ?? ownedPaths(next, schema)).filter((p) => valueAt(next, p) !== undefined);
   const removed = old ? ownedPaths(old, schema).filter((p) => valueAt(next, p) === undefined) : [];
   if (!manager || (changed.length === 0 && removed.length === 0)) return next;
   const touched = [...changed, ...removed];

@@ -18,6 +18,7 @@ import type { LeaseManager } from '../storage/lease-manager.js';
 import { objectKey } from '../storage/keys.js';
 import { validateMetadata } from '../validation/metadata.js';
 import { admitObject, nameRule, type FieldValidation } from '../validation/validate-object.js';
+import { ownedPaths } from './field-paths.js';
 import { recordUpdate } from './managed-fields.js';
 import { afterDelete, checkResourceVersion, prepareForCreate, prepareForUpdate, readyToDelete, type Propagation, type Subresource } from './lifecycle.js';
 import type { Namespaces } from './namespaces.js';
@@ -69,14 +70,14 @@ export class ResourceStore {
   async create(def: ResourceDefinition, ns: string | undefined, body: KubeObject, opts: WriteOptions): Promise<WriteResult> {
     if (def.namespaced) await this.deps.namespaces.checkWritable(ns!);
     // What the request set, before admission fills in schema defaults: that is what its manager owns.
-    const requested = opts.fieldManager ? structuredClone(body) : body;
+    const requested = opts.fieldManager ? ownedPaths(body, def.schema) : undefined;
     const warnings = admitObject(def, this.deps.registry.validator(def), body, opts.fieldValidation);
     const generated = !body.metadata.name && !!body.metadata.generateName;
     for (let attempt = 0; ; attempt++) {
       const name = generated ? body.metadata.generateName + randomSuffix() : body.metadata.name!;
       if (generated) checkGeneratedName(def, name);
       const prepared = prepareForCreate(def, { ...body, metadata: { ...body.metadata, name, namespace: def.namespaced ? ns : undefined } }, this.timestamp(), randomUUID());
-      const obj = opts.fieldManager ? recordUpdate(undefined, prepared, opts.fieldManager, groupVersion(def), prepared.metadata.creationTimestamp!, requested, def.schema) : prepared;
+      const obj = opts.fieldManager ? recordUpdate(undefined, prepared, opts.fieldManager, groupVersion(def), prepared.metadata.creationTimestamp!, def.schema, requested) : prepared;
       if (!def.namespaced) delete obj.metadata.namespace;
       opts.admit?.(undefined, obj);
       if (opts.dryRun) return { obj, warnings, created: true };
@@ -115,7 +116,7 @@ export class ResourceStore {
       const warnings = admitObject(def, this.deps.registry.validator(def), next, opts.fieldValidation, current.obj);
       const prepared = prepareForUpdate(def, current.obj, next, sub);
       // Status writes are not recorded: server-side apply to the main endpoint never sets status.
-      const merged = opts.fieldManager && sub === 'main' ? recordUpdate(current.obj, prepared, opts.fieldManager, groupVersion(def), this.timestamp(), prepared, def.schema) : prepared;
+      const merged = opts.fieldManager && sub === 'main' ? recordUpdate(current.obj, prepared, opts.fieldManager, groupVersion(def), this.timestamp(), def.schema) : prepared;
       opts.admit?.(current.obj, merged);
       if (sameContent(merged, current.obj)) return { obj: current.obj, warnings };
       if (opts.dryRun) return { obj: merged, warnings };

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { managerName, recordUpdate } from '../../../../apiserver/rest/managed-fields.js';
 import { serverSideApply, type ManagedFieldsEntry } from '../../../../apiserver/rest/apply.js';
+import { ownedPaths } from '../../../../apiserver/rest/field-paths.js';
 import { ApiError } from '../../../../apiserver/errors.js';
 import type { KubeObject } from '../../../../apiserver/storage/codec.js';
 
@@ -18,7 +19,7 @@ describe('managedFields of Update writes (create, PUT, patch)', () => {
 
   it('a create owns what the request set, not what the schema defaulted', () => {
     const stored = inst({ cpus: 1, driver: 'process', restartPolicy: 'Always' });
-    const created = recordUpdate(undefined, stored, 'cairn', GV, NOW, inst({ cpus: 1 }));
+    const created = recordUpdate(undefined, stored, 'cairn', GV, NOW, undefined, ownedPaths(inst({ cpus: 1 })));
     expect(summary(created)).to.deep.equal(['cairn/Update:{"f:spec":{"f:cpus":{}}}']);
     expect(() => serverSideApply(created, inst({ cpus: 1, restartPolicy: 'Never' }), 'kubectl', false, NOW), 'a defaulted field is free to apply').to.not.throw();
   });
