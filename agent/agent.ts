@@ -7,6 +7,8 @@
  * control connections. When the apiserver is unreachable at start it works
  * from its persisted copy of its WorkItems, keeping instances running
  * until their fencing deadlines; heartbeats and status resume on their own.
+ * Logs and consoles reach users through the tunnel the agent opens
+ * (tunnel/), never through a connection to the node.
  *
  * Shutdown: stop taking work, SIGTERM every operation worker (SIGKILL
  * after the grace period), flush the store. Instances keep running: they
@@ -46,6 +48,7 @@ import { registerNode } from './node-registration.js';
 import { OperationRunner } from './operations/runner.js';
 import { reconcileWorkItem, type AgentReconcilerDeps } from './reconciler.js';
 import { nodeReport } from './report.js';
+import { TunnelClient } from './tunnel/tunnel-client.js';
 
 /** How often running instances' processes are checked (cheaply, through /proc). */
 const LIVENESS_SWEEP_MS = 2_000;
@@ -126,12 +129,16 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const workers = controller.run();
   const volfiles = await startVolfileServer(volfileSocket(opts.dataDir), mountVolfileLookup(items, opts.dataDir), (m, meta) => log.info(m, meta));
   const timers = [startLogRotation(opts, log), startLivenessSweep(items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS), startMountWatch(opts.dataDir, items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS), setInterval(() => volfiles.refresh(), VOLFILE_REFRESH_MS)];
+  // Its own pool: the tunnel is long-lived and must not take a socket the WorkItem traffic needs.
+  const tunnel = new TunnelClient({ kubeConfig: kubeConfig.withOwnPool(), cluster: opts.cluster, nodeName: opts.nodeName, dataDir: opts.dataDir, items, log });
+  tunnel.start();
   const monitor = opts.monitorPort >= 0 ? await startMonitor(opts, metrics, informer, runner, store, registration) : undefined;
   log.info('agent started', { node: opts.nodeName, cluster: opts.cluster, dataDir: opts.dataDir, monitor: monitor?.url });
   return {
     monitorUrl: monitor?.url,
     async stop() {
       rotator?.stop();
+      tunnel.stop();
       controller!.stop();
       fence.stop();
       for (const t of timers) clearInterval(t);

@@ -55,7 +55,8 @@ export class ApiServerMetrics {
   /** Measures a resource request from now until its response ends. */
   observeRequest(labels: RequestLabels, res: { statusCode: number; once(event: 'close', fn: () => void): unknown }): void {
     const started = process.hrtime.bigint();
-    const watch = labels.verb === 'watch';
+    // Like watches, log streams last as long as their client wants: not a latency.
+    const watch = labels.verb === 'watch' || labels.subresource === 'log';
     const open = { verb: labels.verb, group: labels.group, version: labels.version, resource: labels.resource, scope: labels.scope };
     if (watch) this.longRunning.inc(open);
     res.once('close', () => {

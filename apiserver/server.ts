@@ -4,6 +4,7 @@
  * listener (plain HTTP only when asked, for loopback debugging), the admin
  * kubeconfig, periodic compaction, and the watch on etcd's alarms.
  */
+import cluster from 'node:cluster';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -46,11 +47,15 @@ import type { ApiContext } from './http/context.js';
 import { OpenApi } from './http/openapi.js';
 import { OpenApiV2 } from './http/openapi-v2.js';
 import { defaultApiServerOptions, type ApiServerOptions } from './options.js';
-import { createRequestListener } from './http/request-listener.js';
+import { createRequestListener, type SubresourceHandler } from './http/request-listener.js';
 import type { Security } from './http/security.js';
 import { buildKubeconfig, writeKubeconfig } from './kubeconfig.js';
 import { ApiServerMetrics } from './metrics.js';
+import { ApiError } from './errors.js';
 import { keyResource } from './storage/keys.js';
+import { serveInstanceLog, type LogDeps } from './tunnel/instance-log.js';
+import { Tunnels } from './tunnel/tunnels.js';
+import { upgradeListener } from './tunnel/upgrade.js';
 import { ensurePki } from './pki.js';
 import { Registry } from './registry.js';
 import { Lister } from './rest/lister.js';
@@ -119,14 +124,25 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const routes = nodeCredentialRoutes({ def: tokenDefinition, store, tokens: cache.forResource(tokenDefinition), ttlMs: o.nodeCredentialTtlMs ?? defaultApiServerOptions.nodeCredentialTtlMs });
   const app = createApp(ctx, { security, routes, openapi: new OpenApi(registry), openapiV2: new OpenApiV2(registry), cairnVersion: cairnVersion(), notReady, readyWarnings: () => alarms.warnings() });
 
-  const listener = createRequestListener(ctx, security, app, { [ACCESS_REVIEW_KEY]: accessReviewHandler(security.authorizer, registry), ...selfReviewHandlers(cachePolicy(cache)) });
-  const server = o.insecureHttp ? http.createServer(listener) : https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.2' }, listener);
+  let tunnels: LogDeps | undefined; // set once listening: the tunnels need this replica's address
+  const starting = (): LogDeps => {
+    throw new ApiError(503, 'ServiceUnavailable', 'the apiserver is still starting; retry');
+  };
+  const subresources: Record<string, SubresourceHandler> = { 'cairn.dev/instances/log': (req, res, info) => serveInstanceLog(tunnels ?? starting(), req, res, info.namespace ?? '', info.name ?? '') };
+  const listener = createRequestListener(ctx, security, app, { [ACCESS_REVIEW_KEY]: accessReviewHandler(security.authorizer, registry), ...selfReviewHandlers(cachePolicy(cache)) }, subresources);
+  const serve = () => (o.insecureHttp ? http.createServer(listener) : https.createServer({ key: pki.keyPem, cert: pki.certPem, minVersion: 'TLSv1.2' }, listener));
+  const server = serve();
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(o.port, o.listen, () => resolve()));
-  const port = (server.address() as AddressInfo).port;
-  const host = o.listen === '0.0.0.0' || o.listen === '::' ? '127.0.0.1' : o.listen;
-  const url = `${o.insecureHttp ? 'http' : 'https'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = serverUrl(o, server, o.listen === '0.0.0.0' || o.listen === '::' ? '127.0.0.1' : o.listen);
+  // Workers share one port, so each also listens on a port of its own where other replicas reach the tunnels it holds.
+  const peer = cluster.isWorker ? serve() : undefined;
+  if (peer) await new Promise<void>((resolve, reject) => peer.once('error', reject).listen({ port: 0, host: o.advertiseAddress ?? '127.0.0.1', exclusive: true }, () => resolve()));
+  const peerUrl = peer ? serverUrl(o, peer, o.advertiseAddress ?? '127.0.0.1') : o.advertiseAddress ? serverUrl(o, server, o.advertiseAddress) : url;
+  const tunnelDeps: LogDeps = { ctx, tunnels: new Tunnels(client, peerUrl, log), peers: { adminToken: admin.token, caPem: pki.caCertPem, self: peerUrl } };
+  tunnels = tunnelDeps;
+  for (const s of [server, peer]) s?.on('upgrade', upgradeListener(tunnelDeps, security));
   const kubeconfigPath = o.kubeconfigPath ?? path.join(o.dataDir, 'admin.kubeconfig');
   await writeKubeconfig(kubeconfigPath, buildKubeconfig({ server: url, token: admin.token, namespace: o.kubeconfigNamespace, ...(o.insecureHttp ? {} : { caCertPem: pki.caCertPem }) }));
   const compactor = new Compactor(etcd, o.compactionIntervalMs, log);
@@ -143,6 +159,9 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
       compactor.stop();
       alarms.stop();
       stopTokenCleaner();
+      await tunnelDeps.tunnels.close();
+      peer?.close();
+      peer?.closeAllConnections();
       const closed = new Promise((r) => server.close(r));
       for (const end of [...ctx.watches]) end();
       server.closeIdleConnections();
@@ -154,6 +173,11 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
       client.close();
     },
   };
+}
+
+function serverUrl(o: ApiServerOptions, server: http.Server, host: string): string {
+  const port = (server.address() as AddressInfo).port;
+  return `${o.insecureHttp ? 'http' : 'https'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** The names and addresses the serving certificate must cover. */

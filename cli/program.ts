@@ -20,6 +20,8 @@ import { etcdCommand } from './commands/etcd.js';
 import { failuresCommand } from './commands/failures.js';
 import { getCommand } from './commands/get.js';
 import { migrateCommand } from './commands/migrate.js';
+import { logsCommand } from './commands/logs.js';
+import { consoleCommand } from './commands/console.js';
 import { volumeCommand } from './commands/volume.js';
 import { cordonCommand, drainCommand, restartCommand, uncordonCommand } from './commands/node-ops.js';
 import { apiserverCommand, serverCommand } from './commands/server.js';
@@ -48,6 +50,8 @@ export function cairnProgram(): Command {
     .addCommand(drainCommand())
     .addCommand(restartCommand())
     .addCommand(migrateCommand())
+    .addCommand(logsCommand())
+    .addCommand(consoleCommand())
     .addCommand(volumeCommand())
     .addCommand(tokenCommand())
     .addCommand(userCommand())

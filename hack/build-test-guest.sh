@@ -10,7 +10,9 @@
 #     its first sector, a 1 MiB pattern at offset 1 MiB, and each heartbeat
 #     to its second sector, so a test can find on a node's replica what the
 #     guest wrote; before that it prints what the second sector held
-#     (CAIRN-DISK-FOUND), so a VM started again shows what it kept.
+#     (CAIRN-DISK-FOUND), so a VM started again shows what it kept;
+#   - reads lines typed on the serial console and answers each with
+#     "CAIRN-ECHO <line>", so a test can prove a console session is interactive.
 # Installs qemu-system-x86, qemu-utils, linux-image-cloud-amd64 and
 # busybox-static from Debian's packages when missing (as root). Nothing is
 # downloaded from anywhere else. Idempotent: an up-to-date guest is reused.
@@ -23,7 +25,7 @@ set -euo pipefail
 out=${CAIRN_GUEST_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cairn/test-guest}
 packages=(qemu-system-x86 qemu-utils linux-image-cloud-amd64 busybox-static cpio)
 # Bump when the init script changes, so cached guests are rebuilt.
-guest_version=5
+guest_version=6
 
 missing=()
 for p in "${packages[@]}"; do
@@ -89,6 +91,8 @@ if [ -b /dev/vda ]; then
   echo "CAIRN-DISK-WRITTEN uptime=$(uptime)"
 fi
 echo "CAIRN-GUEST-READY uptime=$(uptime)"
+# The console is interactive: every typed line is answered (the tty echoes keystrokes too).
+(while read -r line; do echo "CAIRN-ECHO $line"; done) </dev/console >/dev/console 2>&1 &
 n=0
 while :; do
   n=$((n+1))

@@ -151,10 +151,11 @@ export class NodeAuthorizer implements Authorizer {
     return rule(q);
   }
 
-  /** Its own Node: get, register (create), labels and annotations (update/patch), status freely. */
+  /** Its own Node: get, register (create), labels and annotations (update/patch), status freely, and its tunnel (create). */
   private nodeRule({ a, node, r }: NodeRequest): Ruling {
     const own = `a node may only read and write its own Node ${node.cluster}/${node.name}`;
     if (r.subresource === 'status') return r.name === node.name && ['get', 'update', 'patch'].includes(a.verb) ? allow() : deny(`${own} and its status (get, update, patch)`);
+    if (r.subresource === 'tunnel') return r.name === node.name && a.verb === 'create' ? allow() : deny(`a node may only open the tunnel of its own Node ${node.cluster}/${node.name}`);
     if (r.subresource) return deny(`${own}, not its ${r.subresource}`);
     if (a.verb === 'create') return allow(admitUnless(a, (before, after) => nodeWriteProblem(before, after, node)));
     if (r.name !== node.name) return deny(own);

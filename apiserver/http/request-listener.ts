@@ -23,8 +23,11 @@ type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 /** Serves a request an authenticated user may make without authorization (a review of their own access). */
 export type SelfServiceHandler = (req: ApiRequest, res: ServerResponse, info: RequestInfo) => Promise<void>;
 
+/** Serves a subresource that is not stored (an instance's log), once the request is authorized; keyed `<group>/<plural>/<subresource>`. */
+export type SubresourceHandler = (req: ApiRequest, res: ServerResponse, info: RequestInfo) => Promise<void>;
+
 /** Routes resource URLs to the resource handler and the rest to `app`. */
-export function createRequestListener(ctx: ApiContext, sec: Security, app: Listener, selfService: Record<string, SelfServiceHandler> = {}): Listener {
+export function createRequestListener(ctx: ApiContext, sec: Security, app: Listener, selfService: Record<string, SelfServiceHandler> = {}, subresources: Record<string, SubresourceHandler> = {}): Listener {
   return (req, res) => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
@@ -33,7 +36,7 @@ export function createRequestListener(ctx: ApiContext, sec: Security, app: Liste
     if (!info) return app(req, res);
     const query = q < 0 ? {} : querystring.parse(url.slice(q + 1));
     ctx.metrics.observeRequest(requestLabels(req.method ?? 'GET', info, query), res);
-    serve(ctx, sec, selfService, req, res, { info, path, query }).catch((err) => sendError(res, err, ctx.log));
+    serve(ctx, sec, { selfService, subresources }, req, res, { info, path, query }).catch((err) => sendError(res, err, ctx.log));
   };
 }
 
@@ -46,19 +49,21 @@ function requestLabels(method: string, info: RequestInfo, query: Record<string, 
 async function serve(
   ctx: ApiContext,
   sec: Security,
-  selfService: Record<string, SelfServiceHandler>,
+  handlers: { selfService: Record<string, SelfServiceHandler>; subresources: Record<string, SubresourceHandler> },
   req: IncomingMessage,
   res: ServerResponse,
   r: { info: RequestInfo; path: string; query: Record<string, unknown> },
 ): Promise<void> {
   const user = await authenticateRequest(sec, req.headers);
-  const self = selfService[`${r.info.group}/${r.info.plural}`] as SelfServiceHandler | undefined;
+  const self = handlers.selfService[`${r.info.group}/${r.info.plural}`] as SelfServiceHandler | undefined;
   const attrs = resourceAttributes(user, req.method ?? 'GET', r.info, r.query);
   auditWhenAnswered(sec, res, attrs, r.path);
   const admit = self ? undefined : await authorizeRequest(sec, attrs);
   const body = await readBody(req);
   const apiReq = Object.assign(req, { path: r.path, query: r.query, body, user, admit }) as ApiRequest;
-  return self ? self(apiReq, res, r.info) : serveResource(ctx, apiReq, res, r.info);
+  if (self) return self(apiReq, res, r.info);
+  const sub = r.info.subresource && handlers.subresources[`${r.info.group}/${r.info.plural}/${r.info.subresource}`];
+  return sub ? sub(apiReq, res, r.info) : serveResource(ctx, apiReq, res, r.info);
 }
 
 /** The request body, at most BODY_LIMIT_BYTES (413 beyond, after draining the rest). */

@@ -26,6 +26,13 @@ export interface WatchHandle {
   done: Promise<void>;
 }
 
+/** How to open a connection of one's own to the apiserver (a log stream, a console WebSocket): its URL, TLS settings and auth headers. */
+export interface RawConnection {
+  server: string;
+  tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; servername?: string; rejectUnauthorized?: boolean };
+  headers: Record<string, string>;
+}
+
 /** Query parameters; undefined ones are left out. */
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -40,6 +47,8 @@ export interface ApiClient {
    * resolves once the server answered, `headers` go with the request (an Accept asking for Table events).
    */
   watch(path: string, query: Query, onEvent: (type: string, obj: unknown) => void, headers?: Record<string, string>): Promise<WatchHandle>;
+  /** What a connection of its own needs (logs and consoles stream outside the request/response calls). */
+  rawConnection(): Promise<RawConnection>;
   /** Closes the pooled connections, so the process can end. */
   close(): void;
 }

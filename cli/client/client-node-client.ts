@@ -9,7 +9,7 @@
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { loadKubeConfig, type ConnectionOptions, type PooledKubeConfig } from '../../api/client/kubeconfig.js';
 import { RestClient, type RestRequest } from '../../api/client/rest-client.js';
-import type { ApiClient, ClusterInfo, HttpMethod, Query, WatchHandle } from './api-client.js';
+import type { ApiClient, ClusterInfo, HttpMethod, Query, RawConnection, WatchHandle } from './api-client.js';
 
 /** An ApiClient over a client-node KubeConfig. */
 export class ClientNodeClient implements ApiClient {
@@ -43,6 +43,13 @@ export class ClientNodeClient implements ApiClient {
     const done = new Promise<void>((resolve, reject) => (settle = (err) => (err ? reject(err) : resolve())));
     const abort = await new Watch(headers ? withHeaders(this.kc, headers) : this.kc).watch(path, query, (type, obj) => onEvent(type, obj), (err) => settle(isAbort(err) ? undefined : err));
     return { stop: () => abort.abort(), done };
+  }
+
+  async rawConnection(): Promise<RawConnection> {
+    const opts: { ca?: Buffer; cert?: Buffer; key?: Buffer; servername?: string; rejectUnauthorized?: boolean; headers?: Record<string, string> } = {};
+    await this.kc.applyToHTTPSOptions(opts as never);
+    const { ca, cert, key, servername, rejectUnauthorized, headers = {} } = opts;
+    return { server: this.cluster?.server ?? '', tls: { ca, cert, key, servername, rejectUnauthorized }, headers };
   }
 
   close(): void {

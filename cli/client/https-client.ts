@@ -17,7 +17,7 @@ import https from 'node:https';
 import { createInterface } from 'node:readline';
 import { toApiError } from '../../api/client/errors.js';
 import type { RestRequest } from '../../api/client/rest-client.js';
-import type { ApiClient, ClusterInfo, HttpMethod, Query, WatchHandle } from './api-client.js';
+import type { ApiClient, ClusterInfo, HttpMethod, Query, RawConnection, WatchHandle } from './api-client.js';
 import type { HttpsSettings } from './kubeconfig-file.js';
 
 /** An ApiClient over node:https. */
@@ -25,6 +25,7 @@ export class HttpsClient implements ApiClient {
   readonly cluster: ClusterInfo;
   private readonly agent: http.Agent;
   private readonly token: string | undefined;
+  private readonly tls: RawConnection['tls'];
 
   constructor(settings: HttpsSettings) {
     const { tlsServerName, ...cluster } = settings.cluster;
@@ -33,6 +34,7 @@ export class HttpsClient implements ApiClient {
     // As client-node: the CA file wins over the inline data; certificates are verified unless the kubeconfig says not to.
     const ca = cluster.caFile ? fs.readFileSync(cluster.caFile) : cluster.caData ? Buffer.from(cluster.caData, 'base64') : undefined;
     const tls = { ca, servername: tlsServerName, ...(cluster.skipTLSVerify ? { rejectUnauthorized: false } : {}) };
+    this.tls = tls;
     this.agent = cluster.server.startsWith('https:') ? new https.Agent({ keepAlive: true, maxSockets: 64, ...tls }) : new http.Agent({ keepAlive: true, maxSockets: 64 });
   }
 
@@ -85,6 +87,11 @@ export class HttpsClient implements ApiClient {
     lines.on('close', () => finish());
     res.on('error', (err) => finish(err));
     return { stop: () => finish(), done };
+  }
+
+  rawConnection(): Promise<RawConnection> {
+    const headers: Record<string, string> = this.token ? { Authorization: `Bearer ${this.token}` } : {};
+    return Promise.resolve({ server: this.cluster.server, tls: this.tls, headers });
   }
 
   close(): void {

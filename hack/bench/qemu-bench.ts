@@ -76,7 +76,7 @@ async function freePort(): Promise<number> {
 function bareQemu(name: string, guest: TestGuest, sizeMiB: number, incoming: boolean): { child: ChildProcess; log: string; control: string } {
   const dir = path.join(work, name);
   fs.mkdirSync(dir, { recursive: true });
-  const paths = { consoleLog: path.join(dir, 'console.log'), qmpSocket: path.join(dir, 'qmp.sock'), controlSocket: path.join(dir, 'qmp-control.sock'), pidFile: path.join(dir, 'qemu.pid') };
+  const paths = { consoleLog: path.join(dir, 'console.log'), consoleSocket: path.join(dir, 'console.sock'), qmpSocket: path.join(dir, 'qmp.sock'), controlSocket: path.join(dir, 'qmp-control.sock'), pidFile: path.join(dir, 'qemu.pid') };
   const spec = { driver: 'qemu' as const, runState: 'Running' as const, cpus: 1, memory: `${sizeMiB}Mi`, qemu: { kernel: guest.kernel, initrd: guest.initrd, cmdline: guest.cmdline } };
   const child = spawn(QEMU_BINARY, qemuArgs({ instance: `bench/${name}`, spec, memoryBytes: sizeMiB * MiB, accelerator: 'tcg', disks: [], paths, incoming }), { stdio: 'ignore' });
   children.add(child);

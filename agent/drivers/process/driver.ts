@@ -194,9 +194,11 @@ async function start(rt: Runtime, p: Prepared, ctx: OperationContext, prior: Pic
   const cgroup = await prepareCgroup(ctx.cgroupRoot, `${p.namespace}_${p.name}`, { cpus: p.spec.cpus, memoryBytes: p.memoryBytes });
   ctx.signal.throwIfAborted();
   const cgroupProcs = cgroup.dir ? { cgroupProcs: path.join(cgroup.dir, 'cgroup.procs') } : {};
-  const { pid, startTicks } = launch({ argv: p.argv, env: p.env, cwd: p.cwd, logPath: path.join(p.dir, LOG_FILE), exitPath: path.join(p.dir, EXIT_FILE), ...(ctx.fenceFile ? { fencePath: ctx.fenceFile } : {}), ...cgroupProcs });
+  const logPath = path.join(p.dir, LOG_FILE);
+  const logOffset = fs.statSync(logPath, { throwIfNoEntry: false })?.size ?? 0;
+  const { pid, startTicks } = launch({ argv: p.argv, env: p.env, cwd: p.cwd, logPath, exitPath: path.join(p.dir, EXIT_FILE), ...(ctx.fenceFile ? { fencePath: ctx.fenceFile } : {}), ...cgroupProcs });
   let state: ProcessState = {
-    version: 1, pid, startTicks, bootId: bootId(), startedAt: ctx.now(), ...prior,
+    version: 1, pid, startTicks, bootId: bootId(), startedAt: ctx.now(), logOffset, ...prior,
     ...(p.spec.restartToken !== undefined ? { restartToken: p.spec.restartToken } : {}),
     specHash: p.specHash, stopped: false,
     limitsEnforced: cgroup.enforced, limitsMessage: cgroup.message, ...(cgroup.dir ? { cgroup: cgroup.dir } : {}),

@@ -66,6 +66,8 @@ export interface ProcessState {
   bootId: string;
   /** Epoch ms of the launch. */
   startedAt: number;
+  /** Size of console.log when this run started: `cairn logs` shows from here, `--previous` what is before. */
+  logOffset?: number;
   restarts: number;
   /** Consecutive quick exits, for the restart backoff. */
   backoffCount: number;

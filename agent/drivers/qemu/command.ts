@@ -16,9 +16,14 @@ import { OperationError } from '../../operations/errors.js';
 /** Default machine type of a VM. */
 export const DEFAULT_MACHINE = 'q35';
 
+/** The serial console's socket in a VM's instance directory. */
+export const CONSOLE_SOCKET = 'console.sock';
+
 /** Files of one VM under its instance directory. */
 export interface VmPaths {
   consoleLog: string;
+  /** The serial console's unix socket (CONSOLE_SOCKET). */
+  consoleSocket: string;
   /** QMP socket for status reads (observe). */
   qmpSocket: string;
   /** QMP socket for operations (start, stop, migrate). */
@@ -84,7 +89,8 @@ export function qemuArgs(input: VmCommandInput): string[] {
     '-smp', String(spec.cpus),
     '-m', String(mib),
     ...bootArgs(spec, input.instance),
-    '-chardev', `file,id=console,path=${paths.consoleLog},append=on`,
+    // A socket for interactive sessions (cairn console); qemu logs all output to console.log whether or not one is connected.
+    '-chardev', `socket,id=console,path=${paths.consoleSocket},server=on,wait=off,logfile=${paths.consoleLog},logappend=on`,
     '-serial', 'chardev:console',
     '-qmp', `unix:${paths.qmpSocket},server=on,wait=off`,
     '-qmp', `unix:${paths.controlSocket},server=on,wait=off`,

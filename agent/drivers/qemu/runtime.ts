@@ -31,7 +31,7 @@ import { LOG_FILE, type ProcessState, type VmRecord } from '../process/state.js'
 import { isSameProcess } from '../process/state.js';
 import { stopInstance, type StopOutcome } from '../process/stop.js';
 import { bootId, readProcStat } from '../process/proc.js';
-import { qemuArgs, type VmDisk, type VmPaths } from './command.js';
+import { CONSOLE_SOCKET, qemuArgs, type VmDisk, type VmPaths } from './command.js';
 import { withQmp } from './qmp.js';
 
 /** The qemu binary the driver runs. */
@@ -49,7 +49,7 @@ const MARKER_SEARCH_BYTES = 1024 * 1024;
 
 /** The VM files of an instance directory. */
 export function vmPaths(dir: string): VmPaths {
-  return { consoleLog: path.join(dir, LOG_FILE), qmpSocket: path.join(dir, 'qmp.sock'), controlSocket: path.join(dir, 'qmp-control.sock'), pidFile: path.join(dir, 'qemu.pid') };
+  return { consoleLog: path.join(dir, LOG_FILE), consoleSocket: path.join(dir, CONSOLE_SOCKET), qmpSocket: path.join(dir, 'qmp.sock'), controlSocket: path.join(dir, 'qmp-control.sock'), pidFile: path.join(dir, 'qemu.pid') };
 }
 
 /** The instance slice of a qemu WorkItem, checked. */
@@ -128,7 +128,7 @@ export async function prepareVm(item: WorkItem, ctx: OperationContext, base: Omi
   const memoryBytes = memoryOf(item);
   const paths = vmPaths(base.dir);
   await fs.promises.mkdir(base.dir, { recursive: true, mode: 0o700 });
-  for (const f of [paths.qmpSocket, paths.controlSocket, paths.pidFile]) fs.rmSync(f, { force: true });
+  for (const f of [paths.qmpSocket, paths.controlSocket, paths.consoleSocket, paths.pidFile]) fs.rmSync(f, { force: true });
   createSharedDisks(item, base.volumes);
   const logOffset = fs.statSync(paths.consoleLog, { throwIfNoEntry: false })?.size ?? 0;
   const argv = [program, ...qemuArgs({ instance: `${base.namespace}/${base.name}`, spec, memoryBytes, accelerator, disks: disksOf(item, base.volumes), paths, incoming: incoming !== undefined })];

@@ -4,7 +4,7 @@ import type { WorkItemInstanceSpec } from '../../../../../api/workitem.js';
 import { qemuArgs, type VmCommandInput } from '../../../../../agent/drivers/qemu/command.js';
 import { chooseAccelerator } from '../../../../../agent/drivers/qemu/runtime.js';
 
-const paths = { consoleLog: '/d/console.log', qmpSocket: '/d/qmp.sock', controlSocket: '/d/qmp-control.sock', pidFile: '/d/qemu.pid' };
+const paths = { consoleLog: '/d/console.log', consoleSocket: '/d/console.sock', qmpSocket: '/d/qmp.sock', controlSocket: '/d/qmp-control.sock', pidFile: '/d/qemu.pid' };
 const spec = (qemu: WorkItemInstanceSpec['qemu']): WorkItemInstanceSpec => ({ driver: 'qemu', runState: 'Running', cpus: 2, memory: '128Mi', qemu });
 const input = (over: Partial<VmCommandInput> = {}): VmCommandInput => ({
   instance: 'c1/vm', spec: spec({ kernel: '/k', initrd: '/i', cmdline: 'console=ttyS0' }), memoryBytes: 128 * 1024 * 1024, accelerator: 'tcg', disks: [], paths, ...over,
@@ -20,7 +20,7 @@ describe('qemu command line', () => {
     expect(after(args, '-kernel')).to.deep.equal(['/k']);
     expect(after(args, '-initrd')).to.deep.equal(['/i']);
     expect(after(args, '-append')).to.deep.equal(['console=ttyS0']);
-    expect(after(args, '-chardev')).to.deep.equal(['file,id=console,path=/d/console.log,append=on']);
+    expect(after(args, '-chardev')).to.deep.equal(['socket,id=console,path=/d/console.sock,server=on,wait=off,logfile=/d/console.log,logappend=on']);
     expect(after(args, '-qmp')).to.deep.equal(['unix:/d/qmp.sock,server=on,wait=off', 'unix:/d/qmp-control.sock,server=on,wait=off']);
     expect(after(args, '-pidfile')).to.deep.equal(['/d/qemu.pid']);
     expect(args).to.include.members(['-nodefaults', '-no-user-config']);

@@ -1,0 +1,58 @@
+/**
+ * A VM's serial console as a WebSocket (subprotocol console.cairn.dev): raw
+ * bytes both ways, between the user's socket and a console stream through
+ * the node's tunnel, or the holder replica's console WebSocket. A close
+ * code of 4000 + an HTTP status, with a reason, says why a session ended
+ * from the far side.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import WebSocket from 'ws';
+import { CONSOLE_PROTOCOL } from '../../api/tunnel.js';
+import type { UserInfo } from '../auth/tokens.js';
+import { ApiError } from '../errors.js';
+import { FORWARDED_HEADER, forwardWebSocket } from './forward.js';
+import type { LogDeps } from './instance-log.js';
+import { instanceTarget, type InstanceTarget } from './instance-target.js';
+
+/** The close code of a normal end. */
+const NORMAL = 1000;
+
+/** The instance's console target; 400 for a process instance, 503 when its node is unreachable. */
+export async function consoleTarget(deps: LogDeps, headers: IncomingHttpHeaders, namespace: string, name: string): Promise<InstanceTarget> {
+  const t = await instanceTarget(deps.ctx, deps.tunnels, namespace, name, 'console');
+  if ('peer' in t.route && headers[FORWARDED_HEADER]) throw new ApiError(503, 'ServiceUnavailable', `the tunnel of node ${t.node} is moving between apiserver replicas; retry`);
+  return t;
+}
+
+/** Joins the user's WebSocket to the console until either side ends. */
+export function joinConsole(deps: LogDeps, client: WebSocket, t: InstanceTarget, user: UserInfo): void {
+  deps.ctx.log.info('console opened', { instance: `${t.namespace}/${t.name}`, node: t.node, user: user.name });
+  if ('peer' in t.route) return joinPeer(client, forwardWebSocket(t.route.peer, consolePath(t), CONSOLE_PROTOCOL, user, deps.peers));
+  const stream = t.route.local.openStream({ kind: 'console', namespace: t.namespace, name: t.name });
+  stream.on('data', (chunk) => client.readyState === WebSocket.OPEN && client.send(chunk));
+  stream.on('end', (failure) => client.close(failure ? 4000 + failure.status : NORMAL, truncate(failure?.message ?? 'the console closed')));
+  client.on('message', (data: Buffer) => stream.write(Buffer.from(data)));
+  client.on('close', () => stream.close());
+  client.on('error', () => stream.close());
+}
+
+function joinPeer(client: WebSocket, peer: WebSocket): void {
+  const pending: Buffer[] = [];
+  peer.on('open', () => pending.splice(0).forEach((b) => peer.send(b)));
+  peer.on('message', (data: Buffer) => client.readyState === WebSocket.OPEN && client.send(data));
+  peer.on('close', (code, reason) => client.close(code === NORMAL || code >= 3000 ? code : NORMAL, reason));
+  peer.on('unexpected-response', (_req, res) => client.close(4000 + (res.statusCode ?? 502), truncate(`the replica holding the tunnel refused the console: ${res.statusMessage ?? ''}`)));
+  peer.on('error', (err) => client.close(4503, truncate(`the replica holding the tunnel failed: ${err.message}`)));
+  client.on('message', (data: Buffer) => (peer.readyState === WebSocket.OPEN ? peer.send(data) : pending.push(Buffer.from(data))));
+  client.on('close', () => peer.terminate());
+}
+
+function consolePath(t: InstanceTarget): string {
+  return `/apis/cairn.dev/v1alpha1/namespaces/${encodeURIComponent(t.namespace)}/instances/${encodeURIComponent(t.name)}/console`;
+}
+
+/** A close reason fits in 123 bytes. */
+function truncate(reason: string): string {
+  const b = Buffer.from(reason);
+  return b.length <= 123 ? reason : `${b.subarray(0, 120).toString('utf8').replace(/\uFFFD$/, '')}...`;
+}

@@ -1,0 +1,108 @@
+/**
+ * GET .../instances/<name>/log: an instance's output, read on its node
+ * through the node's tunnel (pods/log's options: follow, tailLines,
+ * sinceSeconds, previous). A follow whose tunnel drops waits for the agent
+ * to reconnect (to any replica) and resumes at the byte it stopped at; if
+ * the tunnel does not come back in time it ends with a line saying so.
+ */
+import type { ServerResponse } from 'node:http';
+import type { LogOptions, StreamEnd } from '../../api/tunnel.js';
+import { ApiError, badRequest } from '../errors.js';
+import type { ApiContext, ApiRequest } from '../http/context.js';
+import { sendError } from '../http/respond.js';
+import { FORWARDED_HEADER, type PeerCredentials } from './forward.js';
+import { instanceTarget, type InstanceTarget } from './instance-target.js';
+import { LOG_OFFSET_HEADER, openLogSource } from './log-source.js';
+import type { Tunnels } from './tunnels.js';
+
+/** How long a follow waits for a lost tunnel to come back. */
+const RESUME_WAIT_MS = 15_000;
+const RESUME_POLL_MS = 250;
+
+/** What the log handler needs. */
+export interface LogDeps {
+  ctx: ApiContext;
+  tunnels: Tunnels;
+  peers: PeerCredentials;
+}
+
+const REASONS: Record<number, string> = { 400: 'BadRequest', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 503: 'ServiceUnavailable' };
+
+/** Serves one log request (already authenticated and authorized). */
+export async function serveInstanceLog(deps: LogDeps, req: ApiRequest, res: ServerResponse, namespace: string, name: string): Promise<void> {
+  const opts = logOptions(req.query);
+  let target = await reachable(deps, req, namespace, name);
+  let offset: number | undefined;
+  let sent = 0;
+  let clientGone = false;
+  res.once('close', () => (clientGone = true));
+  for (;;) {
+    const resume = offset === undefined ? {} : { fromOffset: offset + sent };
+    const source = openLogSource(target, { ...opts, ...resume }, req.user, deps.peers);
+    res.once('close', () => source.close());
+    const end = await new Promise<{ failure?: StreamEnd; lost: boolean }>((resolve) => {
+      source.on('start', (o) => {
+        if (offset !== undefined) return;
+        offset = o;
+        res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', [LOG_OFFSET_HEADER]: String(o) });
+        res.flushHeaders();
+      });
+      source.on('data', (chunk) => {
+        sent += chunk.length;
+        res.write(chunk);
+      });
+      source.on('end', (failure, lost) => resolve({ ...(failure ? { failure } : {}), lost }));
+    });
+    if (offset === undefined) return sendError(res, streamError(end.failure), deps.ctx.log);
+    if (!end.lost || !opts.follow || clientGone) return void res.end();
+    // Forwarded here by another replica: cut the response so that replica, which the client is on, resumes it.
+    if (req.headers[FORWARDED_HEADER]) return void res.destroy();
+    const back = await waitForTunnel(deps, req, namespace, name, () => clientGone);
+    if (!back) return void res.end(`\n[cairn] the log of instance ${namespace}/${name} ended: the tunnel of node ${target.node} closed and did not come back within ${RESUME_WAIT_MS / 1000} s; run the command again once its agent is back\n`);
+    target = back;
+  }
+}
+
+/** The target, refusing a second forward (the tunnel moved while the request crossed replicas). */
+async function reachable(deps: LogDeps, req: ApiRequest, namespace: string, name: string): Promise<InstanceTarget> {
+  const t = await instanceTarget(deps.ctx, deps.tunnels, namespace, name, 'log');
+  if ('peer' in t.route && req.headers[FORWARDED_HEADER]) throw new ApiError(503, 'ServiceUnavailable', `the tunnel of node ${t.node} is moving between apiserver replicas; retry`);
+  return t;
+}
+
+async function waitForTunnel(deps: LogDeps, req: ApiRequest, namespace: string, name: string, cancelled: () => boolean): Promise<InstanceTarget | undefined> {
+  for (const until = Date.now() + RESUME_WAIT_MS; Date.now() < until && !cancelled(); ) {
+    await new Promise((r) => setTimeout(r, RESUME_POLL_MS));
+    const t = await reachable(deps, req, namespace, name).catch(() => undefined);
+    if (t) return t;
+  }
+  return undefined;
+}
+
+function streamError(failure: StreamEnd | undefined): ApiError {
+  const f = failure ?? { status: 500, message: 'the node ended the log stream before sending anything' };
+  return new ApiError(f.status, REASONS[f.status] ?? 'InternalError', f.message);
+}
+
+/** pods/log's query parameters, checked. */
+export function logOptions(q: Record<string, unknown>): LogOptions {
+  const flag = (k: string) => {
+    const v = single(q[k]);
+    if (v === undefined || v === 'false' || v === '0') return undefined;
+    if (v === 'true' || v === '1' || v === '') return true;
+    throw badRequest(`query parameter ${k}="${v}" is not a boolean; use true or false`);
+  };
+  const count = (k: string, min: number) => {
+    const v = single(q[k]);
+    if (v === undefined) return undefined;
+    if (!/^\d+$/.test(v) || Number(v) < min) throw badRequest(`query parameter ${k}="${v}" must be a whole number of at least ${min}`);
+    return Number(v);
+  };
+  const o: LogOptions = { follow: flag('follow'), tailLines: count('tailLines', 0), sinceSeconds: count('sinceSeconds', 1), previous: flag('previous'), fromOffset: count('fromOffset', 0) };
+  if (o.previous && o.follow) throw badRequest('previous and follow cannot be combined: the earlier runs of an instance write nothing more');
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as LogOptions;
+}
+
+function single(v: unknown): string | undefined {
+  return Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
+}

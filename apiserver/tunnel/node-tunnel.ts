@@ -1,0 +1,100 @@
+/**
+ * The apiserver's end of one agent's tunnel (api/tunnel.ts): opens streams
+ * to the node over the agent's WebSocket and routes frames back to them.
+ * Pings find a half-open connection (a machine that vanished) within two
+ * intervals, so a request for its node gets a clear 503 instead of hanging.
+ */
+import { EventEmitter } from 'node:events';
+import type WebSocket from 'ws';
+import { decodeFrame, encodeFrame, FrameKind, payloadJson, type StreamEnd, type StreamRequest } from '../../api/tunnel.js';
+
+const PING_MS = 5_000;
+
+/** One stream through a tunnel, as the apiserver sees it. */
+export interface TunnelStream {
+  on(event: 'start', fn: (offset: number) => void): this;
+  on(event: 'data', fn: (chunk: Buffer) => void): this;
+  /** The stream ended: normally (no argument), failed on the agent, or lost with the tunnel (`tunnelLost`). */
+  on(event: 'end', fn: (failure: StreamEnd | undefined, tunnelLost: boolean) => void): this;
+  write(chunk: Buffer): void;
+  close(): void;
+}
+
+class Stream extends EventEmitter implements TunnelStream {
+  ended = false;
+  constructor(private readonly tunnel: NodeTunnel, readonly id: number) {
+    super();
+  }
+  write(chunk: Buffer): void {
+    if (!this.ended) this.tunnel.send(FrameKind.Data, this.id, chunk);
+  }
+  close(): void {
+    if (this.ended) return;
+    this.tunnel.send(FrameKind.Close, this.id);
+    this.finish(undefined, false);
+  }
+  finish(failure: StreamEnd | undefined, lost: boolean): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.tunnel.forget(this.id);
+    this.emit('end', failure, lost);
+  }
+}
+
+/** One agent's open tunnel. */
+export class NodeTunnel {
+  private readonly streams = new Map<number, Stream>();
+  private nextId = 1;
+  private readonly closedHandlers: Array<() => void> = [];
+
+  constructor(private readonly socket: WebSocket, readonly node: string) {
+    let alive = true;
+    const ping = setInterval(() => (alive ? ((alive = false), socket.ping()) : socket.terminate()), PING_MS);
+    socket.on('pong', () => (alive = true));
+    socket.on('message', (data: Buffer) => this.receive(data));
+    socket.on('close', () => {
+      clearInterval(ping);
+      for (const s of [...this.streams.values()]) s.finish({ status: 503, message: `the tunnel of node ${node} closed (its agent disconnected)` }, true);
+      for (const fn of this.closedHandlers) fn();
+    });
+    socket.on('error', () => socket.terminate());
+  }
+
+  get open(): boolean {
+    return this.socket.readyState === this.socket.OPEN;
+  }
+
+  onClosed(fn: () => void): void {
+    this.closedHandlers.push(fn);
+  }
+
+  /** Opens a stream to the node. */
+  openStream(req: StreamRequest): TunnelStream {
+    const stream = new Stream(this, this.nextId++);
+    this.streams.set(stream.id, stream);
+    this.send(FrameKind.Open, stream.id, req);
+    return stream;
+  }
+
+  /** Ends the tunnel (a newer one of the same node replaced it, or the server stops). */
+  close(reason: string): void {
+    this.socket.close(1001, reason.slice(0, 120));
+  }
+
+  send(kind: FrameKind, id: number, payload?: Buffer | object): void {
+    if (this.open) this.socket.send(encodeFrame(kind, id, payload));
+  }
+
+  forget(id: number): void {
+    this.streams.delete(id);
+  }
+
+  private receive(data: Buffer): void {
+    const frame = decodeFrame(data);
+    const stream = frame && this.streams.get(frame.stream);
+    if (!frame || !stream) return;
+    if (frame.kind === FrameKind.Data) stream.emit('data', frame.payload);
+    else if (frame.kind === FrameKind.Start) stream.emit('start', payloadJson<{ offset: number }>(frame.payload)?.offset ?? 0);
+    else if (frame.kind === FrameKind.Close) stream.finish(payloadJson<StreamEnd>(frame.payload), false);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * WebSocket upgrades: an agent opening its tunnel
+ * (`.../namespaces/<cluster>/nodes/<node>/tunnel`, verb create on
+ * nodes/tunnel) and a user opening a VM's serial console
+ * (`.../namespaces/<ns>/instances/<name>/console`, verb create on
+ * instances/console). Both are authenticated and authorized like any
+ * request; browsers, which cannot set headers on a WebSocket, may carry
+ * their token in the subprotocol `base64url.bearer.authorization.k8s.io.<token>`
+ * as with kube-apiserver. Refusals are plain HTTP answers with a Status body.
+ */
+import type { IncomingMessage, IncomingHttpHeaders } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { CONSOLE_PROTOCOL, TUNNEL_PROTOCOL } from '../../api/tunnel.js';
+import { resourceAttributes, type RequestAttributes } from '../auth/attributes.js';
+import type { UserInfo } from '../auth/tokens.js';
+import { ApiError } from '../errors.js';
+import { authenticateRequest, authorizeRequest, type Security } from '../http/security.js';
+import { toApiError } from '../http/respond.js';
+import { parseResourcePath, type RequestInfo } from '../request-info.js';
+import { joinConsole, consoleTarget } from './instance-console.js';
+import type { LogDeps } from './instance-log.js';
+import { NodeTunnel } from './node-tunnel.js';
+
+const BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
+
+/** The `upgrade` listener of the apiserver's HTTP server. */
+export function upgradeListener(deps: LogDeps, sec: Security): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: (offered) => [TUNNEL_PROTOCOL, CONSOLE_PROTOCOL].find((p) => offered.has(p)) ?? false });
+  return (req, socket, head) => {
+    socket.on('error', () => socket.destroy());
+    accept(deps, sec, wss, req, socket, head).catch((err) => refuse(socket, toApiError(err, deps.ctx.log)));
+  };
+}
+
+async function accept(deps: LogDeps, sec: Security, wss: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  const path = (req.url ?? '/').split('?')[0]!;
+  const info = parseResourcePath(path);
+  const kind = info && upgradeKind(info);
+  if (!info || !kind) throw new ApiError(404, 'NotFound', `no WebSocket is served at ${path}: only nodes/<node>/tunnel (agents) and instances/<name>/console`);
+  const user = await authenticateRequest(sec, withSubprotocolToken(req.headers));
+  const attrs: RequestAttributes = { ...resourceAttributes(user, 'POST', info, {}), verb: 'create' };
+  await authorizeRequest(sec, attrs);
+  audit(sec, attrs, path, 101);
+  if (kind === 'tunnel') {
+    const ws = await upgrade(wss, req, socket, head);
+    deps.tunnels.attach(info.namespace!, new NodeTunnel(ws, info.name!));
+    deps.ctx.log.info('tunnel opened', { cluster: info.namespace, node: info.name, user: user.name });
+    return;
+  }
+  const target = await consoleTarget(deps, req.headers, info.namespace!, info.name!);
+  joinConsole(deps, await upgrade(wss, req, socket, head), target, user as UserInfo);
+}
+
+function upgradeKind(info: RequestInfo): 'tunnel' | 'console' | undefined {
+  if (info.group !== 'cairn.dev' || !info.namespace || !info.name) return undefined;
+  if (info.plural === 'nodes' && info.subresource === 'tunnel') return 'tunnel';
+  if (info.plural === 'instances' && info.subresource === 'console') return 'console';
+  return undefined;
+}
+
+/** The headers with the subprotocol's bearer token as Authorization, when there is none. */
+function withSubprotocolToken(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  if (headers.authorization) return headers;
+  const offered = String(headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
+  const carrier = offered.find((p) => p.startsWith(BEARER_PROTOCOL_PREFIX));
+  if (!carrier) return headers;
+  const token = Buffer.from(carrier.slice(BEARER_PROTOCOL_PREFIX.length), 'base64url').toString('utf8');
+  return { ...headers, authorization: `Bearer ${token}` };
+}
+
+function upgrade(wss: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<WebSocket> {
+  if (!String(req.headers['sec-websocket-protocol'] ?? '').split(',').some((p) => [TUNNEL_PROTOCOL, CONSOLE_PROTOCOL].includes(p.trim()))) {
+    throw new ApiError(400, 'BadRequest', `offer the WebSocket subprotocol ${CONSOLE_PROTOCOL} (consoles) or ${TUNNEL_PROTOCOL} (agents)`);
+  }
+  return new Promise((resolve) => wss.handleUpgrade(req, socket, head, resolve));
+}
+
+/** Answers the upgrade request with an HTTP error and closes the connection. */
+function refuse(socket: Duplex, err: ApiError): void {
+  if (socket.destroyed) return;
+  const body = JSON.stringify(err.toStatus());
+  socket.end(`HTTP/1.1 ${err.code} ${err.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+function audit(sec: Security, a: RequestAttributes, path: string, code: number): void {
+  const r = a.resource!;
+  sec.audit.record({ time: new Date().toISOString(), user: a.user.name, groups: a.user.groups, verb: a.verb, path, apiGroup: r.apiGroup, resource: r.resource, ...(r.subresource ? { subresource: r.subresource } : {}), ...(r.namespace ? { namespace: r.namespace } : {}), ...(r.name ? { name: r.name } : {}), code });
+}
