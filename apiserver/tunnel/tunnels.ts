@@ -20,17 +20,24 @@ export class Tunnels {
   private readonly local = new Map<string, NodeTunnel>();
   private lease: Lease | undefined;
 
-  constructor(private readonly etcd: Etcd3, readonly peerUrl: string, private readonly log: Logger) {}
+  constructor(
+    private readonly etcd: Etcd3,
+    readonly peerUrl: string,
+    private readonly log: Logger,
+    private readonly counted: (open: number) => void = () => undefined,
+  ) {}
 
   /** Takes a newly opened tunnel of a node, ending the one it replaces. */
   attach(cluster: string, tunnel: NodeTunnel): void {
     const key = tunnelKey(cluster, tunnel.node);
     const old = this.local.get(key);
     this.local.set(key, tunnel);
+    this.counted(this.local.size);
     if (old && old !== tunnel) old.close('a newer tunnel of this node replaced it');
     tunnel.onClosed(() => {
       if (this.local.get(key) !== tunnel) return;
       this.local.delete(key);
+      this.counted(this.local.size);
       void this.withdraw(key);
     });
     void this.announce(key);

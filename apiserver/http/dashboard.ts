@@ -1,0 +1,28 @@
+/**
+ * The web dashboard's files at /ui/, open to all: the page itself asks for
+ * a bearer token and sends it with every API request, so nothing here needs
+ * a user. Vite names built assets by content hash, so they are cached for a
+ * year; index.html is revalidated every time, so a new build shows at once.
+ * Any other path under /ui/ is the page (its router reads the hash).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import compression from 'compression';
+import express, { type Express } from 'express';
+
+/** Where `npm run build` puts the dashboard (vite build --config ui/vite.config.ts). */
+export const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../ui');
+
+/** Serves the dashboard from `dir` under /ui/. */
+export function serveDashboard(app: Express, dir = DASHBOARD_DIR): void {
+  const index = path.join(dir, 'index.html');
+  app.get('/ui', (_req, res) => res.redirect(301, '/ui/'));
+  app.use('/ui', compression());
+  app.use('/ui/assets', express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', fallthrough: false, index: false }));
+  app.get('/ui/{*rest}', (_req, res) => {
+    if (!fs.existsSync(index)) return void res.status(404).type('text/plain').send('the dashboard is not built: run npm run build (it runs vite build --config ui/vite.config.ts)');
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(index);
+  });
+}
