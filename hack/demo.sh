@@ -92,20 +92,26 @@ up() {
     echo "skipping the VM: the test guest could not be built (see above)" >&2
   fi
   cairn status --watch --until-converged --timeout 2m || echo "not converged yet: 'cairn failures' says why" >&2
+  token=$(sed -n 's/^ *token: *//p' "$KUBECONFIG" | head -1)
   cat <<EOT
 
-The demo cluster runs. Its kubeconfig's namespace is the Cluster "demo":
+The demo cluster runs. Its dashboard (log in with the token below):
+  $url/ui/
+  token: $token
+  (the server's certificate is signed by the demo's own CA, $PWD/$dir/pki/ca.crt: accept it in the browser or import it)
+Its kubeconfig's namespace is the Cluster "demo":
   export KUBECONFIG=$KUBECONFIG
   alias cairn="node $PWD/bin/cairn.js"
   cairn get instances -o wide            # or -w to follow changes
   cairn status --watch                   # the cluster at a glance (Ctrl-C ends it)
   cairn describe instance writer
-  cairn migrate instance vm --to NODE --wait     # live-migrate the VM to another node (no reboot: see its console.log)
+  cairn migrate instance vm --to NODE --wait     # live-migrate the VM to another node (no reboot: see cairn logs instance vm)
   kill -9 \$(cat $PWD/$dir/agent-node-a.pid)   # a machine fails: watch its instances move
   cairn drain node-b --wait               # empty a node; 'cairn uncordon node-b' ends it
   cairn failures                          # what is failing, and how to fix it
   kubectl get cairn                       # stock kubectl works too
-  cat $PWD/$dir/agents/*/instances/demo/*/console.log   # what the instances print
+  cairn logs instance writer -f           # what an instance prints, read on its node through the agent's tunnel
+  cairn console instance vm               # the VM's serial console (Ctrl-] leaves)
   cat $PWD/$dir/agents/*/mounts/demo/data/stamps.log    # what writer wrote, the same through every node's mount
 Run 'npm run demo' again to restart what is not running. Stop everything:
   hack/demo.sh down
