@@ -17,12 +17,15 @@ export const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta
 /** Serves the dashboard from `dir` under /ui/. */
 export function serveDashboard(app: Express, dir = DASHBOARD_DIR): void {
   const index = path.join(dir, 'index.html');
-  app.get('/ui', (_req, res) => res.redirect(301, '/ui/'));
+  // express matches /ui/ here too (routing is not strict): only the bare path is redirected.
+  app.get('/ui', (req, res, next) => (req.originalUrl.split('?')[0] === '/ui' ? res.redirect(301, '/ui/') : next()));
   app.use('/ui', compression());
   app.use('/ui/assets', express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', fallthrough: false, index: false }));
   app.get('/ui/{*rest}', (_req, res) => {
     if (!fs.existsSync(index)) return void res.status(404).type('text/plain').send('the dashboard is not built: run npm run build (it runs vite build --config ui/vite.config.ts)');
     res.setHeader('Cache-Control', 'no-cache');
+    // Only its own files and the API; xterm adds a style element, the favicon is a data: URI.
+    res.setHeader('Content-Security-Policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
     res.sendFile(index);
   });
 }

@@ -4,12 +4,17 @@
  * on Clusters, Nodes, Instances and Volumes — False with a reason that
  * says the object is stuck rather than on its way (see PROGRESS_REASONS),
  * or Unknown because its node stopped answering. Grouped by reason, each
- * with the node, the message and a how-to-fix hint. Pure.
+ * with the node, the message and a how-to-fix hint. Pure, and free of
+ * Node-only imports: the dashboard (ui/) bundles it, so the browser and the
+ * terminal report the same failures with the same advice.
  */
+import type { Cluster } from '../../api/cluster.js';
+import type { Instance } from '../../api/instance.js';
+import type { Node } from '../../api/node.js';
 import type { Condition } from '../../api/types.js';
+import type { Volume } from '../../api/volume.js';
 import type { WorkItem } from '../../api/workitem.js';
 import { hintFor } from './hints.js';
-import type { StatusObjects } from './snapshot.js';
 
 /** Kinds a failure is reported on. */
 export type FailureKind = 'Cluster' | 'Node' | 'Instance' | 'Volume' | 'WorkItem';
@@ -136,19 +141,28 @@ function volumeNodes(replicas: { nodeName?: string; state?: string }[] | undefin
   return nodes.length > 0 ? nodes.join(', ') : undefined;
 }
 
+/** The objects failures are looked for in: a snapshot's arrays, or the dashboard's live stores. */
+export interface FailureSources {
+  clusters: Iterable<Cluster>;
+  nodes: Iterable<Node>;
+  instances: Iterable<Instance>;
+  volumes: Iterable<Volume>;
+  workItems: Iterable<WorkItem>;
+}
+
 /** Every failure in the objects, in kind order (Clusters, Nodes, Instances, Volumes, WorkItems). */
-export function collectFailures(objects: StatusObjects): Failure[] {
+export function collectFailures(objects: FailureSources): Failure[] {
   return [
-    ...objects.clusters.flatMap((c) => conditionFailures({ ...c, kind: 'Cluster' })),
-    ...objects.nodes.flatMap((n) => conditionFailures({ ...n, kind: 'Node', node: n.metadata.name })),
-    ...objects.instances.flatMap((i) => conditionFailures({ ...i, kind: 'Instance', node: i.status?.nodeName })),
-    ...objects.volumes.flatMap((v) => conditionFailures({ ...v, kind: 'Volume', node: volumeNodes(v.status?.replicas) })),
-    ...objects.workItems.filter((w) => w.status?.phase === 'Failed').map(workItemFailure),
+    ...[...objects.clusters].flatMap((c) => conditionFailures({ ...c, kind: 'Cluster' })),
+    ...[...objects.nodes].flatMap((n) => conditionFailures({ ...n, kind: 'Node', node: n.metadata.name })),
+    ...[...objects.instances].flatMap((i) => conditionFailures({ ...i, kind: 'Instance', node: i.status?.nodeName })),
+    ...[...objects.volumes].flatMap((v) => conditionFailures({ ...v, kind: 'Volume', node: volumeNodes(v.status?.replicas) })),
+    ...[...objects.workItems].filter((w) => w.status?.phase === 'Failed').map(workItemFailure),
   ];
 }
 
 /** Failures grouped by reason, the largest group first (then by reason). */
-export function groupByReason(failures: Failure[]): FailureGroup[] {
+export function groupByReason(failures: readonly Failure[]): FailureGroup[] {
   const groups = new Map<string, Failure[]>();
   for (const f of failures) groups.set(f.reason, [...(groups.get(f.reason) ?? []), f]);
   return [...groups].map(([reason, list]) => ({ reason, failures: list })).sort((a, b) => b.failures.length - a.failures.length || a.reason.localeCompare(b.reason));
