@@ -22,12 +22,23 @@ fi
 npm run --silent build
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+uilog=$(mktemp)
+trap 'rm -f "$log" "$uilog"' EXIT
 set +e
+# The dashboard's state logic (Vitest), then every mocha tier.
+NO_COLOR=1 npx vitest run --config ui/vite.config.ts 2>&1 | tee "$uilog"
+ui_status=${PIPESTATUS[0]}
 npx mocha --exit --reporter spec 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/e2e/**/*.test.js' "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 count() { sed -n "s/^ *\([0-9][0-9]*\) $1.*/\1/p" "$log" | tail -1; }
-passed=$(count passing) failed=$(count failing) skipped=$(count pending)
-echo "${passed:-0} passed, ${failed:-0} failed, ${skipped:-0} skipped"
+# Vitest's summary line: "Tests  2 failed | 40 passed (42)".
+ui_count() { grep -E '^ *Tests ' "$uilog" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' | tail -1; }
+m_passed=$(count passing) m_failed=$(count failing) skipped=$(count pending)
+u_passed=$(ui_count passed) u_failed=$(ui_count failed) u_skipped=$(ui_count skipped)
+passed=$(( ${m_passed:-0} + ${u_passed:-0} ))
+failed=$(( ${m_failed:-0} + ${u_failed:-0} ))
+skipped=$(( ${skipped:-0} + ${u_skipped:-0} ))
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$ui_status" -eq 0 ] || exit "$ui_status"
 exit "$status"
