@@ -33,7 +33,7 @@ status=${PIPESTATUS[0]}
 set -e
 count() { sed -n "s/^ *\([0-9][0-9]*\) $1.*/\1/p" "$log" | tail -1; }
 # Vitest's summary line: "Tests  2 failed | 40 passed (42)".
-ui_count() { grep -E '^ *Tests ' "$uilog" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' | tail -1; }
+ui_count() { { grep -E '^ *Tests ' "$uilog" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' | tail -1; } || true; }
 m_passed=$(count passing) m_failed=$(count failing) skipped=$(count pending)
 u_passed=$(ui_count passed) u_failed=$(ui_count failed) u_skipped=$(ui_count skipped)
 passed=$(( ${m_passed:-0} + ${u_passed:-0} ))
