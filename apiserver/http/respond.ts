@@ -2,17 +2,29 @@
  * Writing responses: objects and lists as JSON (or Tables when asked),
  * errors as Status bodies, warnings as `Warning: 299` headers.
  */
+import zlib from 'node:zlib';
 import type { ApiResponse as Response } from './context.js';
 import type { Logger } from 'winston';
 import { ApiError } from '../errors.js';
 import { EtcdNoSpaceError } from '../etcd/no-space.js';
 
-/** Sends `body` as JSON with `code`, adding a Warning header per warning. */
+/** Bodies from this size on are gzipped for a client that accepts it, as kube-apiserver does (128 KiB). */
+const COMPRESS_FROM_BYTES = 128 * 1024;
+
+/** Sends `body` as JSON with `code`, adding a Warning header per warning; a large one gzipped when the client accepts it. */
 export function sendJson(res: Response, code: number, body: unknown, warnings: string[] = []): void {
   const text = JSON.stringify(body);
   const headers: Record<string, string | number | string[]> = { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) };
   if (warnings.length > 0) headers.Warning = warnings.map((w) => `299 - ${JSON.stringify(w)}`);
-  res.writeHead(code, headers).end(text);
+  if ((headers['Content-Length'] as number) < COMPRESS_FROM_BYTES || !acceptsGzip(res.req?.headers['accept-encoding'])) return void res.writeHead(code, headers).end(text);
+  zlib.gzip(text, { level: 4 }, (err, gz) => {
+    if (err) return void res.writeHead(code, headers).end(text);
+    res.writeHead(code, { ...headers, 'Content-Encoding': 'gzip', Vary: 'Accept-Encoding', 'Content-Length': gz.length }).end(gz);
+  });
+}
+
+function acceptsGzip(header: string | undefined): boolean {
+  return !!header && header.split(',').some((e) => /^\s*gzip\s*(;\s*q=(?!0(\.0*)?\s*$)[\d.]+)?\s*$/i.test(e));
 }
 
 /** Sends any thrown value as a Status; non-API errors become a logged 500. */

@@ -45,11 +45,18 @@ async function until(what: string, timeoutMs: number, probe: () => Promise<boole
   }
 }
 
+// The shell stays (its $0 carries the marker, so cleanup finds it); the sleep it waits on ends within a second of it.
 const instance = (name: string, command: string[]) => ({ apiVersion: 'cairn.dev/v1alpha1', kind: 'Instance', metadata: { name, namespace: NS }, spec: { cpus: 1, memory: '8Mi', process: { command } } });
 
-async function runningCount(t: ApiTarget): Promise<number> {
+/** How many Instances are in each phase (with a sample message per phase, for a run that stalls). */
+async function phases(t: ApiTarget): Promise<Record<string, { count: number; message?: string }>> {
   const r = await request(t, 'GET', `${GROUP_PATH}/namespaces/${NS}/instances`);
-  return (JSON.parse(r.body.toString()) as { items: { status?: { phase?: string } }[] }).items.filter((i) => i.status?.phase === 'Running').length;
+  const out: Record<string, { count: number; message?: string }> = {};
+  for (const i of (JSON.parse(r.body.toString()) as { items: { status?: { phase?: string; message?: string } }[] }).items) {
+    const p = (out[i.status?.phase ?? 'None'] ??= { count: 0, message: i.status?.message });
+    p.count++;
+  }
+  return out;
 }
 
 /** A page with the session's token in place, counting the bytes it receives (encoded: gzip where served so). */
@@ -97,7 +104,7 @@ async function changeLatency(base: string, token: string, t: ApiTarget): Promise
     const name = `change-${i}`;
     await page.getByTestId('instance-filter').fill(name);
     const t0 = performance.now();
-    await expectStatus(t, [201], 'POST', `${GROUP_PATH}/namespaces/${NS}/instances`, instance(name, ['/bin/sleep', '3600', MARKER]));
+    await expectStatus(t, [201], 'POST', `${GROUP_PATH}/namespaces/${NS}/instances`, instance(name, ['/bin/sh', '-c', 'while :; do sleep 1; done', MARKER]));
     await page.locator(`[data-testid="instance-row"][data-name="${name}"]`).waitFor({ timeout: 10_000 });
     times.push(performance.now() - t0);
   }
@@ -159,9 +166,11 @@ async function main(): Promise<boolean> {
     return r.status === 200 && (JSON.parse(r.body.toString()) as { items: { status?: { phase?: string } }[] }).items.filter((n) => n.status?.phase === 'Ready').length === NODES.length;
   });
   for (let i = 0; i < N; i += 50) {
-    await Promise.all(Array.from({ length: Math.min(50, N - i) }, (_, j) => expectStatus(t, [201], 'POST', `${GROUP_PATH}/namespaces/${NS}/instances`, instance(`i-${i + j}`, ['/bin/sleep', '3600', MARKER]))));
+    await Promise.all(Array.from({ length: Math.min(50, N - i) }, (_, j) => expectStatus(t, [201], 'POST', `${GROUP_PATH}/namespaces/${NS}/instances`, instance(`i-${i + j}`, ['/bin/sh', '-c', 'while :; do sleep 1; done', MARKER]))));
   }
-  await until(`${N} Running`, 300_000, async () => (await runningCount(t)) >= N, 500);
+  await until(`${N} Running`, 300_000, async () => ((await phases(t)).Running?.count ?? 0) >= N, 500).catch(async (err: Error) => {
+    throw new Error(`${err.message}: ${JSON.stringify(await phases(t))}`);
+  });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--disable-dev-shm-usage'] });
   console.log(`\nThe dashboard in headless Chromium ${browser.version()}, cairn server and 3 agents running ${N} process Instances (one run):`);
   await firstLoad(base, token);
