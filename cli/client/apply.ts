@@ -61,9 +61,10 @@ export function applyOutcome(before: ApiObject | undefined, after: ApiObject): A
   return isDeepStrictEqual(visibleContent(before), visibleContent(after)) ? 'unchanged' : 'configured';
 }
 
-// The object without what changes on every write or is not the apply's doing.
+// The object without what changes on every write or is not the apply's doing: the controller and the
+// agents add their finalizers on their own schedule, maybe between this command's read and its apply.
 function visibleContent(obj: ApiObject): ApiObject {
-  const { managedFields: _m, resourceVersion: _r, ...metadata } = obj.metadata;
+  const { managedFields: _m, resourceVersion: _r, finalizers: _f, ...metadata } = obj.metadata;
   const { status: _s, ...rest } = obj;
   return { ...rest, metadata: metadata as ApiObject['metadata'] };
 }

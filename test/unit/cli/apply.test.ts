@@ -26,6 +26,12 @@ describe('applyOutcome', () => {
     expect(applyOutcome(live('5', { cpus: 1 }, { status: { phase: 'Pending' } }), live('9', { cpus: 1 }, { status: { phase: 'Running' } }))).to.equal('unchanged');
   });
 
+  it('is unchanged when only a finalizer came meanwhile (the controller adds its own, maybe between the read and the apply)', () => {
+    const finalized = live('9', { cpus: 1 });
+    finalized.metadata.finalizers = ['cairn.dev/instance'];
+    expect(applyOutcome(live('5', { cpus: 1 }), finalized)).to.equal('unchanged');
+  });
+
   it('is unchanged for a dry run that returns the would-be object without a resourceVersion', () => {
     const dry = live('5', { cpus: 1 });
     delete dry.metadata.resourceVersion;
