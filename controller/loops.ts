@@ -81,7 +81,8 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
 
   instances.watch(cache.instances, (i) => [nsKey(i)]);
   // A WorkItem going away frees capacity that an unplaced instance may fit into.
-  instances.watch(cache.workItems, (w) => [...ownerKeys(w, 'Instance'), ...(w.metadata.deletionTimestamp ? unplacedInstances(d, w.metadata.namespace!) : [])]);
+  // A WorkItem's change is progress of work under way (a node started the instance): ahead of new Instances.
+  instances.watch(cache.workItems, (w) => [...ownerKeys(w, 'Instance'), ...(w.metadata.deletionTimestamp ? unplacedInstances(d, w.metadata.namespace!) : [])], 0, { urgent: true });
   instances.watch(cache.leases, (l) => leaseOwner(l, 'instance-'));
   instances.watch(cache.nodes, (n) => [...cache.instancesOnNode(n.metadata.namespace!, n.metadata.name!).map(nsKey), ...unplacedInstances(d, n.metadata.namespace!)]);
   instances.watch(cache.volumes, (v) => attachedInstances(d, v.metadata.namespace!, v.metadata.name!));

@@ -62,10 +62,11 @@ export class Controller {
   /**
    * Enqueues the keys keys(obj) returns for every add, update and delete of
    * the informer; with delayMs, after that delay, so a burst of changes
-   * coalesces into one reconcile per key.
+   * coalesces into one reconcile per key; `urgent` keys go ahead of the
+   * others (WorkQueue.addUrgent), for changes that report progress.
    */
-  watch<T extends ListedObject>(informer: Informer<T>, keys: (obj: T) => string[], delayMs = 0): void {
-    const enqueue = (obj: T) => keys(obj).forEach((k) => this.queue.addAfter(k, delayMs));
+  watch<T extends ListedObject>(informer: Informer<T>, keys: (obj: T) => string[], delayMs = 0, opts: { urgent?: boolean } = {}): void {
+    const enqueue = (obj: T) => keys(obj).forEach((k) => (opts.urgent && delayMs <= 0 ? this.queue.addUrgent(k) : this.queue.addAfter(k, delayMs)));
     informer.addHandlers({ add: enqueue, update: (old, obj) => (enqueue(old), enqueue(obj)), delete: enqueue });
     this.sources.push({ informer: informer as unknown as Informer<ListedObject>, keys: keys as (obj: ListedObject) => string[] });
   }

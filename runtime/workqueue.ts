@@ -3,7 +3,10 @@
  * used by every reconciler and by the agent.
  *
  * Concurrency model (single-threaded JS, many async workers):
- * - fair: keys are handed out in the order they became ready (FIFO);
+ * - fair: keys are handed out in the order they became ready (FIFO), in
+ *   two lanes: urgent keys (progress of work already under way, such as a
+ *   node reporting an instance started) go before the others, so a burst
+ *   of new objects cannot starve the status of the ones before them;
  * - a key is never processed by two workers at once: get() moves it into
  *   `processing`, and an add() while it is there only marks it dirty;
  * - done(key) re-queues a key that was added while it was processed, so no
@@ -35,13 +38,16 @@ export class WorkQueue {
   private readonly clock: Clock;
   private readonly limiter: RateLimiter;
   private readonly metrics: QueueMetrics | undefined;
-  private items: string[] = [];
-  private head = 0;
+  private readonly lanes = { urgent: new Lane(), normal: new Lane() };
+  /** The lane each waiting key is queued in (a promoted key leaves a stale entry in the normal lane). */
+  private readonly queuedIn = new Map<string, keyof WorkQueue['lanes']>();
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly readySince = new Map<string, number>();
   private readonly waiting = new Map<string, { at: number; timer: TimerHandle }>();
   private waiters: Array<(key: string | undefined) => void> = [];
+  /** Keys to queue in the urgent lane when they are next queued. */
+  private readonly urgentKeys = new Set<string>();
   private shuttingDown = false;
 
   constructor(opts: WorkQueueOptions = {}) {
@@ -58,6 +64,14 @@ export class WorkQueue {
     this.readySince.set(key, this.clock.now());
     if (this.processing.has(key)) return;
     this.enqueue(key);
+  }
+
+  /** Marks key as needing work now, ahead of the keys added with add(); promotes it if it already waits. */
+  addUrgent(key: string): void {
+    if (this.shuttingDown) return;
+    this.urgentKeys.add(key);
+    if (this.queuedIn.get(key) === 'normal') return this.enqueue(key);
+    this.add(key);
   }
 
   /** Adds key after ms (keeping any earlier pending time). */
@@ -107,7 +121,7 @@ export class WorkQueue {
 
   /** Keys ready to be handed out. */
   get length(): number {
-    return this.items.length - this.head;
+    return this.queuedIn.size;
   }
 
   /** Whether key is being processed right now. */
@@ -133,26 +147,52 @@ export class WorkQueue {
   private enqueue(key: string): void {
     const waiter = this.waiters.shift();
     if (waiter) return waiter(this.handOut(key));
-    this.items.push(key);
+    const lane = this.urgentKeys.has(key) ? 'urgent' : 'normal';
+    this.queuedIn.set(key, lane);
+    this.lanes[lane].push(key);
     this.metrics?.depth(this.length);
   }
 
   private take(): string {
-    const key = this.items[this.head++]!;
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head);
-      this.head = 0;
+    for (const name of ['urgent', 'normal'] as const) {
+      for (let key = this.lanes[name].shift(); key !== undefined; key = this.lanes[name].shift()) {
+        if (this.queuedIn.get(key) !== name) continue; // promoted to the urgent lane since
+        this.queuedIn.delete(key);
+        this.metrics?.depth(this.length);
+        return this.handOut(key);
+      }
     }
-    this.metrics?.depth(this.length);
-    return this.handOut(key);
+    throw new Error('take() on an empty queue');
   }
 
   private handOut(key: string): string {
+    this.queuedIn.delete(key);
+    this.urgentKeys.delete(key);
     this.dirty.delete(key);
     this.processing.add(key);
     const since = this.readySince.get(key);
     this.readySince.delete(key);
     if (since !== undefined) this.metrics?.latency((this.clock.now() - since) / 1000);
+    return key;
+  }
+}
+
+/** A FIFO of keys that shifts in O(1) (an array with a moving head, compacted now and then). */
+class Lane {
+  private items: string[] = [];
+  private head = 0;
+
+  push(key: string): void {
+    this.items.push(key);
+  }
+
+  shift(): string | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const key = this.items[this.head++]!;
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
     return key;
   }
 }

@@ -83,6 +83,42 @@ describe('WorkQueue', () => {
     });
   });
 
+  describe('the urgent lane', () => {
+    it('hands urgent keys out before the others, each lane in FIFO order', async () => {
+      q.add('a');
+      q.add('b');
+      q.addUrgent('u1');
+      q.add('c');
+      q.addUrgent('u2');
+      expect(await drainReady(q)).to.deep.equal(['u1', 'u2', 'a', 'b', 'c']);
+    });
+
+    it('promotes a key already waiting in the normal lane, handing it out once', async () => {
+      q.add('a');
+      q.add('b');
+      q.addUrgent('b');
+      expect(q.length).to.equal(2);
+      expect(await drainReady(q)).to.deep.equal(['b', 'a']);
+    });
+
+    it('queues a key added urgently while it is processed in the urgent lane on done', async () => {
+      q.add('x');
+      const k = (await q.get())!;
+      q.add('a');
+      q.addUrgent('x');
+      q.done(k);
+      expect(await drainReady(q)).to.deep.equal(['x', 'a']);
+    });
+
+    it('is forgotten once the key is handed out: a later plain add waits its turn', async () => {
+      q.addUrgent('x');
+      q.done((await q.get())!);
+      q.add('a');
+      q.add('x');
+      expect(await drainReady(q)).to.deep.equal(['a', 'x']);
+    });
+  });
+
   describe('one worker per key', () => {
     it('never hands a key to a second worker while the first processes it; after done it goes out exactly once', async () => {
       q.add('a');
@@ -255,10 +291,10 @@ describe('WorkQueue', () => {
   });
 
   describe('property: random add/get/done sequences', () => {
-    type Op = { op: 'add'; key: string } | { op: 'get' } | { op: 'done'; pick: number };
+    type Op = { op: 'add'; key: string; urgent: boolean } | { op: 'get' } | { op: 'done'; pick: number };
     const keys = ['a', 'b', 'c', 'd'];
     const op: fc.Arbitrary<Op> = fc.oneof(
-      fc.record({ op: fc.constant('add' as const), key: fc.constantFrom(...keys) }),
+      fc.record({ op: fc.constant('add' as const), key: fc.constantFrom(...keys), urgent: fc.boolean() }),
       fc.record({ op: fc.constant('get' as const) }),
       fc.record({ op: fc.constant('done' as const), pick: fc.nat(3) }),
     );
@@ -282,7 +318,8 @@ describe('WorkQueue', () => {
           for (const o of ops) {
             if (o.op === 'add') {
               owed.add(o.key);
-              queue.add(o.key);
+              if (o.urgent) queue.addUrgent(o.key);
+              else queue.add(o.key);
             } else if (o.op === 'get') {
               take();
             } else if (held.size > 0) {
