@@ -3,6 +3,8 @@
  * --etcd-endpoints is given) and `cairn apiserver` (apiserver over an
  * external etcd). Both shut down gracefully on SIGTERM/SIGINT.
  */
+import { createHash } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../../api/log.js';
 import { explainEtcdFailure } from '../../apiserver/etcd/client-tls.js';
@@ -106,9 +108,20 @@ function auditLogOptions(flags: ServerFlags, allInOne: boolean): ApiServerOption
   return file === '' ? undefined : { path: path.resolve(file), maxSizeBytes: flags.auditLogMaxSize, maxFiles: flags.auditLogMaxFiles };
 }
 
+/**
+ * The controller's holder identity in the leader Lease: the same for every start of a server on this data
+ * dir, so the controller of a restarted server (after a crash too) takes its lease back at once instead of
+ * waiting it out. Unique while it runs: the data dir is locked by one server, which runs one controller
+ * at a time (the supervisor starts another only once the last exited; a controller exits with its server).
+ */
+export function serverControllerIdentity(dataDir: string): string {
+  return `${os.hostname()}_server-${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 12)}`;
+}
+
 /** Runs `cairn controller` against this server as a supervised child process. */
 function superviseController(kubeconfig: string, flags: ServerFlags, log: ReturnType<typeof createLogger>): ChildSupervisor {
-  const args = [...process.execArgv, process.argv[1]!, 'controller', '--kubeconfig', kubeconfig, '--metrics-port', String(flags.controllerMetricsPort ?? 0), '--log-level', flags.logLevel];
+  const identity = serverControllerIdentity(flags.dataDir);
+  const args = [...process.execArgv, process.argv[1]!, 'controller', '--kubeconfig', kubeconfig, '--identity', identity, '--metrics-port', String(flags.controllerMetricsPort ?? 0), '--log-level', flags.logLevel];
   const supervisor = new ChildSupervisor({ name: 'controller', command: process.execPath, args, log });
   supervisor.start();
   return supervisor;
