@@ -39,7 +39,9 @@ describe('instance logs and VM consoles through the agent tunnel (e2e)', functio
 
   before(async () => {
     testGuest();
-    c = await startTestCluster({ agents: NODES, join: true });
+    // A 10 s node lease: the agent killed below is back long before its instances' fencing deadline
+    // (the test timings' 3 s lease would leave a loaded machine too little time, and the counter would restart).
+    c = await startTestCluster({ agents: NODES, join: true, spec: { failureDetection: { heartbeatIntervalSeconds: 1, nodeLeaseDurationSeconds: 10, failoverGracePeriodSeconds: 1 } } });
     // A counter printed every 100 ms: a lost or repeated line shows as a gap or a repeat.
     await c.client.create('Instance', { metadata: { name: 'counter', namespace: ns() }, spec: { cpus: 1, memory: '32Mi', placement: { nodeName: 'node-a' }, process: { command: ['/bin/sh', '-c', 'i=0; while :; do i=$((i+1)); echo "tick $i"; sleep 0.1; done'] } } });
     await running('counter');
