@@ -2,8 +2,9 @@
  * Issue 16, acceptance 1: instance output and VM consoles through the
  * agent's own tunnel, with `cairn server`, real agents joined with node
  * credentials, and real qemu booting the test guest.
- *   - `cairn logs` (tail, follow) of a process instance, and a follow that
- *     survives its agent being killed and started again, losing no line;
+ *   - `cairn logs` (tail, since, previous, follow) of a process instance, and
+ *     a follow that survives its agent being killed and started again, losing
+ *     no line;
  *   - `cairn console` of a VM shows its heartbeat and echoes a typed line;
  *   - a process instance's console is refused with a hint;
  *   - a node credential cannot open another node's tunnel nor read logs (403);
@@ -75,6 +76,20 @@ describe('instance logs and VM consoles through the agent tunnel (e2e)', functio
     const seen = ticks(f.stdout());
     expect(seen, 'contiguous, from the first tick shown').to.deep.equal(seen.map((_, i) => first + i));
     expect(f.stdout()).not.to.include('[cairn]');
+  });
+
+  it('shows the current run by default and the runs before it with --previous', async () => {
+    const before = ticks((await c.cairn(['logs', 'instance', 'counter'])).stdout).length;
+    const r = await c.cairn(['restart', 'instance', 'counter']);
+    expect(r.code, r.stderr).to.equal(0);
+    await eventually('counter restarted', async () => ((await get('counter'))?.status?.restarts ?? 0) >= 1 && (await get('counter'))?.status?.phase === 'Running', 30_000, 100);
+    await eventually('the new run prints', async () => ticks((await c.cairn(['logs', 'instance', 'counter'])).stdout).length >= 3, 20_000, 100);
+    const current = ticks((await c.cairn(['logs', 'instance', 'counter'])).stdout);
+    expect(current.slice(0, 3), 'the new run counts from 1').to.deep.equal([1, 2, 3]);
+    const previous = ticks((await c.cairn(['logs', 'instance', 'counter', '--previous'])).stdout);
+    expect(previous[0]).to.equal(1);
+    expect(previous.length, 'the earlier run, whole').to.be.at.least(before);
+    expect(previous, 'contiguous: one run').to.deep.equal(previous.map((_, i) => i + 1));
   });
 
   it("opens a VM's serial console: the heartbeat shows and a typed line is echoed", async () => {
