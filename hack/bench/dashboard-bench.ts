@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { stopChild } from '../../apiserver/etcd/process.js';
 import { CAIRN_BIN, spawnCairn, type CairnProcess } from '../cairn-process.js';
-import { expectStatus, fmt, killMarked, median, numberArg, percentile, request, runBenchmark, targetFromKubeconfig, type ApiTarget } from './lib.js';
+import { expectStatus, fmt, killMarked, median, numberArg, percentile, request, runBenchmark, targetFromKubeconfig, type ApiTarget, until } from './lib.js';
 
 const N = numberArg('instances', 500);
 const CHANGES = numberArg('changes', 10);
@@ -36,14 +36,6 @@ let dir: string | undefined;
 let api: ApiTarget | undefined;
 let browser: Browser | undefined;
 const children: ChildProcess[] = [];
-
-async function until(what: string, timeoutMs: number, probe: () => Promise<boolean>, everyMs = 100): Promise<void> {
-  const t0 = performance.now();
-  while (!(await probe())) {
-    if (performance.now() - t0 > timeoutMs) throw new Error(`${what} did not happen within ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 // The shell stays (its $0 carries the marker, so cleanup finds it); the sleep it waits on ends within a second of it.
 const instance = (name: string, command: string[]) => ({ apiVersion: 'cairn.dev/v1alpha1', kind: 'Instance', metadata: { name, namespace: NS }, spec: { cpus: 1, memory: '8Mi', process: { command } } });

@@ -38,7 +38,7 @@ import { volumeIdXattr } from '../../agent/drivers/volume/gluster-brick.js';
 import { answers, isMountPoint } from '../../agent/drivers/volume/gluster-mount.js';
 import { CAIRN_BIN, spawnCairn, type CairnProcess } from '../cairn-process.js';
 import { killGlusterUnder } from '../gluster-cleanup.js';
-import { fmt, killMarked, median, numberArg, runBenchmark } from './lib.js';
+import { fmt, killMarked, median, numberArg, runBenchmark, until } from './lib.js';
 
 const run = promisify(execFile);
 const ROUNDS = numberArg('rounds', 3);
@@ -71,16 +71,6 @@ async function cleanup(): Promise<void> {
   }
   await server?.stop().catch(() => undefined);
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
-}
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>, everyMs = 100): Promise<T> {
-  const t0 = performance.now();
-  while (performance.now() - t0 < timeoutMs) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`${what} did not happen within ${timeoutMs / 1000} s`);
 }
 
 /** MB/s of one dd of MIB MiB into `target` with fsync; the file is removed after. */

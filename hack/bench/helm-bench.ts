@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { stopChild } from '../../apiserver/etcd/process.js';
 import { CAIRN_BIN, spawnCairn, type CairnProcess } from '../cairn-process.js';
 import { HELM_BIN } from '../helm.js';
-import { expectStatus, fmt, killMarked, markedPids, median, numberArg, request, runBenchmark, targetFromKubeconfig, type ApiTarget } from './lib.js';
+import { expectStatus, fmt, killMarked, markedPids, median, numberArg, request, runBenchmark, targetFromKubeconfig, type ApiTarget, until } from './lib.js';
 
 const N = numberArg('instances', 100);
 const ROUNDS = numberArg('rounds', 2);
@@ -47,14 +47,6 @@ function run(program: string, args: string[], env: NodeJS.ProcessEnv, stdin?: st
     child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${path.basename(program)} ${args.join(' ')} exited ${code}: ${err}`))));
     child.stdin.end(stdin ?? '');
   });
-}
-
-async function until(what: string, timeoutMs: number, probe: () => Promise<boolean>): Promise<void> {
-  const t0 = performance.now();
-  while (!(await probe())) {
-    if (performance.now() - t0 > timeoutMs) throw new Error(`${what} did not happen within ${timeoutMs / 1000} s`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 async function phases(t: ApiTarget): Promise<string[]> {

@@ -258,3 +258,14 @@ export function killMarked(marker: string): void {
     }
   }
 }
+
+/** Polls `probe` every `everyMs` until it yields a value (anything but undefined or false); throws naming `what` after `timeoutMs`. */
+export async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined | false>, everyMs = 100): Promise<T> {
+  const t0 = performance.now();
+  while (performance.now() - t0 < timeoutMs) {
+    const v = await probe();
+    if (v !== undefined && v !== false) return v;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error(`${what} did not happen within ${timeoutMs / 1000} s`);
+}
