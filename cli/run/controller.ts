@@ -44,7 +44,7 @@ export async function runController(flags: ControllerFlags): Promise<void> {
     metricsPort: flags.metricsPort,
     log,
   });
-  log.info('controller started', { identity: manager.identity, health: manager.healthUrl });
+  log.info('controller started', { identity: manager.identity, pid: process.pid, health: manager.healthUrl });
   const shutdown = () => void manager.stop().then(() => process.exit(0));
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);

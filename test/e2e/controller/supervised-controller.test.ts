@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import { eventually } from '../../support/eventually.js';
 import { startServerProcess, type ServerProcess } from '../../support/server-process.js';
+import { serverControllerIdentity } from '../../../cli/run/server.js';
 import { childrenOf, clientFor, pidAlive, readLeaderLease } from './harness.js';
 
 /** How long an orphaned controller may take to notice and exit: IPC disconnect, lease release attempt (refused), exit. */
@@ -36,7 +37,7 @@ describe('cairn server with its supervised controller (e2e)', function () {
   const remember = (serverPid: number) => {
     for (const c of childrenOf(serverPid)) seen.add(c.pid);
   };
-  const startedLine = (server: ServerProcess, pid: number) => server.logs().split('\n').some((l) => l.includes('"controller started"') && l.includes(`_${pid}"`));
+  const startedLine = (server: ServerProcess, pid: number) => server.logs().split('\n').some((l) => l.includes('"controller started"') && l.includes(`"pid":${pid},`));
 
   /** Kills the server with SIGKILL and asserts that controller pid exits within the bound. */
   async function expectNoOrphan(server: ServerProcess, ctl: number, label: string, boundMs: number): Promise<void> {
@@ -66,13 +67,16 @@ describe('cairn server with its supervised controller (e2e)', function () {
       serverPid = server.child.pid!;
     });
 
-    it('runs one controller child, which takes the leader lease', async () => {
+    it('runs one controller child, which takes the leader lease under the identity of the server\'s data dir', async () => {
       await eventually('a controller child of the server', () => controllerChildren(serverPid).length === 1, 15_000, 50);
       remember(serverPid);
       const [pid] = controllerChildren(serverPid);
       const { kc } = clientFor(server.kubeconfig);
       try {
-        await eventually('the child to hold the leader lease', async () => (await readLeaderLease(kc).catch(() => undefined))?.spec?.holderIdentity?.endsWith(`_${pid}`) === true, 20_000, 100);
+        await eventually('the child to start', () => startedLine(server, pid!), 15_000, 50);
+        const identity = serverControllerIdentity(server.dataDir);
+        await eventually('the child to hold the leader lease', async () => (await readLeaderLease(kc).catch(() => undefined))?.spec?.holderIdentity === identity, 20_000, 100);
+        expect(controllerChildren(serverPid)).to.deep.equal([pid]);
       } finally {
         kc.destroyAgent();
       }
