@@ -7,6 +7,9 @@
  * conflicts with another manager's field until `force_conflicts=True` takes it over.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { cairnPath, cluster, instance } from '../../support/fixtures.js';
 import { eventually } from '../../support/eventually.js';
@@ -101,13 +104,18 @@ describe('the Python Kubernetes client (python3-kubernetes) against the apiserve
   });
 });
 
+/** Runs a Python script; its TMPDIR (where DynamicClient caches discovery) is a directory removed afterwards. */
 function runPython(script: string, ...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-python-'));
   return new Promise((resolve) => {
-    const child = spawn(PYTHON, ['-c', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(PYTHON, ['-c', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TMPDIR: tmp } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+    child.once('exit', (code) => {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      resolve({ code, stdout, stderr });
+    });
   });
 }
