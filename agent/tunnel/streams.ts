@@ -7,7 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { StreamEnd, StreamRequest } from '../../api/tunnel.js';
 import { instanceDir } from '../drivers/paths.js';
-import { LOG_FILE, readState } from '../drivers/process/state.js';
+import { LOG_FILE, readState, type ProcessState } from '../drivers/process/state.js';
 import { CONSOLE_SOCKET } from '../drivers/qemu/command.js';
 import { streamLog, LogUnavailable } from './log-stream.js';
 import type { LogMark } from './log-window.js';
@@ -36,25 +36,24 @@ export async function serveStream(req: StreamRequest, peer: StreamPeer, ctx: Str
   const dir = instanceDir(ctx.dataDir, req.namespace, req.name);
   const where = `instance ${req.namespace}/${req.name} on node ${ctx.nodeName}`;
   try {
-    if (!fs.existsSync(path.join(dir, LOG_FILE)) && !readState(dir)) return peer.end({ status: 404, message: `${where} has no files here: it never ran on this node, or was removed` });
-    if (req.kind === 'log') await serveLog(dir, req, peer, ctx);
-    else return await serveConsole(dir, where, peer);
+    const state = readState(dir);
+    if (!state && !fs.existsSync(path.join(dir, LOG_FILE))) return peer.end({ status: 404, message: `${where} has no files here: it never ran on this node, or was removed` });
+    if (req.kind === 'log') await serveLog(dir, state, req, peer, ctx);
+    else return await serveConsole(dir, state, where, peer);
     peer.end();
   } catch (err) {
     peer.end(err instanceof LogUnavailable ? { status: err.status, message: `${where}: ${err.message}` } : { status: 500, message: `reading ${where} failed: ${String(err)}` });
   }
 }
 
-function serveLog(dir: string, req: StreamRequest, peer: StreamPeer, ctx: StreamContext): Promise<void> {
-  const state = readState(dir);
+function serveLog(dir: string, state: ProcessState | undefined, req: StreamRequest, peer: StreamPeer, ctx: StreamContext): Promise<void> {
   const runStart = state?.logOffset ?? state?.vm?.logOffset ?? 0;
   const sink = { start: (offset: number) => peer.start(offset), data: (chunk: Buffer) => peer.send(chunk) };
   return streamLog(path.join(dir, LOG_FILE), req.log ?? {}, { runStart, marks: ctx.marksOf(dir), now: ctx.now() }, sink, peer.signal);
 }
 
 /** Joins the stream to the VM's serial console socket (qemu serves it; its output is logged to console.log too). */
-function serveConsole(dir: string, where: string, peer: StreamPeer): Promise<void> {
-  const state = readState(dir);
+function serveConsole(dir: string, state: ProcessState | undefined, where: string, peer: StreamPeer): Promise<void> {
   if (state && !state.vm) return Promise.resolve(peer.end({ status: 400, message: `${where} is a process instance, which has no console; read its output with cairn logs` }));
   return new Promise((resolve) => {
     const socket = net.connect(path.join(dir, CONSOLE_SOCKET));

@@ -47,20 +47,22 @@ export async function authorizeRequest(sec: Security, a: RequestAttributes): Pro
 export function auditWhenAnswered(sec: Security, res: ServerResponse, a: RequestAttributes, path: string): void {
   const mutating = a.resource ? MUTATING_VERBS.has(a.verb) : a.verb !== 'get' && a.verb !== 'head';
   if (!mutating) return;
-  res.once('finish', () => {
-    const r = a.resource;
-    const name = r?.name ?? createdName(res);
-    sec.audit.record({
-      time: new Date().toISOString(),
-      user: a.user.name,
-      groups: a.user.groups,
-      verb: a.verb,
-      path,
-      ...(r ? { apiGroup: r.apiGroup, resource: r.resource } : {}),
-      ...(r?.subresource ? { subresource: r.subresource } : {}),
-      ...(r?.namespace ? { namespace: r.namespace } : {}),
-      ...(name ? { name } : {}),
-      code: res.statusCode,
-    });
+  res.once('finish', () => recordAudit(sec, a, path, res.statusCode, a.resource?.name ?? createdName(res)));
+}
+
+/** Writes the audit entry of a request answered with `code` (a WebSocket upgrade records 101). */
+export function recordAudit(sec: Security, a: RequestAttributes, path: string, code: number, name = a.resource?.name): void {
+  const r = a.resource;
+  sec.audit.record({
+    time: new Date().toISOString(),
+    user: a.user.name,
+    groups: a.user.groups,
+    verb: a.verb,
+    path,
+    ...(r ? { apiGroup: r.apiGroup, resource: r.resource } : {}),
+    ...(r?.subresource ? { subresource: r.subresource } : {}),
+    ...(r?.namespace ? { namespace: r.namespace } : {}),
+    ...(name ? { name } : {}),
+    code,
   });
 }

@@ -5,24 +5,15 @@
  * code of 4000 + an HTTP status, with a reason, says why a session ended
  * from the far side.
  */
-import type { IncomingHttpHeaders } from 'node:http';
 import WebSocket from 'ws';
 import { CONSOLE_PROTOCOL } from '../../api/tunnel.js';
 import type { UserInfo } from '../auth/tokens.js';
-import { ApiError } from '../errors.js';
-import { FORWARDED_HEADER, forwardWebSocket } from './forward.js';
+import { forwardWebSocket } from './forward.js';
 import type { LogDeps } from './instance-log.js';
-import { instanceTarget, type InstanceTarget } from './instance-target.js';
+import type { InstanceTarget } from './instance-target.js';
 
 /** The close code of a normal end. */
 const NORMAL = 1000;
-
-/** The instance's console target; 400 for a process instance, 503 when its node is unreachable. */
-export async function consoleTarget(deps: LogDeps, headers: IncomingHttpHeaders, namespace: string, name: string): Promise<InstanceTarget> {
-  const t = await instanceTarget(deps.ctx, deps.tunnels, namespace, name, 'console');
-  if ('peer' in t.route && headers[FORWARDED_HEADER]) throw new ApiError(503, 'ServiceUnavailable', `the tunnel of node ${t.node} is moving between apiserver replicas; retry`);
-  return t;
-}
 
 /** Joins the user's WebSocket to the console until either side ends. */
 export function joinConsole(deps: LogDeps, client: WebSocket, t: InstanceTarget, user: UserInfo): void {

@@ -13,6 +13,7 @@ import { sendError } from '../http/respond.js';
 import { FORWARDED_HEADER, type PeerCredentials } from './forward.js';
 import { instanceTarget, type InstanceTarget } from './instance-target.js';
 import { LOG_OFFSET_HEADER, openLogSource } from './log-source.js';
+import type { TunnelStream } from './node-tunnel.js';
 import type { Tunnels } from './tunnels.js';
 
 /** How long a follow waits for a lost tunnel to come back. */
@@ -31,27 +32,30 @@ const REASONS: Record<number, string> = { 400: 'BadRequest', 403: 'Forbidden', 4
 /** Serves one log request (already authenticated and authorized). */
 export async function serveInstanceLog(deps: LogDeps, req: ApiRequest, res: ServerResponse, namespace: string, name: string): Promise<void> {
   const opts = logOptions(req.query);
-  let target = await reachable(deps, req, namespace, name);
+  let target = await instanceTarget(deps.ctx, deps.tunnels, req.headers, namespace, name, 'log');
   let offset: number | undefined;
   let sent = 0;
   let clientGone = false;
-  res.once('close', () => (clientGone = true));
+  let source: TunnelStream | undefined;
+  res.once('close', () => {
+    clientGone = true;
+    source?.close();
+  });
   for (;;) {
     const resume = offset === undefined ? {} : { fromOffset: offset + sent };
-    const source = openLogSource(target, { ...opts, ...resume }, req.user, deps.peers);
-    res.once('close', () => source.close());
+    const current = (source = openLogSource(target, { ...opts, ...resume }, req.user, deps.peers));
     const end = await new Promise<{ failure?: StreamEnd; lost: boolean }>((resolve) => {
-      source.on('start', (o) => {
+      current.on('start', (o) => {
         if (offset !== undefined) return;
         offset = o;
         res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', [LOG_OFFSET_HEADER]: String(o) });
         res.flushHeaders();
       });
-      source.on('data', (chunk) => {
+      current.on('data', (chunk) => {
         sent += chunk.length;
         res.write(chunk);
       });
-      source.on('end', (failure, lost) => resolve({ ...(failure ? { failure } : {}), lost }));
+      current.on('end', (failure, lost) => resolve({ ...(failure ? { failure } : {}), lost }));
     });
     if (offset === undefined) return sendError(res, streamError(end.failure), deps.ctx.log);
     if (!end.lost || !opts.follow || clientGone) return void res.end();
@@ -63,17 +67,10 @@ export async function serveInstanceLog(deps: LogDeps, req: ApiRequest, res: Serv
   }
 }
 
-/** The target, refusing a second forward (the tunnel moved while the request crossed replicas). */
-async function reachable(deps: LogDeps, req: ApiRequest, namespace: string, name: string): Promise<InstanceTarget> {
-  const t = await instanceTarget(deps.ctx, deps.tunnels, namespace, name, 'log');
-  if ('peer' in t.route && req.headers[FORWARDED_HEADER]) throw new ApiError(503, 'ServiceUnavailable', `the tunnel of node ${t.node} is moving between apiserver replicas; retry`);
-  return t;
-}
-
 async function waitForTunnel(deps: LogDeps, req: ApiRequest, namespace: string, name: string, cancelled: () => boolean): Promise<InstanceTarget | undefined> {
   for (const until = Date.now() + RESUME_WAIT_MS; Date.now() < until && !cancelled(); ) {
     await new Promise((r) => setTimeout(r, RESUME_POLL_MS));
-    const t = await reachable(deps, req, namespace, name).catch(() => undefined);
+    const t = await instanceTarget(deps.ctx, deps.tunnels, req.headers, namespace, name, 'log').catch(() => undefined);
     if (t) return t;
   }
   return undefined;

@@ -15,10 +15,11 @@ import { CONSOLE_PROTOCOL, TUNNEL_PROTOCOL } from '../../api/tunnel.js';
 import { resourceAttributes, type RequestAttributes } from '../auth/attributes.js';
 import type { UserInfo } from '../auth/tokens.js';
 import { ApiError } from '../errors.js';
-import { authenticateRequest, authorizeRequest, type Security } from '../http/security.js';
+import { authenticateRequest, authorizeRequest, recordAudit, type Security } from '../http/security.js';
 import { toApiError } from '../http/respond.js';
 import { parseResourcePath, type RequestInfo } from '../request-info.js';
-import { joinConsole, consoleTarget } from './instance-console.js';
+import { joinConsole } from './instance-console.js';
+import { instanceTarget } from './instance-target.js';
 import type { LogDeps } from './instance-log.js';
 import { NodeTunnel } from './node-tunnel.js';
 
@@ -41,14 +42,14 @@ async function accept(deps: LogDeps, sec: Security, wss: WebSocketServer, req: I
   const user = await authenticateRequest(sec, withSubprotocolToken(req.headers));
   const attrs: RequestAttributes = { ...resourceAttributes(user, 'POST', info, {}), verb: 'create' };
   await authorizeRequest(sec, attrs);
-  audit(sec, attrs, path, 101);
+  recordAudit(sec, attrs, path, 101);
   if (kind === 'tunnel') {
     const ws = await upgrade(wss, req, socket, head);
     deps.tunnels.attach(info.namespace!, new NodeTunnel(ws, info.name!));
     deps.ctx.log.info('tunnel opened', { cluster: info.namespace, node: info.name, user: user.name });
     return;
   }
-  const target = await consoleTarget(deps, req.headers, info.namespace!, info.name!);
+  const target = await instanceTarget(deps.ctx, deps.tunnels, req.headers, info.namespace!, info.name!, 'console');
   joinConsole(deps, await upgrade(wss, req, socket, head), target, user as UserInfo);
 }
 
@@ -81,9 +82,4 @@ function refuse(socket: Duplex, err: ApiError): void {
   if (socket.destroyed) return;
   const body = JSON.stringify(err.toStatus());
   socket.end(`HTTP/1.1 ${err.code} ${err.reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
-}
-
-function audit(sec: Security, a: RequestAttributes, path: string, code: number): void {
-  const r = a.resource!;
-  sec.audit.record({ time: new Date().toISOString(), user: a.user.name, groups: a.user.groups, verb: a.verb, path, apiGroup: r.apiGroup, resource: r.resource, ...(r.subresource ? { subresource: r.subresource } : {}), ...(r.namespace ? { namespace: r.namespace } : {}), ...(r.name ? { name: r.name } : {}), code });
 }

@@ -42,10 +42,10 @@ export class HttpsClient implements ApiClient {
     const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
     const headers: Record<string, string> = { Accept: 'application/json', ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...req.headers };
     const res = await this.send(method, this.url(path, req.query), headers, body);
-    const text = await readAll(res);
     const status = res.statusCode ?? 0;
-    if (status >= 200 && status <= 299) return (text ? JSON.parse(text) : undefined) as T;
-    throw toApiError(Object.assign(new Error(`${status} ${STATUS_CODES[status] ?? 'Unknown API Status Code'}`), { code: status, body: text }));
+    if (status < 200 || status > 299) throw await refusal(res);
+    const text = await readAll(res);
+    return (text ? JSON.parse(text) : undefined) as T;
   }
 
   async watch(path: string, query: Query, onEvent: (type: string, obj: unknown) => void, headers: Record<string, string> = {}): Promise<WatchHandle> {
@@ -118,6 +118,13 @@ export class HttpsClient implements ApiClient {
 // A watch that could not start: resolves as client-node's does, its `done` carrying the failure.
 function ended(err: unknown): WatchHandle {
   return { stop: () => undefined, done: Promise.reject(err) };
+}
+
+/** The error an HTTP refusal stands for: an ApiStatusError carrying the Status the server sent. */
+export async function refusal(res: http.IncomingMessage): Promise<unknown> {
+  const status = res.statusCode ?? 0;
+  const body = await readAll(res).catch(() => '');
+  return toApiError(Object.assign(new Error(`${status} ${STATUS_CODES[status] ?? 'Unknown API Status Code'}`), { code: status, body }));
 }
 
 function readAll(res: http.IncomingMessage): Promise<string> {

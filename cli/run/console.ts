@@ -5,10 +5,10 @@
  * the end of its input.
  */
 import WebSocket from 'ws';
-import { toApiError } from '../../api/client/errors.js';
 import { CONSOLE_PROTOCOL } from '../../api/tunnel.js';
 import type { ClientContext } from '../client/context.js';
 import { CliError } from '../client/errors.js';
+import { refusal } from '../client/https-client.js';
 import { oneInstance } from '../client/kind-args.js';
 
 /** Ctrl-]: telnet's and virsh's escape. */
@@ -35,11 +35,7 @@ export async function openConsole(ctx: ClientContext, args: string[]): Promise<n
 function opened(ws: WebSocket): Promise<void> {
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve());
-    ws.once('unexpected-response', (_req, res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => reject(toApiError(Object.assign(new Error(`${res.statusCode} ${res.statusMessage}`), { code: res.statusCode, body }))));
-    });
+    ws.once('unexpected-response', (_req, res) => void refusal(res).then(reject));
     ws.once('error', (err) => reject(new CliError(`cannot open the console: ${err.message}`)));
   });
 }

@@ -5,8 +5,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { toApiError } from '../../api/client/errors.js';
 import type { RawConnection } from '../client/api-client.js';
+import { refusal } from '../client/https-client.js';
 import type { ClientContext } from '../client/context.js';
 import { untilInterrupted } from '../client/interrupt.js';
 import { oneInstance } from '../client/kind-args.js';
@@ -38,7 +38,7 @@ export async function logs(ctx: ClientContext, args: string[]): Promise<number> 
 }
 
 /** GETs a streamed response; a refusal becomes the API's error (its Status message). */
-export async function get(conn: RawConnection, path: string, query: Record<string, string>): Promise<http.IncomingMessage> {
+async function get(conn: RawConnection, path: string, query: Record<string, string>): Promise<http.IncomingMessage> {
   const url = new URL(conn.server.replace(/\/+$/, '') + path);
   for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
   const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
@@ -46,10 +46,5 @@ export async function get(conn: RawConnection, path: string, query: Record<strin
     req.on('error', (err) => reject(new Error(`request to ${url.href} failed, reason: ${err.message}`)));
   });
   if (res.statusCode === 200) return res;
-  const body = await new Promise<string>((resolve) => {
-    let text = '';
-    res.on('data', (c: Buffer) => (text += c.toString()));
-    res.on('end', () => resolve(text));
-  });
-  throw toApiError(Object.assign(new Error(`${res.statusCode} ${res.statusMessage}`), { code: res.statusCode, body }));
+  throw await refusal(res);
 }
