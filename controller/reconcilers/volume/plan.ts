@@ -14,7 +14,7 @@ import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
 import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
 import { joinSettlesInMs, volumeStatus, type ReplicaSlot, type SpecProblem } from './status.js';
-import { clientVolfile, shdVolfile } from './volfiles.js';
+import { clientVolfile, shdVolfile, specLayout } from './volfiles.js';
 import { desiredReplicaWorkItem, type BrickHome, type LayoutVolfiles } from './workitem-spec.js';
 
 /** How long a brick that grew must have run again before the next one may grow: clients reconnect every 3 s. */
@@ -100,8 +100,7 @@ function layoutVolfiles(o: VolumeObserved, active: WorkItem[], replicas: number)
   const placed = bricks.map((w) => w?.spec.volumeReplica?.brick && { brick: w.spec.volumeReplica.brick, host: o.nodeAddress(w.spec.nodeName) });
   if (placed.some((p) => !p?.host)) return undefined;
   const first = placed[0]!.brick;
-  const { arbiter, options } = o.volume.spec;
-  const layout = { volume: first.volume, volumeId: first.volumeId, bricks: placed.map((p) => ({ host: p!.host!, port: p!.brick.port, path: p!.brick.path })), arbiter: arbiter === true && replicas === 3, ...(options ? { options } : {}) };
+  const layout = specLayout(o.volume.spec, { volume: first.volume, volumeId: first.volumeId, bricks: placed.map((p) => ({ host: p!.host!, port: p!.brick.port, path: p!.brick.path })) });
   return { shd: shdVolfile(layout), client: clientVolfile(layout) };
 }
 

@@ -13,6 +13,7 @@
  * watches the `trusted.afr.<volume>-` prefix of the xattrs they become.
  */
 import { GLUSTER_OPTIONS, type OptionTarget } from '../../../api/gluster-options.js';
+import type { VolumeSpec } from '../../../api/volume.js';
 
 /** One brick: where it runs and listens, in replica order. */
 export interface BrickPlacement {
@@ -34,6 +35,15 @@ export interface GlusterLayout {
   arbiter?: boolean;
   /** The Volume's spec.options (api/gluster-options.ts): they shape the client's and the self-heal daemon's graphs. */
   options?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A layout with what the Volume's spec adds to every graph: the arbiter (replica 3 only) and spec.options.
+ * Every volfile of one Volume is made from such a layout, so the bricks' daemons and each node's mount
+ * agree on the replica set (arbiter-count) and the options (ping-timeout, quorum).
+ */
+export function specLayout(spec: Pick<VolumeSpec, 'arbiter' | 'options'>, base: Omit<GlusterLayout, 'arbiter' | 'options'>): GlusterLayout {
+  return { ...base, arbiter: spec.arbiter === true && base.bricks.length === 3, ...(spec.options ? { options: spec.options } : {}) };
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;

@@ -22,6 +22,14 @@ describe('glusterMount', () => {
     expect(v).to.include('option remote-host 10.0.0.2').and.include('type cluster/replicate');
   });
 
+  it("carries the spec's options and arbiter, as the bricks' graphs do (a mount without them kept gluster's 42 s ping timeout)", () => {
+    const three = [replica(0, '10.0.0.1'), replica(1, '10.0.0.2'), replica(2, '10.0.0.3')];
+    const m = glusterMount(gluster(three, { replicas: 3, arbiter: true, options: { 'network.ping-timeout': '5' } }))!;
+    expect(m.volfile).to.include('option ping-timeout 5').and.not.include('option ping-timeout 42');
+    expect(m.volfile).to.include('option arbiter-count 1');
+    expect(glusterMount(gluster(three, { replicas: 3 }))!.volfile).to.include('option ping-timeout 42').and.not.include('arbiter-count');
+  });
+
   it('is undefined for the file driver, while a brick has no address, and while a replica is unplaced', () => {
     expect(glusterMount(gluster([replica(0, '10.0.0.1'), replica(1, '10.0.0.2')], { driver: 'file' }))).to.equal(undefined);
     expect(glusterMount(gluster([replica(0, '10.0.0.1'), replica(1)]))).to.equal(undefined);
