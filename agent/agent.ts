@@ -42,6 +42,7 @@ import { startVolfileServer, volfileSocket } from './gluster/volfile-server.js';
 import { startLivenessSweep } from './liveness.js';
 import { startMountWatch } from './gluster/mount-watch.js';
 import { LocalStore, keyOf } from './local-store.js';
+import { MetadataCopy, OwnerCopier } from './metadata-copy.js';
 import { detectCapacity, type CapacityOverrides } from './machine.js';
 import { AgentMetrics } from './metrics.js';
 import { registerNode } from './node-registration.js';
@@ -52,6 +53,8 @@ import { TunnelClient } from './tunnel/tunnel-client.js';
 
 /** How often running instances' processes are checked (cheaply, through /proc). */
 const LIVENESS_SWEEP_MS = 2_000;
+/** How often the copies of the Node and the Cluster are refreshed (metadata-copy.ts). */
+const NODE_COPY_REFRESH_MS = 60_000;
 /** How often the volfile server checks whether a mount's volfile changed (a brick moved). */
 const VOLFILE_REFRESH_MS = 1_000;
 
@@ -100,6 +103,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   rotator?.start();
   const store = LocalStore.at(opts.dataDir);
   store.load();
+  const copy = MetadataCopy.at(opts.dataDir);
   const source = { group: GROUP, version: VERSION, plural: PLURALS.WorkItem, namespace: opts.cluster, fieldSelector: `spec.nodeName=${opts.nodeName}` };
   const informer = new Informer<WorkItem>(kubeConfig, source, { log, clock, idleTimeoutMs: opts.watchIdleTimeoutMs });
   const metrics = new AgentMetrics(() => (informer.hasSynced ? informer.list() : store.list()));
@@ -116,19 +120,27 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const stored = store.storedFence;
   // Its own connection pool: a renewal must not wait behind hundreds of status writes (the term would lapse).
   const fenceConfig = kubeConfig.withOwnPool();
-  const fence = new NodeFence(fenceConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence) }, stored);
-  const claims = new InstanceClaims(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds, clock, onChange: (key, term) => store.recordClaim(key, term) });
+  const fence = new NodeFence(fenceConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence, copy) }, stored);
+  const claims = new InstanceClaims(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds, clock, onChange: (key, term, leaseName) => {
+    store.recordClaim(key, term);
+    if (term) copy.save('Lease', claims.lease(key));
+    else copy.remove('Lease', opts.cluster, leaseName);
+  } });
   if (stored && fence.term === stored.term) claims.restore(stored.term, store.claimedIn(stored.term), (k) => { const w = store.get(k); return w && claimNameOf(w); });
   const deps: AgentReconcilerDeps = { client, runner, fence, claims, store, cached: (k) => informer.get(k), synced: () => informer.hasSynced, settings, clock, log, metrics, operations };
   controller = new Controller({ name: 'workitem', reconcile: (k) => reconcileWorkItem(deps, k), workers: opts.workers, log, metrics, clock, rateLimiter: new ExponentialBackoffLimiter(200, 60_000) });
   wireInformer(informer, controller, store, operations);
+  const owners = new OwnerCopier(copy, (kind, ns, name) => client.get(kind, ns, name), items, (err) => log.warn('cannot refresh the metadata copy of an owner', { error: String(err) }));
+  informer.addHandlers({ add: (w) => owners.changed(w), update: (_old, w) => owners.changed(w), delete: (w) => owners.changed(w) });
+  store.list().forEach((w) => owners.changed(w));
   const registration = registerUntilDone(client, opts, [qemu.driver, gluster], qemu.accelerator, log);
+  void registration.then(() => copyNodeAndCluster(client, copy, opts));
   fence.start();
   for (const w of store.list()) controller.queue.add(keyOf(w));
   informer.start();
   const workers = controller.run();
   const volfiles = await startVolfileServer(volfileSocket(opts.dataDir), mountVolfileLookup(items, opts.dataDir), (m, meta) => log.info(m, meta));
-  const timers = [startLogRotation(opts, log), startLivenessSweep(items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS), startMountWatch(opts.dataDir, items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS), setInterval(() => volfiles.refresh(), VOLFILE_REFRESH_MS)];
+  const timers = [startLogRotation(opts, log), startLivenessSweep(items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS), startMountWatch(opts.dataDir, items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS), setInterval(() => volfiles.refresh(), VOLFILE_REFRESH_MS), setInterval(() => void copyNodeAndCluster(client, copy, opts), NODE_COPY_REFRESH_MS)];
   // Its own pool: the tunnel is long-lived and must not take a socket the WorkItem traffic needs.
   const tunnel = new TunnelClient({ kubeConfig: kubeConfig.withOwnPool(), cluster: opts.cluster, nodeName: opts.nodeName, dataDir: opts.dataDir, items, log });
   tunnel.start();
@@ -140,11 +152,12 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       rotator?.stop();
       tunnel.stop();
       controller!.stop();
+      owners.stop();
       fence.stop();
       for (const t of timers) clearInterval(t);
       await runner.shutdown(opts.shutdownGraceMs);
       await Promise.race([workers, new Promise((r) => setTimeout(r, opts.shutdownGraceMs))]);
-      persistFence(store, fence);
+      persistFence(store, fence, copy);
       await informer.stop();
       await volfiles.close();
       await monitor?.close();
@@ -210,10 +223,24 @@ async function registerUntilDone(client: CairnClient, opts: AgentOptions, probed
   }
 }
 
-/** Writes the term and the claims made in it now (on every renewal, and at shutdown): a restarted agent must find the latest. */
-function persistFence(store: LocalStore, fence: NodeFence): void {
+/**
+ * Writes the term and the claims made in it now (on every renewal, and at shutdown): a restarted agent must
+ * find the latest. The node lease goes to the metadata copy too, so a restore of etcd continues the term.
+ */
+function persistFence(store: LocalStore, fence: NodeFence, copy: MetadataCopy): void {
   store.recordFence(fence);
   store.flush();
+  copy.save('Lease', fence.lease);
+}
+
+/** Refreshes the copies of the node's Node and Cluster (two GETs; a failure keeps the previous copies). */
+async function copyNodeAndCluster(client: CairnClient, copy: MetadataCopy, opts: AgentOptions): Promise<void> {
+  try {
+    copy.save('Node', await client.get('Node', opts.cluster, opts.nodeName));
+    copy.save('Cluster', await client.get('Cluster', undefined, opts.cluster));
+  } catch (err) {
+    opts.log.warn('cannot refresh the metadata copy of the Node and Cluster', { error: String(err) });
+  }
 }
 
 function startLogRotation(opts: AgentOptions, log: Logger): NodeJS.Timeout {

@@ -154,7 +154,8 @@ export class LocalStore {
   }
 }
 
-function writeAtomic(file: string, text: string): void {
+/** Writes `text` to `file` through a temp file and a rename (a kill -9 never leaves a torn file), making its directory when missing. */
+export function writeAtomic(file: string, text: string): void {
   const tmp = `${file}.tmp`;
   try {
     fs.writeFileSync(tmp, text);

@@ -58,6 +58,7 @@ import { Tunnels } from './tunnel/tunnels.js';
 import { upgradeListener } from './tunnel/upgrade.js';
 import { ensurePki } from './pki.js';
 import { Registry } from './registry.js';
+import type { ResourceDefinition } from './resources.js';
 import { Lister } from './rest/lister.js';
 import { Namespaces } from './rest/namespaces.js';
 import { ResourceStore } from './rest/resource-store.js';
@@ -91,20 +92,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const { client, alarms } = connectEtcd(o, log, metrics);
   const encryption = new AtRestEncryption(ensureKeyFile(o.encryptionKeyFile ?? path.join(o.dataDir, 'encryption-keys.yaml')));
   const etcd = new EtcdStore(client, (operation, key, seconds) => metrics.etcdRequestDuration.observe({ operation, type: keyResource(key) }, seconds), encryption);
-  const registry = new Registry([
-    ...loadCrds(o.crdDir),
-    leaseDefinition,
-    eventDefinition,
-    namespaceDefinition,
-    secretDefinition,
-    configMapDefinition,
-    tokenDefinition,
-    ...rbacDefinitions,
-    selfSubjectAccessReviewDefinition,
-    selfSubjectRulesReviewDefinition,
-    selfSubjectReviewDefinition,
-    ...absentKindDefinitions,
-  ]);
+  const registry = new Registry(servedDefinitions(o.crdDir));
   const cache = new WatchCache(etcd, registry.defs, log);
   await cache.start();
   const clusterDef = registry.find('cairn.dev', 'v1alpha1', 'clusters');
@@ -215,3 +203,21 @@ function isLoopback(host: string): boolean {
 }
 
 export { defaultCrdDir, defaultApiServerOptions, type ApiServerOptions };
+
+/** Every kind the apiserver serves: the CRDs in `crdDir` and the built-in kinds (also what `cairn restore` keys objects by). */
+export function servedDefinitions(crdDir: string): ResourceDefinition[] {
+  return [
+    ...loadCrds(crdDir),
+    leaseDefinition,
+    eventDefinition,
+    namespaceDefinition,
+    secretDefinition,
+    configMapDefinition,
+    tokenDefinition,
+    ...rbacDefinitions,
+    selfSubjectAccessReviewDefinition,
+    selfSubjectRulesReviewDefinition,
+    selfSubjectReviewDefinition,
+    ...absentKindDefinitions,
+  ];
+}

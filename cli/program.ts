@@ -24,6 +24,7 @@ import { logsCommand } from './commands/logs.js';
 import { consoleCommand } from './commands/console.js';
 import { volumeCommand } from './commands/volume.js';
 import { cordonCommand, drainCommand, restartCommand, uncordonCommand } from './commands/node-ops.js';
+import { restoreCommand } from './commands/restore.js';
 import { apiserverCommand, serverCommand } from './commands/server.js';
 import { statusCommand } from './commands/status.js';
 import { tokenCommand } from './commands/token.js';
@@ -54,6 +55,7 @@ export function cairnProgram(): Command {
     .addCommand(consoleCommand())
     .addCommand(volumeCommand())
     .addCommand(tokenCommand())
+    .addCommand(restoreCommand())
     .addCommand(userCommand())
     .addCommand(versionCommand())
     .addCommand(serverCommand())

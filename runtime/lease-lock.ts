@@ -42,6 +42,11 @@ export class LeaseLock {
     this.clock = opts.clock ?? realClock;
   }
 
+  /** The lease as last read or written by this process (undefined before the first). */
+  get lease(): V1Lease | undefined {
+    return this.observed?.lease;
+  }
+
   /** Holder of the lease as last observed. */
   get observedHolder(): string | undefined {
     return this.observed?.lease.spec?.holderIdentity ?? undefined;

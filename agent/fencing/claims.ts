@@ -14,7 +14,7 @@
  * Concurrency model: called by reconciles, one per key at a time; the map
  * is only touched on the agent's event loop.
  */
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
 import { instanceLeaseName } from '../../api/names.js';
 import type { WorkItem } from '../../api/workitem.js';
 import type { Clock } from '../../runtime/clock.js';
@@ -32,8 +32,8 @@ export interface ClaimOptions {
   /** Written into claims for display: the node lease's duration. */
   leaseDurationSeconds: number;
   clock: Clock;
-  /** Told each time key's claim was made in a term (or given up: undefined), to persist it. */
-  onChange?: (key: string, term: string | undefined) => void;
+  /** Told each time key's claim (the Lease `leaseName`) was made in a term (or given up: undefined), to persist it. */
+  onChange?: (key: string, term: string | undefined, leaseName: string) => void;
 }
 
 /** Outcome of a claim: held, or held by another node (`holder`). */
@@ -64,7 +64,7 @@ export class InstanceClaims {
     const c = this.entry(key, leaseName);
     if (!(await c.lock.tryAcquireOrRenew())) return { ok: false, holder: c.lock.observedHolder };
     c.term = term;
-    this.opts.onChange?.(key, term);
+    this.opts.onChange?.(key, term, leaseName);
     return { ok: true };
   }
 
@@ -90,9 +90,15 @@ export class InstanceClaims {
     }
   }
 
+  /** key's claim as this node last read or wrote it (kept in the agent's metadata copy). */
+  lease(key: string): V1Lease | undefined {
+    return this.claims.get(key)?.lock.lease;
+  }
+
   /** Forgets key's claim without touching the API (its WorkItem is gone). */
   forget(key: string): void {
-    if (this.claims.delete(key)) this.opts.onChange?.(key, undefined);
+    const c = this.claims.get(key);
+    if (c && this.claims.delete(key)) this.opts.onChange?.(key, undefined, c.lock.opts.name);
   }
 
   private entry(key: string, leaseName: string): Claim {

@@ -21,7 +21,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
 import type { Logger } from 'winston';
 import { nodeLeaseName } from '../../api/names.js';
 import { withTimeout, type Clock, type TimerHandle } from '../../runtime/clock.js';
@@ -101,6 +101,11 @@ export class NodeFence {
   /** Clock time of the last successful renewal (0 = none yet). */
   get lastRenewed(): number {
     return this.lastRenewAt;
+  }
+
+  /** The node lease as last renewed (kept in the agent's metadata copy, for a restore of etcd). */
+  get lease(): V1Lease | undefined {
+    return this.lock.lease;
   }
 
   /** Whether instances may run now. */

@@ -28,7 +28,9 @@
  *     create, and update/patch/delete of Events naming the node in
  *     source.host or reportingInstance.
  * Instances and Volumes its WorkItems are pieces of may be read (get); the
- * agent does not need to list or watch them.
+ * agent does not need to list or watch them. Its own Cluster may be read
+ * (get) too: metadata-copy.ts keeps it, with the Instances and Volumes, for
+ * `cairn restore --from-agents`.
  *
  * Spec restrictions are admission checks returned with the allow: the
  * ResourceStore runs them on the stored object and what would be stored, so
@@ -127,6 +129,7 @@ export class NodeAuthorizer implements Authorizer {
       ['cairn.dev/instances', (q) => this.ownerRule(q, 'Instance')],
       ['cairn.dev/volumes', (q) => this.ownerRule(q, 'Volume')],
       ['/events', (q) => this.eventRule(q)],
+      ['cairn.dev/clusters', (q) => this.clusterRule(q)],
     ]);
   }
 
@@ -146,7 +149,8 @@ export class NodeAuthorizer implements Authorizer {
   private rule(q: NodeRequest): Ruling {
     const { r, node } = q;
     const rule = this.rules.get(`${r.apiGroup}/${r.resource}`);
-    if (!rule) return deny(`node identities may use only nodes, leases, workitems, instances, volumes and events, not ${qualified(r)}`);
+    if (!rule) return deny(`node identities may use only nodes, leases, workitems, instances, volumes, events and their own cluster, not ${qualified(r)}`);
+    if (r.resource === 'clusters') return rule(q); // cluster-scoped: no namespace to compare
     if (r.namespace !== node.cluster) return deny(`node identities act only in their own cluster's namespace "${node.cluster}"`);
     return rule(q);
   }
@@ -217,6 +221,11 @@ export class NodeAuthorizer implements Authorizer {
     const what = `a node may only get the ${kind}s its WorkItems are pieces of`;
     if (a.verb !== 'get' || !r.name || r.subresource) return deny(what);
     return this.placed(node, kind, r.name) ? allow() : { decision: 'denyUnlessFresher', reason: `no WorkItem of node ${node.name} is a piece of ${kind} ${node.cluster}/${r.name}` };
+  }
+
+  /** Its own Cluster: get (the agent keeps a copy for a restore of etcd, agent/metadata-copy.ts). */
+  private clusterRule({ a, node, r }: NodeRequest): Ruling {
+    return a.verb === 'get' && r.name === node.cluster && !r.subresource ? allow() : deny(`a node may only get its own Cluster ${node.cluster}`);
   }
 
   /** Events it reports: create, update, patch, and delete of its own. */

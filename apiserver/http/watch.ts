@@ -8,7 +8,7 @@
  * too slowly is cut off and re-watches.
  */
 import type { ApiRequest as Request, ApiResponse as Response } from './context.js';
-import { ApiError } from '../errors.js';
+import { ApiError, expired } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import { toTable, wantsTable, type IncludeObject } from '../rest/table.js';
 import type { Selection } from '../rest/selection.js';
@@ -86,6 +86,8 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
     lastRev = start;
     cache.subscribe(sub, start);
     stream.onClose(() => cache.unsubscribe(sub));
+  } else if (p.fromRev > ctx.cache.revision && (await fromAnotherStore(ctx, p.fromRev))) {
+    sendError(stream, expired(`resourceVersion ${p.fromRev} is newer than this store's revision: the store was restored (docs/restore.md); list again`));
   } else if (cache.subscribe(sub, p.fromRev)) {
     stream.onClose(() => cache.unsubscribe(sub));
   } else {
@@ -100,10 +102,25 @@ async function watchFromEtcd(ctx: ApiContext, stream: EventStream, def: Resource
     const direct = await watchEtcd(ctx.etcd, scopePrefix(def, ns), fromRev, sel.matches, send, () => stream.close());
     stream.onClose(() => void direct.stop());
   } catch (err) {
-    const apiErr = err instanceof ApiError ? err : new ApiError(500, 'InternalError', String(err));
-    stream.write(JSON.stringify({ type: 'ERROR', object: apiErr.toStatus() }) + '\n');
-    stream.close();
+    sendError(stream, err instanceof ApiError ? err : new ApiError(500, 'InternalError', String(err)));
   }
+}
+
+/** Ends the stream with an ERROR event, as kube does for a watch it cannot serve. */
+function sendError(stream: EventStream, err: ApiError): void {
+  stream.write(JSON.stringify({ type: 'ERROR', object: err.toStatus() }) + '\n');
+  stream.close();
+}
+
+/**
+ * Whether a resourceVersion ahead of the cache is ahead of etcd too: no client got it from this store,
+ * so it holds it from a store that was lost and restored (docs/restore.md). Waiting for etcd to reach it
+ * would leave the watch silent, and then resume it from a revision of another history: 410 makes the
+ * client list again. A version the cache merely has not caught up with yet is waited for, as before.
+ */
+async function fromAnotherStore(ctx: ApiContext, rev: number): Promise<boolean> {
+  if (await ctx.cache.waitForRevision(rev, 1000)) return false;
+  return rev > (await ctx.etcd.currentRevision());
 }
 
 function objectJson(obj: KubeObject): string {

@@ -196,7 +196,8 @@ describe('node authorization (real etcd + apiserver)', function () {
       { label: 'Instance placed nowhere', collection: cairn('instances', 'c1'), name: 'lonely', allowed: [] },
       { label: 'Volume with a replica on node-a', collection: cairn('volumes', 'c1'), name: 'data', allowed: ['get'] },
       { label: 'Volume with a replica on node-b', collection: cairn('volumes', 'c1'), name: 'vol-b', allowed: [] },
-      { label: 'own Cluster', collection: cairn('clusters'), name: 'c1', allowed: [] },
+      // Read for the agent's metadata copy (agent/metadata-copy.ts), which a restore of etcd uses.
+      { label: 'own Cluster', collection: cairn('clusters'), name: 'c1', allowed: ['get'] },
       { label: 'own Event', collection: EVENTS, name: 'mine', allowed: ['create', 'update', 'patch', 'delete'] },
       { label: "another node's Event", collection: EVENTS, name: 'theirs', allowed: [] },
       { label: 'own Token', collection: TOKENS, name: tokens['node-a']!.id, allowed: [] },

@@ -102,10 +102,10 @@ describe('node authorizer', () => {
   });
 
   it('denies every kind a node has no business with, and every other namespace', async () => {
-    for (const r of ['clusters', 'tokens', 'namespaces', 'roles']) {
+    for (const r of ['tokens', 'namespaces', 'roles']) {
       const d = await decide(req('get', r, { name: 'x' }));
       expect(d.decision, r).to.equal('deny');
-      expect((d as { reason: string }).reason).to.match(/node identities may use only nodes, leases, workitems, instances, volumes and events/);
+      expect((d as { reason: string }).reason).to.match(/node identities may use only nodes, leases, workitems, instances, volumes, events and their own cluster/);
     }
     const other = await decide(req('get', 'leases', { name: 'cairn-controller', namespace: 'cairn-system' }));
     expect(other).to.deep.equal({ decision: 'deny', reason: 'node identities act only in their own cluster\'s namespace "c1"' });
@@ -238,6 +238,13 @@ describe('node authorizer', () => {
       expect(await decision(req('get', 'workitems', { name: 'missing' }))).to.equal('deny');
       expect(cache.freshWaits).to.equal(2);
     });
+  });
+
+  it('reads its own Cluster (kept for a restore from the agents), only by get; no other Cluster', async () => {
+    const cluster = (verb: string, name?: string) => req(verb, 'clusters', { namespace: undefined, ...(name ? { name } : {}) });
+    expect(await decision(cluster('get', 'c1'))).to.equal('allow');
+    expect(await decide(cluster('get', 'c2'))).to.deep.equal({ decision: 'deny', reason: 'a node may only get its own Cluster c1' });
+    for (const verb of ['list', 'watch', 'update', 'patch', 'delete']) expect(await decision(cluster(verb, ['list', 'watch'].includes(verb) ? undefined : 'c1')), verb).to.equal('deny');
   });
 
   it('reads only the Instances and Volumes its WorkItems are pieces of, and only by get', async () => {
