@@ -20,9 +20,13 @@ export interface CairnProcess {
   stop(): Promise<void>;
 }
 
-/** Spawns `node [nodeArgs] bin/cairn.js <args>` (in `env`, default this process's) and watches its stdout for the URL. */
-export function spawnCairn(args: string[], nodeArgs: string[] = [], env: NodeJS.ProcessEnv = process.env): CairnProcess {
-  const child = spawn(process.execPath, [...nodeArgs, CAIRN_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+/**
+ * Spawns `node [nodeArgs] bin/cairn.js <args>` (in `env`, default this process's) and watches its stdout for the URL.
+ * `launcher` prefixes the command (the chaos suite's `nsenter --net=…` runs it on a test host).
+ */
+export function spawnCairn(args: string[], nodeArgs: string[] = [], env: NodeJS.ProcessEnv = process.env, launcher: string[] = []): CairnProcess {
+  const [cmd, ...pre] = [...launcher, process.execPath];
+  const child = spawn(cmd!, [...pre, ...nodeArgs, CAIRN_BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   const ready = new Promise<string>((resolve, reject) => {

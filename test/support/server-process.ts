@@ -38,6 +38,8 @@ export interface ServerProcessOptions {
   controller?: boolean;
   /** The server's environment (default this process's). */
   env?: NodeJS.ProcessEnv;
+  /** Prefixes the command (`nsenter --net=…` runs the server on a chaos test host). */
+  launcher?: string[];
 }
 
 /** Starts the server and resolves once it prints its URL. */
@@ -49,7 +51,7 @@ export async function startServerProcess(o: ServerProcessOptions = {}): Promise<
   else if (!o.controller) args.push('--no-controller');
   if (o.kubeconfig) args.push('--kubeconfig', o.kubeconfig);
   args.push(...(o.extraArgs ?? []));
-  const cairn = spawnCairn(args, [], o.env);
+  const cairn = spawnCairn(args, [], o.env, o.launcher);
   let url: string;
   try {
     url = await cairn.ready;

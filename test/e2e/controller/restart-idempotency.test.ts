@@ -18,6 +18,7 @@ import { eventually, sleep } from '../../support/eventually.js';
 import { expectConverged, notConverged, readState, startTestCluster, waitConverged, type ClusterState, type TestCluster } from './cluster-fixture.js';
 import { TIMINGS, instanceObject, killAllControllers, startController, volumeObject, type ControllerProcess } from './harness.js';
 import { scaled } from '../../support/scale.js';
+import { seeded } from '../../support/seeded-random.js';
 
 const NS = 'chaos';
 // 30 one-cpu Instances on 33 cpus; 6 replicas of 4Gi on 3 × 10Gi (at most 2 per node): little slack to hide an overcommit.
@@ -46,25 +47,13 @@ const VOLUMES_LEFT = VOLUMES - 1;
 const PROCESS_START_MARGIN_MS = 5000;
 const RESTART_TAKEOVER_BOUND_MS = TIMINGS.leaseDurationMs + TIMINGS.retryPeriodMs + PROCESS_START_MARGIN_MS;
 
-/** mulberry32: a small seeded PRNG, so a failing chaos schedule can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('restarting the controller at random points (e2e idempotency)', function () {
   this.timeout(90_000);
   let tc: TestCluster;
   const procs: ControllerProcess[] = [];
   const notes: string[] = [];
   const seed = Number(process.env.CAIRN_CHAOS_SEED ?? Date.now() % 1_000_000);
-  const random = rng(seed);
+  const random = seeded(seed);
 
   before(async function () {
     this.timeout(40_000);
