@@ -18,6 +18,7 @@ import { reconcileCluster } from './reconcilers/cluster/reconciler.js';
 import { reconcileInstance } from './reconcilers/instance/reconciler.js';
 import { reconcileNode } from './reconcilers/node/reconciler.js';
 import { reconcileVolume } from './reconcilers/volume/reconciler.js';
+import { FirstSeen } from './first-seen.js';
 import type { Clock } from '../runtime/clock.js';
 import { Controller } from '../runtime/controller.js';
 import type { EventRecorder } from '../runtime/events.js';
@@ -66,7 +67,8 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   const clusters = make('cluster', 1, (k) => reconcileCluster(d, k));
   const nodes = make('node', few, (k) => reconcileNode(d, k));
   const instances = make('instance', d.workers, (k) => reconcileInstance(d, k));
-  const volumes = make('volume', few, (k) => reconcileVolume(d, k));
+  const volumeDeps = { ...d, firstSeen: new FirstSeen() };
+  const volumes = make('volume', few, (k) => reconcileVolume(volumeDeps, k));
 
   observeLeases(d);
   clusters.watch(cache.clusters, (c) => [c.metadata.name!]);

@@ -13,7 +13,7 @@ import type { WorkItem } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
 import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
-import { joinSettlesInMs, volumeStatus, type ReplicaSlot, type SpecProblem } from './status.js';
+import { joinSettlesInMs, volumeStatus, type ReplicaSlot, type SeenAt, type SpecProblem } from './status.js';
 import { clientVolfile, shdVolfile, specLayout } from './volfiles.js';
 import { desiredReplicaWorkItem, type BrickHome, type LayoutVolfiles } from './workitem-spec.js';
 
@@ -33,6 +33,8 @@ export interface VolumeObserved {
   /** The IPv4 address other nodes reach a node's bricks on; undefined while it reports none. */
   nodeAddress(nodeName: string): string | undefined;
   now: number;
+  /** When this controller first saw an agent's timestamp (a brick's joinedAt, a grow's finishedAt): agents' clocks may be off. */
+  seenAt: SeenAt;
 }
 
 /** The Volume reconciler's decisions. */
@@ -58,7 +60,7 @@ export function planVolume(o: VolumeObserved): Plan<VolumeStatus> {
   const unplaced = placeMissing(o, slots, size, actions);
   const status = volumeStatus(o, slots, size, problems, unplaced);
   const growing = slots.some((s) => s.workItem && s.workItem.spec.volumeReplica?.size !== size) ? growthSettlesInMs(o, size) : undefined;
-  return { actions, status, requeueAfterMs: earliest(earliest(requeueAfterMs, joinSettlesInMs(status.replicas ?? [], o.now)), growing) };
+  return { actions, status, requeueAfterMs: earliest(earliest(requeueAfterMs, joinSettlesInMs(status.replicas ?? [], o.now, o.seenAt)), growing) };
 }
 
 /** The size and replica count to carry out: the spec's, unless it shrinks what exists. */
@@ -140,7 +142,7 @@ function growthSettlesInMs(o: VolumeObserved, size: string): number | undefined 
     if (w.metadata.deletionTimestamp || w.spec.volumeReplica?.size !== size || !isGluster(o.volume)) continue;
     const s = w.status;
     if (s?.volumeReplica?.size !== size) return GROWN_SETTLE_MS;
-    const left = Date.parse(s.finishedAt ?? '') + GROWN_SETTLE_MS - o.now;
+    const left = (s.finishedAt ? o.seenAt(`grown/${w.spec.volumeReplica.index}`, s.finishedAt) : NaN) + GROWN_SETTLE_MS - o.now;
     if (left > 0) wait = Math.max(wait ?? 0, left);
   }
   return wait;

@@ -6,6 +6,7 @@
 import type { Volume } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import type { ControllerCache } from '../../cache.js';
+import type { FirstSeen } from '../../first-seen.js';
 import { nodeView } from '../../node-health.js';
 import type { Clock } from '../../../runtime/clock.js';
 import type { Result } from '../../../runtime/controller.js';
@@ -17,6 +18,8 @@ import { planVolume, type VolumeObserved } from './plan.js';
 export interface VolumeReconcilerDeps extends OwnerReconcileDeps {
   cache: ControllerCache;
   clock: Clock;
+  /** When agents' timestamps were first seen (their clocks may be off). */
+  firstSeen: FirstSeen;
 }
 
 /** Reconciles the Volume with key namespace/name. */
@@ -42,6 +45,7 @@ function observe(deps: VolumeReconcilerDeps, volume: Volume, workItems: VolumeOb
     brickHome: brickHomes(deps, namespace),
     nodeAddress: (n) => deps.cache.nodes.get(`${namespace}/${n}`)?.status?.addresses?.find((a) => a.type === 'InternalIP' && !a.address.includes(':'))?.address,
     now,
+    seenAt: (slot, stamp) => deps.firstSeen.at(`${volume.metadata.uid}/${slot}`, stamp, now),
   };
 }
 

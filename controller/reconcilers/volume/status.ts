@@ -89,15 +89,18 @@ function replicaStatus(slot: ReplicaSlot, size: string, address: (node: string) 
  */
 export const JOIN_SETTLE_MS = 5_000;
 
+/** When the controller first saw an agent's timestamp in a slot, on its own clock (controller/first-seen.ts). */
+export type SeenAt = (slot: string, stamp: string) => number;
+
 /** Ms until the latest brick join has settled, or undefined when none is settling. */
-export function joinSettlesInMs(replicas: readonly VolumeReplicaStatus[], now: number): number | undefined {
-  const latest = Math.max(...replicas.map((r) => (r.brick?.joinedAt ? Date.parse(r.brick.joinedAt) : -Infinity)));
+export function joinSettlesInMs(replicas: readonly VolumeReplicaStatus[], now: number, seenAt: SeenAt): number | undefined {
+  const latest = Math.max(...replicas.map((r) => (r.brick?.joinedAt ? seenAt(`join/${r.index}`, r.brick.joinedAt) : -Infinity)));
   const left = latest + JOIN_SETTLE_MS - now;
   return left > 0 ? left : undefined;
 }
 
 /** Driver gluster: what is wrong with the bricks (quorum, offline, heals), undefined when nothing is or the driver is file. */
-function degradation(volume: Volume, replicas: VolumeReplicaStatus[], now: number): Degradation | undefined {
+function degradation(volume: Volume, replicas: VolumeReplicaStatus[], now: number, seenAt: SeenAt): Degradation | undefined {
   if (!isGluster(volume) || isStopped(volume) || volume.metadata.deletionTimestamp || replicas.length === 0) return undefined;
   // Until a brick has joined, the volume is being created: nothing to lose quorum on yet.
   if (!replicas.some((r) => r.brick?.joinedAt)) return undefined;
@@ -109,7 +112,7 @@ function degradation(volume: Volume, replicas: VolumeReplicaStatus[], now: numbe
     splitBrain: r.brick?.splitBrain ?? 0,
     ...(r.message ? { message: r.message } : {}),
   })), quorumRule(volume));
-  if (found || joinSettlesInMs(replicas, now) === undefined) return found;
+  if (found || joinSettlesInMs(replicas, now, seenAt) === undefined) return found;
   return { reason: 'HealPending', message: 'a brick just joined the volume; waiting for the other bricks to report what they heal onto it' };
 }
 
@@ -136,12 +139,12 @@ function phaseOf(volume: Volume, replicas: VolumeReplicaStatus[], degraded: Degr
 }
 
 /** The Volume's status for its replica slots. */
-export function volumeStatus(o: { volume: Volume; now: number; nodeAddress(node: string): string | undefined }, slots: ReplicaSlot[], size: string, problems: SpecProblem[], unplaced: string | undefined): VolumeStatus {
+export function volumeStatus(o: { volume: Volume; now: number; seenAt: SeenAt; nodeAddress(node: string): string | undefined }, slots: ReplicaSlot[], size: string, problems: SpecProblem[], unplaced: string | undefined): VolumeStatus {
   const prev = o.volume.status ?? {};
   const generation = o.volume.metadata.generation;
   const split = splitBrainByIndex(slots);
   const replicas = slots.map((s) => replicaStatus(s, size, o.nodeAddress, prev.replicas?.find((r) => r.index === s.index), split.get(s.index) ?? 0)).sort((a, b) => a.index - b.index);
-  const degraded = degradation(o.volume, replicas, o.now);
+  const degraded = degradation(o.volume, replicas, o.now, o.seenAt);
   const phase = phaseOf(o.volume, replicas, degraded);
   const readyReplicas = replicas.filter((r) => r.state === 'Ready').length;
   const failed = replicas.find((r) => r.state === 'Failed');

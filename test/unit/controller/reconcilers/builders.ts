@@ -168,6 +168,7 @@ export function volumeObserved(vol: Volume, p: Partial<Omit<VolumeObserved, 'vol
     brickHome: (n, existing) => ({ dataDir: `/data/${n}`, port: existing?.spec.volumeReplica?.brick?.port ?? 49152 }),
     nodeAddress: () => '10.0.0.1',
     now: NOW,
+    seenAt: (_slot: string, stamp: string) => Date.parse(stamp), // agents' clocks in step with the controller's
     ...rest,
     scheduled: () => calls,
   };

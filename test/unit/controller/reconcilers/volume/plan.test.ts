@@ -209,6 +209,11 @@ describe('planVolume', () => {
         expect(cond(settling.status.conditions, 'Degraded')).to.include({ reason: 'HealPending' });
         expect(settling.requeueAfterMs).to.equal(4000);
         expect(planVolume(volumeObserved(vol, { workItems: joined(o.now - 6000), nodeAddress: address })).status.phase).to.equal('Ready');
+        // An agent's clock an hour ahead: the settle counts from when the controller saw the join, not from joinedAt.
+        const hourAhead = joined(o.now + 3_600_000);
+        const seen = (agoMs: number) => volumeObserved(vol, { workItems: hourAhead, nodeAddress: address, seenAt: () => o.now - agoMs });
+        expect(planVolume(seen(1000)).requeueAfterMs).to.equal(4000);
+        expect(planVolume(seen(6000)).status.phase).to.equal('Ready');
       });
 
       it('grows one brick at a time, lowest index first, the next once the last reports the new size', () => {
