@@ -32,6 +32,10 @@ export interface ApiServerOptions {
   watchKeepaliveMs?: number;
   /** Memory all watches may hold for clients that read too slowly (the slowest are cut off beyond it); default 256 MiB. */
   watchBudgetBytes?: number;
+  /** Requests of the workload priority level served at once (http/priority-levels.ts); 0: no limit. */
+  maxRequestsInflight?: number;
+  /** Workload requests that may wait for a seat; beyond, 429. */
+  maxRequestsQueued?: number;
   /** Lifetime of the node credentials agents get for a join token (they rotate at two thirds of it); default 24 h. */
   nodeCredentialTtlMs?: number;
   /** The audit log file and its rotation; absent: no audit log. */
@@ -52,6 +56,8 @@ export const defaultApiServerOptions = {
   nodeCredentialTtlMs: 24 * 3600_000,
   logLevel: 'info',
   watchBudgetBytes: 256 * 2 ** 20,
+  maxRequestsInflight: 32,
+  maxRequestsQueued: 2000,
 };
 
 /** The defaults of the audit log's rotation. */

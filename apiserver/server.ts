@@ -48,6 +48,7 @@ import { OpenApi } from './http/openapi.js';
 import { OpenApiV2 } from './http/openapi-v2.js';
 import { defaultApiServerOptions, type ApiServerOptions } from './options.js';
 import { createRequestListener, type SubresourceHandler } from './http/request-listener.js';
+import { WorkloadSeats } from './http/priority-levels.js';
 import type { Security } from './http/security.js';
 import { buildKubeconfig, writeKubeconfig } from './kubeconfig.js';
 import { ApiServerMetrics } from './metrics.js';
@@ -100,7 +101,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const namespaces = new Namespaces(etcd, cache, clusterDef, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
   const store = new ResourceStore({ etcd, registry, namespaces, eventLeases: new LeaseManager(etcd, o.eventTtlSeconds), now: () => new Date() });
   await ensureBootstrapRoles(store, registry, log);
-  const ctx: ApiContext = { registry, etcd, cache, store, lister: new Lister(etcd, cache), namespaces, log, watches: new Set(), watchKeepaliveMs: o.watchKeepaliveMs ?? 15_000, watchBudget, metrics };
+  const ctx: ApiContext = { registry, etcd, cache, store, lister: new Lister(etcd, cache), namespaces, log, watches: new Set(), watchKeepaliveMs: o.watchKeepaliveMs ?? 15_000, watchBudget, metrics, seats: workloadSeats(o) };
   let closing = false;
   const notReady = async () => (closing ? 'shutting down' : (await cache.waitFresh(2000).catch(() => false)) ? null : 'etcd is unreachable or the watch cache is behind it');
   const audit = openAuditLog(o.auditLog, log);
@@ -200,6 +201,11 @@ function connectEtcd(o: ApiServerOptions, log: Logger, metrics: ApiServerMetrics
 
 function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+/** The workload level's seats and queue from the options (their defaults when absent). */
+function workloadSeats(o: ApiServerOptions): WorkloadSeats {
+  return new WorkloadSeats(o.maxRequestsInflight ?? defaultApiServerOptions.maxRequestsInflight, o.maxRequestsQueued ?? defaultApiServerOptions.maxRequestsQueued);
 }
 
 export { defaultCrdDir, defaultApiServerOptions, type ApiServerOptions };

@@ -1,4 +1,5 @@
 /** What every HTTP handler of the apiserver is given. */
+import type { WorkloadSeats } from './priority-levels.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'winston';
 import type { WriteAdmission } from '../auth/authorizer.js';
@@ -28,6 +29,8 @@ export interface ApiContext {
   /** The memory all watches may hold for slow clients. */
   watchBudget: WatchBudget;
   metrics: ApiServerMetrics;
+  /** The workload priority level's seats (priority-levels.ts). */
+  seats: WorkloadSeats;
 }
 
 /** A request as the resource handlers read it: its path, parsed query, raw body, and who sent it. */

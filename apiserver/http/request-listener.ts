@@ -11,6 +11,7 @@ import { ApiError } from '../errors.js';
 import { resourceAttributes, resourceVerb } from '../auth/attributes.js';
 import type { RequestLabels } from '../metrics.js';
 import { parseResourcePath, type RequestInfo } from '../request-info.js';
+import { priorityLevel } from './priority-levels.js';
 import { BODY_LIMIT_BYTES } from '../validation/limits.js';
 import type { ApiContext, ApiRequest } from './context.js';
 import { tooLarge } from './body.js';
@@ -59,6 +60,7 @@ async function serve(
   const attrs = resourceAttributes(user, req.method ?? 'GET', r.info, r.query);
   auditWhenAnswered(sec, res, attrs, r.path);
   const admit = self ? undefined : await authorizeRequest(sec, attrs);
+  if (priorityLevel(user, r.info, r.query) === 'workload') res.once('close', await ctx.seats.take());
   const body = await readBody(req);
   const apiReq = Object.assign(req, { path: r.path, query: r.query, body, user, admit }) as ApiRequest;
   if (self) return self(apiReq, res, r.info);

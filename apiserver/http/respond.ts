@@ -34,6 +34,7 @@ export function sendError(res: Response, err: unknown, log: Logger): void {
     res.end();
     return;
   }
+  if (apiErr.details?.retryAfterSeconds) res.setHeader('Retry-After', String(apiErr.details.retryAfterSeconds));
   sendJson(res, apiErr.code, apiErr.toStatus());
 }
 

@@ -26,10 +26,17 @@ function addApiServerFlags(cmd: Command): Command {
     .option('--encryption-key-file <file>', 'the AES-GCM keys Secrets are encrypted with in etcd, the first one for writes (default: <data-dir>/encryption-keys.yaml, made with a new key when missing; every apiserver of one etcd needs the same file)')
     .option('--log-level <level>', 'error, warn, info or debug', defaultApiServerOptions.logLevel)
     .option('--workers <n>', 'apiserver processes sharing the port (one per core uses the whole machine; each keeps its own watch cache)', parseCount, 1)
+    .option('--max-requests-inflight <n>', 'requests served at once, apart from watches, leases and node agents (priority and fairness: a flood waits or gets 429, heartbeats never do); 0: no limit', parseLimit, defaultApiServerOptions.maxRequestsInflight)
+    .option('--max-requests-queued <n>', 'requests that may wait for one of those seats; beyond, 429 with Retry-After', parseLimit, defaultApiServerOptions.maxRequestsQueued)
     .addOption(new Option('--watch-memory-budget <size>', 'memory all watches of a process may hold for clients that read too slowly; beyond it the slowest are cut off and re-watch (Ki, Mi, Gi)').argParser(parseSize).default(defaultApiServerOptions.watchBudgetBytes, '256Mi'))
     .addOption(new Option('--audit-log-max-size <size>', 'size at which the audit log is rotated (Ki, Mi, Gi)').argParser(parseSize).default(defaultAuditLogRotation.maxSizeBytes, '100Mi'))
     .option('--audit-log-max-files <n>', 'audit log files kept, the current one included (at least 2)', parseCount, defaultAuditLogRotation.maxFiles);
   return addEtcdTlsFlags(flags).addOption(new Option('--insecure-http', 'serve plain HTTP (no TLS; tokens are still required), for debugging on loopback only').default(false));
+}
+
+function parseLimit(value: string): number {
+  if (!/^\d{1,6}$/.test(value)) throw new InvalidArgumentError(`"${value}" is not a whole number from 0 to 999999`);
+  return Number(value);
 }
 
 function parseSize(value: string): number {

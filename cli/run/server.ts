@@ -34,6 +34,8 @@ export interface ServerFlags extends EtcdTlsFlags {
   logLevel: string;
   workers: number;
   watchMemoryBudget: number;
+  maxRequestsInflight: number;
+  maxRequestsQueued: number;
   controller?: boolean;
   controllerMetricsPort?: number;
   auditLogPath?: string;
@@ -73,6 +75,8 @@ export async function runServer(flags: ServerFlags, embedEtcd: boolean): Promise
     nodeCredentialTtlMs: flags.nodeCredentialTtl,
     logLevel: flags.logLevel,
     watchBudgetBytes: flags.watchMemoryBudget,
+    maxRequestsInflight: flags.maxRequestsInflight,
+    maxRequestsQueued: flags.maxRequestsQueued,
     auditLog: auditLogOptions(flags, embedEtcd),
     etcdTls,
     encryptionKeyFile: flags.encryptionKeyFile && path.resolve(flags.encryptionKeyFile),

@@ -51,7 +51,8 @@ export async function notConverged(c: ChaosCluster): Promise<string> {
   const nodes = (await c.client.list('Node', { namespace: NS })).items.filter((n) => n.status?.phase !== 'Ready');
   if (nodes.length) return `nodes not Ready: ${nodes.map((n) => `${n.metadata.name} (${n.status?.phase})`).join(', ')}`;
   const instances = (await c.client.list('Instance', { namespace: NS })).items.filter((i) => i.status?.phase !== 'Running');
-  if (instances.length) return `instances not Running: ${instances.map((i) => `${i.metadata.name} (${i.status?.phase})`).join(', ')}`;
+  const why = (i: Instance) => i.status?.conditions?.find((x) => x.type === 'Ready' && x.status !== 'True');
+  if (instances.length) return `instances not Running: ${instances.map((i) => `${i.metadata.name} (${i.status?.phase} on ${i.status?.nodeName}: ${why(i)?.reason}: ${why(i)?.message})`).join(', ')}`;
   const v = await c.client.get('Volume', NS, 'data');
   if (v?.status?.phase === 'Ready') return '';
   const ready = v?.status?.conditions?.find((x) => x.type === 'Ready');

@@ -1,0 +1,73 @@
+/**
+ * Overload protection, kube's API Priority and Fairness in spirit: every
+ * request that is not long-running takes a seat of its priority level
+ * before it is served, and gives it back when its response ends.
+ *
+ * - `leases`: Leases (node heartbeats, instance claims, leader election)
+ *   and whatever a node identity asks. Their seats are not limited: a
+ *   renewal that waits behind a flood is a node called Unreachable and its
+ *   instances failed over for nothing.
+ * - `workload`: everything else. At most `seats` are served at once; the
+ *   rest wait in arrival order, at most `queue` of them, and beyond that
+ *   get 429 with Retry-After, as kube's APF answers. Fewer requests in
+ *   flight also means fewer callbacks on the event loop between a renewal's
+ *   arrival and its answer.
+ *
+ * Watches, followed logs and consoles take no seat: they last as long as
+ * their client wants. `seats` 0 turns the limit off.
+ */
+import type { UserInfo } from '../auth/tokens.js';
+import { NODES_GROUP } from '../auth/stored-tokens.js';
+import { ApiError } from '../errors.js';
+import type { RequestInfo } from '../request-info.js';
+
+/** The priority level a request is served at (`exempt`: no seat). */
+export type PriorityLevel = 'exempt' | 'leases' | 'workload';
+
+/** Pure: the level of a request from who sent it and what it asks. */
+export function priorityLevel(user: Pick<UserInfo, 'groups'>, info: Pick<RequestInfo, 'group' | 'plural' | 'subresource'>, query: Record<string, unknown>): PriorityLevel {
+  const longRunning = query.watch === 'true' || query.watch === '1' || query.follow === 'true' || info.subresource === 'console';
+  if (longRunning) return 'exempt';
+  if (info.group === 'coordination.k8s.io' && info.plural === 'leases') return 'leases';
+  return user.groups.includes(NODES_GROUP) ? 'leases' : 'workload';
+}
+
+/** The workload level's seats and queue. */
+export class WorkloadSeats {
+  private busy = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(
+    readonly seats: number,
+    readonly queue: number,
+  ) {}
+
+  /** Requests served now and waiting (for /metrics and tests). */
+  get state(): { busy: number; waiting: number } {
+    return { busy: this.busy, waiting: this.waiting.length };
+  }
+
+  /** Resolves with the release of a seat once one is free; 429 when the queue is full. */
+  async take(): Promise<() => void> {
+    if (this.seats <= 0) return () => undefined;
+    if (this.busy >= this.seats) {
+      if (this.waiting.length >= this.queue) throw tooManyRequests(this.seats, this.queue);
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    } else {
+      this.busy++;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next(); // the seat passes on: busy stays the same
+      else this.busy--;
+    };
+  }
+}
+
+function tooManyRequests(seats: number, queue: number): ApiError {
+  const message = `the API server is overloaded: ${seats} requests are being served and ${queue} wait; retry after a second (node heartbeats and leases are served apart from this limit; raise --max-requests-inflight to serve more at once)`;
+  return new ApiError(429, 'TooManyRequests', message, { retryAfterSeconds: 1 });
+}

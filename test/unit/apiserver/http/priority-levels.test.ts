@@ -1,0 +1,50 @@
+/** Priority levels: which requests take a workload seat, and how seats are handed out. */
+import { expect } from 'chai';
+import { priorityLevel, WorkloadSeats } from '../../../../apiserver/http/priority-levels.js';
+import { ApiError } from '../../../../apiserver/errors.js';
+
+const admin = { groups: ['system:masters'] };
+const node = { groups: ['system:nodes'] };
+const instances = { group: 'cairn.dev', plural: 'instances' };
+
+describe('priorityLevel', () => {
+  it('serves Leases and node identities apart, watches and streams without a seat, the rest as workload', () => {
+    expect(priorityLevel(admin, { group: 'coordination.k8s.io', plural: 'leases' }, {})).to.equal('leases');
+    expect(priorityLevel(node, { group: 'cairn.dev', plural: 'workitems' }, {})).to.equal('leases');
+    expect(priorityLevel(admin, instances, { watch: 'true' })).to.equal('exempt');
+    expect(priorityLevel(admin, { ...instances, subresource: 'log' }, { follow: 'true' })).to.equal('exempt');
+    expect(priorityLevel(admin, { ...instances, subresource: 'console' }, {})).to.equal('exempt');
+    expect(priorityLevel(admin, instances, {})).to.equal('workload');
+    expect(priorityLevel(admin, { ...instances, subresource: 'log' }, {})).to.equal('workload');
+  });
+});
+
+describe('WorkloadSeats', () => {
+  it('serves at most `seats` at once, the rest in arrival order, and refuses with 429 beyond the queue', async () => {
+    const seats = new WorkloadSeats(2, 2);
+    const a = await seats.take();
+    const b = await seats.take();
+    const order: string[] = [];
+    const c = seats.take().then((r) => (order.push('c'), r));
+    const d = seats.take().then((r) => (order.push('d'), r));
+    expect(seats.state).to.deep.equal({ busy: 2, waiting: 2 });
+    const refused = await seats.take().catch((err: ApiError) => err);
+    expect(refused).to.be.instanceOf(ApiError).and.include({ code: 429, reason: 'TooManyRequests' });
+    expect((refused as ApiError).details?.retryAfterSeconds).to.equal(1);
+    a();
+    a(); // a second release of one seat gives nothing more
+    await c;
+    expect(order).to.deep.equal(['c']);
+    expect(seats.state).to.deep.equal({ busy: 2, waiting: 1 });
+    b();
+    (await d)();
+    (await c)();
+    expect(seats.state).to.deep.equal({ busy: 0, waiting: 0 });
+  });
+
+  it('has no limit with 0 seats', async () => {
+    const seats = new WorkloadSeats(0, 0);
+    await Promise.all(Array.from({ length: 100 }, () => seats.take()));
+    expect(seats.state).to.deep.equal({ busy: 0, waiting: 0 });
+  });
+});
