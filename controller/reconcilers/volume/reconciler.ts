@@ -45,7 +45,7 @@ function observe(deps: VolumeReconcilerDeps, volume: Volume, workItems: VolumeOb
     brickHome: brickHomes(deps, namespace),
     nodeAddress: (n) => deps.cache.nodes.get(`${namespace}/${n}`)?.status?.addresses?.find((a) => a.type === 'InternalIP' && !a.address.includes(':'))?.address,
     now,
-    seenAt: (slot, stamp) => deps.firstSeen.at(`${volume.metadata.uid}/${slot}`, stamp, now),
+    seenAt: (slot, stamp) => deps.firstSeen.at(`${volume.metadata.uid}/${slot}`, stamp, now, Date.parse(stamp)),
   };
 }
 

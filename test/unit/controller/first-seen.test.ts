@@ -2,13 +2,23 @@
 import { expect } from 'chai';
 import { FirstSeen } from '../../../controller/first-seen.js';
 
+const NOW = Date.parse('2026-11-26T12:00:00Z');
+const at = (iso: string) => Date.parse(iso);
+
 describe('FirstSeen', () => {
-  it('keeps the time a value was first seen in its slot, and starts again when the value changes', () => {
+  it('a value there at the first look counts from what it claims, never from the future', () => {
     const s = new FirstSeen();
-    expect(s.at('v/join/0', '2026-11-26T13:00:00Z', 1000)).to.equal(1000);
-    expect(s.at('v/join/0', '2026-11-26T13:00:00Z', 9000)).to.equal(1000);
-    expect(s.at('v/join/1', '2026-11-26T13:00:00Z', 9000), 'slots are separate').to.equal(9000);
-    expect(s.at('v/join/0', '2026-11-26T13:05:00Z', 12000), 'a new value').to.equal(12000);
-    expect(s.at('v/join/0', '2026-11-26T13:05:00Z', 20000)).to.equal(12000);
+    expect(s.at('v/join/0', 'a', NOW, at('2026-11-26T11:59:50Z')), 'a settled join stays settled after a restart').to.equal(at('2026-11-26T11:59:50Z'));
+    expect(s.at('v/join/1', 'b', NOW, at('2026-11-26T13:00:00Z')), 'a clock an hour ahead').to.equal(NOW);
+    expect(s.at('v/join/2', 'c', NOW, NaN), 'no readable time').to.equal(NOW);
+  });
+
+  it('a value that changes while watched counts from then; an unchanged one keeps its time', () => {
+    const s = new FirstSeen();
+    s.at('v/join/0', 'a', NOW, at('2026-11-26T11:59:50Z'));
+    expect(s.at('v/join/0', 'a', NOW + 9000, NaN)).to.equal(at('2026-11-26T11:59:50Z'));
+    expect(s.at('v/join/0', 'b', NOW + 12000, at('2026-11-26T10:00:00Z')), 'a new value, whatever it claims').to.equal(NOW + 12000);
+    expect(s.at('v/join/0', 'b', NOW + 20000, NaN)).to.equal(NOW + 12000);
+    expect(s.at('v/join/1', 'b', NOW + 20000, NOW + 20000), 'slots are separate').to.equal(NOW + 20000);
   });
 });
