@@ -339,6 +339,8 @@ describe('RBAC (real etcd + apiserver)', function () {
       expect(r.status).to.equal(403);
       expect(r.json.message).to.include('User "otto" cannot impersonate resource "users" in API group ""');
       expect((await rawRequest(env.kubeconfig, { path: INSTANCES.collection('a'), headers: { 'Impersonate-Group': 'system:masters' } })).status).to.equal(400);
+      // An empty Impersonate-Group still asks for impersonation (the stored-tokens property test found it served as the caller).
+      expect((await rawRequest(env.kubeconfig, { path: '/apis', authorization: `Bearer ${users.otto!.token}`, headers: { 'Impersonate-Group': '' } })).status).to.equal(400);
       expect((await asAdmin('nobody', 'GET', INSTANCES.collection('a'), ['system:masters'])).status, 'the admin may grant the group too').to.equal(200);
     });
   });
