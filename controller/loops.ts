@@ -19,6 +19,7 @@ import { reconcileInstance } from './reconcilers/instance/reconciler.js';
 import { reconcileNode } from './reconcilers/node/reconciler.js';
 import { reconcileVolume } from './reconcilers/volume/reconciler.js';
 import { FirstSeen } from './first-seen.js';
+import { changedForPlacement } from './node-changes.js';
 import type { Clock } from '../runtime/clock.js';
 import { Controller } from '../runtime/controller.js';
 import type { EventRecorder } from '../runtime/events.js';
@@ -86,12 +87,12 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   // A WorkItem's change is progress of work under way (a node started the instance): ahead of new Instances.
   instances.watch(cache.workItems, (w) => [...ownerKeys(w, 'Instance'), ...(w.metadata.deletionTimestamp ? unplacedInstances(d, w.metadata.namespace!) : [])], 0, { urgent: true });
   instances.watch(cache.leases, (l) => leaseOwner(l, 'instance-'));
-  instances.watch(cache.nodes, (n) => [...cache.instancesOnNode(n.metadata.namespace!, n.metadata.name!).map(nsKey), ...unplacedInstances(d, n.metadata.namespace!)]);
+  instances.watch(cache.nodes, (n) => [...cache.instancesOnNode(n.metadata.namespace!, n.metadata.name!).map(nsKey), ...unplacedInstances(d, n.metadata.namespace!)], 0, { changed: changedForPlacement });
   instances.watch(cache.volumes, (v) => attachedInstances(d, v.metadata.namespace!, v.metadata.name!));
 
   volumes.watch(cache.volumes, (v) => [nsKey(v)]);
   volumes.watch(cache.workItems, (w) => ownerKeys(w, 'Volume'));
-  volumes.watch(cache.nodes, (n) => cache.inNamespace(cache.volumes, n.metadata.namespace!).map(nsKey));
+  volumes.watch(cache.nodes, (n) => cache.inNamespace(cache.volumes, n.metadata.namespace!).map(nsKey), 0, { changed: changedForPlacement });
 
   const collector = new GarbageCollector(gcSources(cache), RestClient.forConfig(d.client.kubeConfig), d.log);
   const gc = make('garbage-collector', 1, () => collector.collect());

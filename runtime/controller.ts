@@ -47,6 +47,14 @@ export interface ControllerOptions {
   rateLimiter?: RateLimiter;
 }
 
+/** How a watched informer's events reach the queue. */
+export interface WatchOptions<T> {
+  /** Ahead of everything added without it (WorkQueue.addUrgent); only with no delay. */
+  urgent?: boolean;
+  /** An update counts only when this holds (an event filter, like controller-runtime's predicates); adds and deletes always do. */
+  changed?: (old: T, obj: T) => boolean;
+}
+
 /** Binds informers to a work queue and runs workers over it. */
 export class Controller {
   readonly queue: WorkQueue;
@@ -65,9 +73,14 @@ export class Controller {
    * coalesces into one reconcile per key; `urgent` keys go ahead of the
    * others (WorkQueue.addUrgent), for changes that report progress.
    */
-  watch<T extends ListedObject>(informer: Informer<T>, keys: (obj: T) => string[], delayMs = 0, opts: { urgent?: boolean } = {}): void {
+  watch<T extends ListedObject>(informer: Informer<T>, keys: (obj: T) => string[], delayMs = 0, opts: WatchOptions<T> = {}): void {
     const enqueue = (obj: T) => keys(obj).forEach((k) => (opts.urgent && delayMs <= 0 ? this.queue.addUrgent(k) : this.queue.addAfter(k, delayMs)));
-    informer.addHandlers({ add: enqueue, update: (old, obj) => (enqueue(old), enqueue(obj)), delete: enqueue });
+    const update = (old: T, obj: T) => {
+      if (opts.changed && !opts.changed(old, obj)) return;
+      enqueue(old);
+      enqueue(obj);
+    };
+    informer.addHandlers({ add: enqueue, update, delete: enqueue });
     this.sources.push({ informer: informer as unknown as Informer<ListedObject>, keys: keys as (obj: ListedObject) => string[] });
   }
 
