@@ -5,6 +5,7 @@
  * it did, for the figures. Randomness comes from a seeded generator, so a
  * failing run can be replayed with its printed seed.
  */
+import type { ChildProcess } from 'node:child_process';
 import { copiesOf, processesWith } from '../../support/agent-process.js';
 import { tag } from '../../e2e/agent/harness.js';
 import type { ChaosCluster } from './chaos-cluster.js';
@@ -13,6 +14,13 @@ import { NS, PING_TIMEOUT_S } from './workload.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+
+/** SIGKILLs a child and resolves once it has exited. */
+async function killAndWait(child: ChildProcess): Promise<void> {
+  const gone = new Promise((res) => (child.exitCode !== null || child.signalCode !== null ? res(null) : child.once('exit', res)));
+  child.kill('SIGKILL');
+  await gone;
+}
 
 function kill9(pid: number): void {
   try {
@@ -52,9 +60,7 @@ export async function killOne(kind: KillKind, t: TrialContext): Promise<Kill> {
     case 'controller': {
       const id = (await c.leader()) ?? 'c1';
       const child = c.controllers.get(id)!.child;
-      const gone = new Promise((res) => (child.exitCode !== null || child.signalCode !== null ? res(null) : child.once('exit', res)));
-      child.kill('SIGKILL');
-      await gone;
+      await killAndWait(child);
       await sleep(r() * 1000);
       await c.startController(id);
       return done(`controller ${id} (the leader)`);
@@ -69,9 +75,7 @@ export async function killOne(kind: KillKind, t: TrialContext): Promise<Kill> {
     case 'etcd': {
       const member = pick(r, [...c.etcd.keys()]);
       const child = c.etcd.get(member)!;
-      const gone = new Promise((res) => (child.exitCode !== null || child.signalCode !== null ? res(null) : child.once('exit', res)));
-      child.kill('SIGKILL');
-      await gone;
+      await killAndWait(child);
       await sleep(r() * 2000);
       c.startEtcd(member);
       return done(`etcd ${member}`);
