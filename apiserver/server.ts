@@ -37,7 +37,7 @@ import { selfReviewHandlers, selfSubjectReviewDefinition, selfSubjectRulesReview
 import { defaultCrdDir, loadCrds } from './crd-loader.js';
 import { EtcdAlarmMonitor } from './etcd/alarm-monitor.js';
 import { loadEtcdCredentials } from './etcd/client-tls.js';
-import { etcdHostPolicy } from './etcd/fault-handling.js';
+import { etcdCallOptions, etcdHostPolicy } from './etcd/fault-handling.js';
 import { raisedAlarms } from './etcd/maintenance.js';
 import { EtcdNoSpaceError, recoveryCommand } from './etcd/no-space.js';
 import { WatchBudget } from './http/watch-budget.js';
@@ -194,6 +194,7 @@ function connectEtcd(o: ApiServerOptions, log: Logger, metrics: ApiServerMetrics
     hosts: o.etcdEndpoints,
     credentials: loadEtcdCredentials(o.etcdTls, o.etcdEndpoints),
     faultHandling: { host: () => etcdHostPolicy(noSpace) },
+    defaultCallOptions: etcdCallOptions,
     grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
   });
   return { client, alarms };

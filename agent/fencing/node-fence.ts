@@ -14,8 +14,9 @@
  *   after the window lapsed starts a new term: `onNewTerm`. Claims of
  *   instances (claims.ts) are valid only in the term they were made in.
  *
- * Concurrency model: one timer renews every interval (a request is bounded
- * by the interval, so a hung connection never stops later attempts); a
+ * Concurrency model: one timer renews every interval, twice as often while
+ * failing (a request is bounded by the interval, so a hung connection never
+ * stops later attempts: nextRenewalDelayMs); a
  * second timer fires at the end of the safe window and is re-armed by each
  * success. Both run on the agent's event loop; callers only read.
  */
@@ -33,6 +34,16 @@ export const FENCE_STOP_GRACE_MS = 2_000;
 const STOP_MARGIN_MS = 2_000;
 /** The shims' watchdogs kill instances this long before the lease expires (after the agent's own stop, before expiry). */
 const HARD_DEADLINE_MARGIN_MS = 1_500;
+
+/**
+ * When to try the next renewal: one interval after the last one was sent, and half an interval after a
+ * failed one. Counting from the send (not from the answer) keeps an attempt that waited out its timeout
+ * from costing a whole interval more: the safe window then holds four attempts or more, not two, and one
+ * stuck request (say, to an etcd member cut off behind the apiserver) no longer fences the node.
+ */
+export function nextRenewalDelayMs(ok: boolean, sentAt: number, now: number, intervalMs: number): number {
+  return Math.max(0, sentAt + (ok ? intervalMs : intervalMs / 2) - now);
+}
 
 /** What a restarted agent needs to continue the term of its previous run (persisted by the local store). */
 export interface FenceRecord {
@@ -182,8 +193,10 @@ export class NodeFence {
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    await this.renew();
-    if (!this.stopped) this.renewTimer = this.opts.clock.setTimer(() => void this.tick(), this.opts.intervalMs);
+    const sentAt = this.opts.clock.now();
+    const ok = await this.renew();
+    const delayMs = nextRenewalDelayMs(ok, sentAt, this.opts.clock.now(), this.opts.intervalMs);
+    if (!this.stopped) this.renewTimer = this.opts.clock.setTimer(() => void this.tick(), delayMs);
   }
 
   // Atomic (rename) so a shim never reads half a number; not fsynced: a crash that loses it also stopped the instances.

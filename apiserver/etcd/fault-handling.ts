@@ -40,3 +40,35 @@ export function etcdHostPolicy(onNoSpace: (cause: unknown) => Error): IPolicy {
       }, signal),
   };
 }
+
+/** Longest wait for one attempt of a single-key call before another member is tried. */
+// Under the node lease's renewal timeout (its heartbeat interval, 1-2 s), so that a renewal whose call
+// went to a cut member is retried on another one and still answered in time.
+export const POINT_CALL_DEADLINE_MS = 1_000;
+/** Longest wait for one attempt of anything else that is not a stream (a page of a scan, a compaction). */
+export const LONG_CALL_DEADLINE_MS = 30_000;
+
+/** What etcd3 tells the call-options factory about a call. */
+export interface EtcdCallContext {
+  service: string;
+  method: string;
+  isStream: boolean;
+  params?: unknown;
+}
+
+/**
+ * The deadline of one attempt of an etcd call. Without one, a call sent to a member that a partition
+ * cut off waits until TCP gives up (minutes), and etcd3 picks members at random: a third of the calls
+ * to a three-member cluster would hang for as long as the cut lasts, node lease renewals among them.
+ * With it the attempt fails with DEADLINE_EXCEEDED, which etcd3 retries on another member and counts
+ * against the cut member's circuit breaker (three in a row and it is skipped). A write whose answer
+ * was lost this way is recognised by EtcdStore on the retry. Streams (watches, lease keep-alives) get
+ * no deadline: the watch cache's stream to a cut member stalls until the cut heals, and consistent
+ * reads meanwhile fall back to etcd after a second (rest/lister.ts).
+ */
+export function etcdCallOptions(context: EtcdCallContext): { deadline?: number } {
+  if (context.isStream) return {};
+  const params = (context.params ?? {}) as { range_end?: unknown };
+  const point = context.service === 'KV' && ['range', 'put', 'txn', 'deleteRange'].includes(context.method) && !params.range_end;
+  return { deadline: Date.now() + (point || context.service === 'Lease' ? POINT_CALL_DEADLINE_MS : LONG_CALL_DEADLINE_MS) };
+}

@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { isBrokenCircuitError } from 'cockatiel';
 import { castGrpcError, GRPCResourceExhastedError, isRecoverableError } from 'etcd3';
-import { etcdHostPolicy, isHostFailure } from '../../../../apiserver/etcd/fault-handling.js';
+import { etcdCallOptions, etcdHostPolicy, isHostFailure, LONG_CALL_DEADLINE_MS, POINT_CALL_DEADLINE_MS } from '../../../../apiserver/etcd/fault-handling.js';
 import { EtcdNoSpaceError, isNoSpace } from '../../../../apiserver/etcd/no-space.js';
 
 // What etcd3 makes of etcd's answer under the alarm (gRPC code 8, RESOURCE_EXHAUSTED).
@@ -43,5 +43,16 @@ describe('etcd host policy', () => {
     for (let i = 0; i < 3; i++) await policy.execute(() => Promise.reject(refused())).catch(() => undefined);
     const err = await policy.execute(() => 'read').catch((e: unknown) => e);
     expect(isBrokenCircuitError(err)).to.equal(true);
+  });
+
+  it('gives a single-key call a short deadline, a scan a long one, a stream none', () => {
+    const left = (o: { deadline?: number }) => (o.deadline === undefined ? undefined : Math.round((o.deadline - Date.now()) / 1000) * 1000);
+    const point = POINT_CALL_DEADLINE_MS;
+    expect(left(etcdCallOptions({ service: 'KV', method: 'range', isStream: false, params: { key: Buffer.from('/registry/a') } }))).to.equal(point);
+    expect(left(etcdCallOptions({ service: 'KV', method: 'txn', isStream: false, params: { compare: [], success: [] } }))).to.equal(point);
+    expect(left(etcdCallOptions({ service: 'Lease', method: 'leaseGrant', isStream: false, params: { TTL: 10 } }))).to.equal(point);
+    expect(left(etcdCallOptions({ service: 'KV', method: 'range', isStream: false, params: { key: Buffer.from('/registry/'), range_end: Buffer.from('/registry0') } }))).to.equal(LONG_CALL_DEADLINE_MS);
+    expect(left(etcdCallOptions({ service: 'KV', method: 'compact', isStream: false, params: { revision: 5 } }))).to.equal(LONG_CALL_DEADLINE_MS);
+    expect(etcdCallOptions({ service: 'Watch', method: 'watch', isStream: true })).to.deep.equal({});
   });
 });
