@@ -85,13 +85,6 @@ export class MetadataCopy {
     fs.rmSync(file, { force: true });
   }
 
-  /** Names of the kept objects of a kind in a namespace. */
-  names(kind: CopiedKind, namespace: string | undefined): string[] {
-    const dir = path.dirname(this.fileOf(kind, namespace, 'x'));
-    if (!fs.existsSync(dir)) return [];
-    return fs.readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length));
-  }
-
   private fileOf(kind: CopiedKind, namespace: string | undefined, name: string): string {
     return path.join(this.dir, KINDS[kind].dir, namespace ?? '_', `${name}.json`);
   }

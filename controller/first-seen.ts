@@ -9,7 +9,8 @@
  * what it claims, but never from the future: a restarted controller then
  * finds settled what was settled, and writes nothing new, while a clock
  * ahead of its own cannot hold a settle for hours.
- * One entry per slot (a brick of a Volume), replaced when its value changes.
+ * One entry per slot (a brick of a Volume), replaced when its value changes
+ * and dropped with its object.
  */
 export class FirstSeen {
   private readonly seen = new Map<string, { value: string; at: number }>();
@@ -21,5 +22,10 @@ export class FirstSeen {
     const at = s ? now : Math.min(now, Number.isNaN(claimed) ? now : claimed);
     this.seen.set(slot, { value, at });
     return at;
+  }
+
+  /** Drops every slot whose name starts with `prefix` (their object is gone). */
+  forget(prefix: string): void {
+    for (const slot of this.seen.keys()) if (slot.startsWith(prefix)) this.seen.delete(slot);
   }
 }

@@ -24,7 +24,9 @@ export interface VolumeReconcilerDeps extends OwnerReconcileDeps {
 
 /** Reconciles the Volume with key namespace/name. */
 export function reconcileVolume(deps: VolumeReconcilerDeps, key: string): Promise<Result | void> {
-  return reconcileOwner(deps, 'Volume', key, deps.cache.volumes.get(key), (volume, workItems) => planVolume(observe(deps, volume, workItems)));
+  const volume = deps.cache.volumes.get(key);
+  if (!volume) deps.firstSeen.forget(`${key}/`);
+  return reconcileOwner(deps, 'Volume', key, volume, (v, workItems) => planVolume(observe(deps, v, workItems)));
 }
 
 function observe(deps: VolumeReconcilerDeps, volume: Volume, workItems: VolumeObserved['workItems']): VolumeObserved {
@@ -45,7 +47,8 @@ function observe(deps: VolumeReconcilerDeps, volume: Volume, workItems: VolumeOb
     brickHome: brickHomes(deps, namespace),
     nodeAddress: (n) => deps.cache.nodes.get(`${namespace}/${n}`)?.status?.addresses?.find((a) => a.type === 'InternalIP' && !a.address.includes(':'))?.address,
     now,
-    seenAt: (slot, stamp) => deps.firstSeen.at(`${volume.metadata.uid}/${slot}`, stamp, now, Date.parse(stamp)),
+    // Keyed by namespace/name (forgotten with the Volume) and uid (a Volume made anew under that name starts afresh).
+    seenAt: (slot, stamp) => deps.firstSeen.at(`${namespace}/${volume.metadata.name}/${volume.metadata.uid}/${slot}`, stamp, now, Date.parse(stamp)),
   };
 }
 

@@ -21,4 +21,13 @@ describe('FirstSeen', () => {
     expect(s.at('v/join/0', 'b', NOW + 20000, NaN)).to.equal(NOW + 12000);
     expect(s.at('v/join/1', 'b', NOW + 20000, NOW + 20000), 'slots are separate').to.equal(NOW + 20000);
   });
+
+  it('forgets the slots of an object that is gone, and only those', () => {
+    const s = new FirstSeen();
+    s.at('ns/v/uid1/join/0', 'a', NOW, NOW - 5000);
+    s.at('ns/v2/uid2/join/0', 'a', NOW, NOW - 5000);
+    s.forget('ns/v/');
+    expect(s.at('ns/v/uid1/join/0', 'a', NOW + 1000, NOW + 1000), 'seen anew').to.equal(NOW + 1000);
+    expect(s.at('ns/v2/uid2/join/0', 'a', NOW + 1000, NOW + 1000), 'another Volume whose name starts alike').to.equal(NOW - 5000);
+  });
 });
