@@ -60,6 +60,9 @@ export class ChaosCluster {
   readonly etcd = new Map<string, ChildProcess>();
   readonly controllers = new Map<string, CairnProcess>();
   readonly agents = new Map<string, AgentProcess>();
+  /** Processes that exited by themselves and were started again, as a supervisor would. */
+  readonly selfExits: string[] = [];
+  private destroyed = false;
   apiserver!: ServerProcess;
   client!: CairnClient;
   kubeConfig!: KubeConfig;
@@ -144,7 +147,15 @@ export class ChaosCluster {
   async startController(id: string): Promise<void> {
     const args = ['controller', '--kubeconfig', path.join(this.dataDir, 'admin.kubeconfig'), '--identity', id, '--metrics-port', '0',
       '--lease-duration', '6s', '--renew-deadline', '4s', '--retry-period', '1s', '--log-level', 'warn'];
-    this.controllers.set(id, spawnCairn(args, [], skewedEnv(this.o.clockOffsets?.[id as 'c1' | 'c2']), this.net.launcher('cp')));
+    const proc = spawnCairn(args, [], skewedEnv(this.o.clockOffsets?.[id as 'c1' | 'c2']), this.net.launcher('cp'));
+    this.controllers.set(id, proc);
+    // A controller that loses its leader lease exits for its supervisor to start it again as a follower:
+    // this is that supervisor (systemd's Restart=on-failure). Kills by the trials and destroy() are signals.
+    proc.child.once('exit', (code, signal) => {
+      if (signal || this.destroyed || this.controllers.get(id) !== proc) return;
+      this.selfExits.push(`controller ${id} (status ${code})`);
+      setTimeout(() => void (this.destroyed || this.controllers.get(id) !== proc ? undefined : this.startController(id)), 1000);
+    });
   }
 
   /** Starts (or starts again, on its data dir) the agent of `node`. */
@@ -166,8 +177,35 @@ export class ChaosCluster {
     return this.net.pids(host).filter((pid) => cmdline(pid).includes(needle));
   }
 
+  /**
+   * Log lines of the running controllers and agents that say a TLS handshake failed (a certificate not
+   * yet valid, say): a clock skew beyond the bound docs/fencing.md states, which would leave a replica
+   * silently unable to reach the API server.
+   */
+  tlsFailures(): string[] {
+    const logs = [...this.controllers.values(), ...this.agents.values()].map((p) => p.logs());
+    return logs.flatMap((l) => l.split('\n').filter((line) => /certificate (is not yet valid|has expired)|self[- ]signed certificate|unable to verify/.test(line))).slice(0, 3);
+  }
+
+  /**
+   * Keeps what explains a failed trial outside the cluster's dir (destroy() removes that): every
+   * process's log and the WorkItems as the API has them. Resolves the dir it wrote.
+   */
+  async saveDiagnostics(label: string): Promise<string> {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), `cairn-chaos-failure-${label}-`));
+    const save = (name: string, text: string) => fs.writeFileSync(path.join(out, name), text);
+    for (const [node, a] of this.agents) save(`agent-${node}.log`, a.logs());
+    for (const [id, c] of this.controllers) save(`controller-${id}.log`, c.logs());
+    save('apiserver.log', this.apiserver?.logs() ?? '');
+    for (const m of ETCD_MEMBERS) fs.copyFileSync(path.join(this.dir, `${m}.log`), path.join(out, `${m}.log`));
+    const items = await this.client.listAll('WorkItem').catch((err: Error) => ({ items: [], error: err.message }));
+    save('workitems.json', JSON.stringify(items, null, 1));
+    return out;
+  }
+
   /** Stops everything, removes the hosts, mounts and files. */
   async destroy(): Promise<void> {
+    this.destroyed = true;
     for (const a of this.agents.values()) await a.kill9().catch(() => undefined);
     for (const c of this.controllers.values()) await stopChild(c.child, 0).catch(() => undefined);
     await this.apiserver?.kill9().catch(() => undefined);
