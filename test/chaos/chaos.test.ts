@@ -11,6 +11,7 @@
  */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import { eventually } from '../support/eventually.js';
 import { ChaosCluster } from './support/chaos-cluster.js';
 import { AckedWriter, CopySampler, failuresWithoutHelp, RvMonitor } from './support/invariants.js';
@@ -51,6 +52,24 @@ class Figures {
   }
 }
 
+/** A trial slower than this to converge keeps its logs (only the slowest of a test, to look at afterwards). */
+const SLOW_TRIAL_MS = 30_000;
+
+/** The slowest trial past SLOW_TRIAL_MS, with the logs of the moment it converged. */
+class SlowestTrial {
+  private ms = 0;
+  private what = '';
+  private dir = '';
+  async note(c: ChaosCluster, what: string, ms: number): Promise<void> {
+    if (ms < SLOW_TRIAL_MS || ms <= this.ms) return;
+    if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
+    Object.assign(this, { ms, what, dir: await c.saveDiagnostics(`${SEED}-slowest`).catch(() => '') });
+  }
+  print(): void {
+    if (this.ms) console.log(`      slowest: ${this.what}, converged after ${(this.ms / 1000).toFixed(1)} s; its logs are kept in ${this.dir || '(could not be saved)'}`);
+  }
+}
+
 describe(`chaos: kill -9 loops and partitions on separate network hosts, the control plane's clocks off by up to an hour (${FULL ? 'full' : 'smoke'}, seed ${SEED})`, function () {
   this.timeout(FULL ? 3_600_000 : 240_000);
   const marker = `cairn-chaos-${randomBytes(3).toString('hex')}`;
@@ -65,7 +84,7 @@ describe(`chaos: kill -9 loops and partitions on separate network hosts, the con
     c = await ChaosCluster.start({ agents: 3, marker, clockOffsets: CLOCK_OFFSETS }, NS);
     const instances = await startWorkload(c, marker, 4);
     await waitConverged(c, 90_000);
-    t = { c, r: seeded(SEED), marker, instances };
+    t = { c, r: seeded(SEED), marker, instances, instanceKills: new Map() };
     copies = new CopySampler(marker, c.net, c.nodeNames());
     writes = new AckedWriter(c.kubeConfig, NS, 'w');
     versions = new RvMonitor(c.kubeConfig, `/api/v1/namespaces/${NS}/configmaps`);
@@ -99,6 +118,7 @@ describe(`chaos: kill -9 loops and partitions on separate network hosts, the con
 
   it(`${KILL_TRIALS} kill -9 trials across ${KILLS.join(', ')}: no acked write lost, never two copies`, async () => {
     const figures = new Figures();
+    const slowest = new SlowestTrial();
     for (let n = 0; n < (KILLS.length ? KILL_TRIALS : 0); n++) {
       const kind = KILLS[n % KILLS.length]!;
       const started = Date.now();
@@ -109,13 +129,16 @@ describe(`chaos: kill -9 loops and partitions on separate network hosts, the con
       await eventually(`the kill -9 of ${what} repaired`, async () => repaired(), 60_000, 50).catch(fail);
       await waitConverged(c, 90_000).catch(fail);
       figures.add(kind, Date.now() - started);
+      await slowest.note(c, `kill -9 of ${what} (trial ${n + 1})`, Date.now() - started);
     }
     figures.print(`kill -9 trials (seed ${SEED}):`);
+    slowest.print();
     await checkInvariants();
   });
 
   it(`${PARTITION_TRIALS} partition trials (${PARTITIONS.join(', ')}): never two copies, bricks the same after healing`, async () => {
     const figures = new Figures();
+    const slowest = new SlowestTrial();
     let checked = 0;
     let heals = 0;
     for (let n = 0; n < (PARTITIONS.length ? PARTITION_TRIALS : 0); n++) {
@@ -131,9 +154,11 @@ describe(`chaos: kill -9 loops and partitions on separate network hosts, the con
         throw new Error(`after the partition ${what} (trial ${n + 1}, seed ${SEED}): ${err.message}`);
       });
       figures.add(kind, Date.now() - started);
+      await slowest.note(c, `the partition ${what} (trial ${n + 1})`, Date.now() - started);
       checked = data.records;
     }
     figures.print(`partition trials (seed ${SEED}):`);
+    slowest.print();
     console.log(`      volume: after each trial every brick the same bytes, ${checked} records at the end, none torn; after ${heals} trials a brick had fallen behind and was healed`);
     await checkInvariants();
   });

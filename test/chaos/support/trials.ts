@@ -36,6 +36,20 @@ export interface TrialContext {
   r: () => number;
   marker: string;
   instances: string[];
+  /** Kill -9 trials so far, per instance (see leastKilled). */
+  instanceKills: Map<string, number>;
+}
+
+/**
+ * One of the instances killed least so far. A kill -9 counts as a crash, and each crash within ten
+ * minutes doubles an instance's restart backoff (1, 2, 4 … s, like the kubelet's): seven kills of one
+ * instance would hold it down longer than a trial waits.
+ */
+function leastKilled(t: TrialContext): string {
+  const fewest = Math.min(...t.instances.map((n) => t.instanceKills.get(n) ?? 0));
+  const name = pick(t.r, t.instances.filter((n) => (t.instanceKills.get(n) ?? 0) === fewest));
+  t.instanceKills.set(name, fewest + 1);
+  return name;
 }
 
 export const KILL_KINDS = ['apiserver', 'controller', 'agent', 'etcd', 'glusterfsd', 'instance'] as const;
@@ -87,7 +101,7 @@ export async function killOne(kind: KillKind, t: TrialContext): Promise<Kill> {
       return done(`glusterfsd on ${node} (${pids.length} processes)`, () => c.processesOn(node, 'glusterfsd').length >= pids.length);
     }
     case 'instance': {
-      const name = pick(r, t.instances);
+      const name = leastKilled(t);
       const before = copiesOf(tag(t.marker, name));
       processesWith(tag(t.marker, name)).forEach((p) => kill9(p.pid));
       return done(`instance ${name} (session ${before.join(', ')})`, () => copiesOf(tag(t.marker, name)).some((s) => !before.includes(s)));
