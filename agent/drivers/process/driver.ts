@@ -191,7 +191,8 @@ async function basePrepared(rt: Runtime, item: WorkItem, ctx: OperationContext):
 
 async function start(rt: Runtime, p: Prepared, ctx: OperationContext, prior: Pick<ProcessState, 'restarts' | 'backoffCount' | 'previousExit'>): Promise<ProcessState> {
   await fs.promises.mkdir(p.dir, { recursive: true });
-  const cgroup = await prepareCgroup(ctx.cgroupRoot, `${p.namespace}_${p.name}`, { cpus: p.spec.cpus, memoryBytes: p.memoryBytes });
+  // Named after the node too: nodes that share a machine (the demo, the tests) share its cgroup tree.
+  const cgroup = await prepareCgroup(ctx.cgroupRoot, `${ctx.nodeName}_${p.namespace}_${p.name}`, { cpus: p.spec.cpus, memoryBytes: p.memoryBytes });
   ctx.signal.throwIfAborted();
   const cgroupProcs = cgroup.dir ? { cgroupProcs: path.join(cgroup.dir, 'cgroup.procs') } : {};
   const logPath = path.join(p.dir, LOG_FILE);
