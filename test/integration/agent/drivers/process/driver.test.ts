@@ -253,7 +253,7 @@ describe('process driver (real processes)', function () {
     const ctx = directContext(dataDir, undefined, { cgroupRoot: root, log });
     const item = instanceItem('limited', { command: ['sleep', '1000'], cpus: 1.5, memory: '256Mi' });
     const obs = await ensure(item, ctx);
-    const leaf = path.join(root, 'cairn', 'c1_limited');
+    const leaf = path.join(root, 'cairn', 'n1_c1_limited');
     expect(obs.instance!.limitsEnforced).to.equal(true);
     expect(obs.conditions?.[0]).to.include({ type: 'LimitsEnforced', status: 'True' });
     expect(fs.readFileSync(path.join(root, 'cgroup.subtree_control'), 'utf8')).to.equal('+cpu +memory');
