@@ -38,8 +38,9 @@ const HARD_DEADLINE_MARGIN_MS = 1_500;
 /**
  * When to try the next renewal: one interval after the last one was sent, and half an interval after a
  * failed one. Counting from the send (not from the answer) keeps an attempt that waited out its timeout
- * from costing a whole interval more: the safe window then holds four attempts or more, not two, and one
- * stuck request (say, to an etcd member cut off behind the apiserver) no longer fences the node.
+ * (one interval) from costing a whole interval more: the next goes at once. Failures that answer fast are
+ * retried twice as often, so a request that went to an etcd member cut off behind the apiserver is
+ * followed by more attempts within the safe window.
  */
 export function nextRenewalDelayMs(ok: boolean, sentAt: number, now: number, intervalMs: number): number {
   return Math.max(0, sentAt + (ok ? intervalMs : intervalMs / 2) - now);

@@ -41,9 +41,11 @@ export function etcdHostPolicy(onNoSpace: (cause: unknown) => Error): IPolicy {
   };
 }
 
-/** Longest wait for one attempt of a single-key call before another member is tried. */
-// Under the node lease's renewal timeout (its heartbeat interval, 1-2 s), so that a renewal whose call
-// went to a cut member is retried on another one and still answered in time.
+/**
+ * Longest wait for one attempt of a single-key call before another member is tried: under the node
+ * lease's renewal timeout (its heartbeat interval, 1-2 s), so that a renewal whose call went to a cut
+ * member is retried on another one and still answered in time.
+ */
 export const POINT_CALL_DEADLINE_MS = 1_000;
 /** Longest wait for one attempt of anything else that is not a stream (a page of a scan, a compaction). */
 export const LONG_CALL_DEADLINE_MS = 30_000;

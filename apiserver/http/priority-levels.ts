@@ -42,7 +42,7 @@ export class WorkloadSeats {
     readonly queue: number,
   ) {}
 
-  /** Requests served now and waiting (for /metrics and tests). */
+  /** Requests served now and waiting. */
   get state(): { busy: number; waiting: number } {
     return { busy: this.busy, waiting: this.waiting.length };
   }

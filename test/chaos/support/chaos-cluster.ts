@@ -154,7 +154,9 @@ export class ChaosCluster {
     proc.child.once('exit', (code, signal) => {
       if (signal || this.destroyed || this.controllers.get(id) !== proc) return;
       this.selfExits.push(`controller ${id} (status ${code})`);
-      setTimeout(() => void (this.destroyed || this.controllers.get(id) !== proc ? undefined : this.startController(id)), 1000);
+      setTimeout(() => {
+        if (!this.destroyed && this.controllers.get(id) === proc) void this.startController(id);
+      }, 1000);
     });
   }
 
