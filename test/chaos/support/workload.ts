@@ -122,7 +122,8 @@ export async function volumeDataCheck(c: ChaosCluster): Promise<{ records: numbe
 export async function waitVolumeHealed(c: ChaosCluster, timeoutMs: number): Promise<{ records: number }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const check = await volumeDataCheck(c);
+    // The API may answer 503 for a moment (an etcd election after a member's cut): that is no verdict on the data.
+    const check = await volumeDataCheck(c).catch((err: Error) => ({ records: 0, mismatches: [`bricks differ: not read (API: ${err.message})`] }));
     if (check.mismatches.length === 0) return { records: check.records };
     const healing = check.mismatches.some((m) => m.startsWith('bricks differ'));
     if (!healing || Date.now() > deadline) throw new Error(`volume data: ${check.mismatches.join('; ')}`);
