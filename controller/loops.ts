@@ -66,7 +66,8 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
     new Controller({ name, reconcile, workers, log: d.log, metrics: d.metrics, clock: d.clock, resyncMs: d.resyncMs });
   const few = Math.max(1, Math.floor(d.workers / 2));
   const clusters = make('cluster', 1, (k) => reconcileCluster(d, k));
-  const nodes = make('node', few, (k) => reconcileNode(d, k));
+  const nodeDeps = { ...d, allocationWrites: new Map<string, number>() };
+  const nodes = make('node', few, (k) => reconcileNode(nodeDeps, k));
   const instances = make('instance', d.workers, (k) => reconcileInstance(d, k));
   const volumeDeps = { ...d, firstSeen: new FirstSeen() };
   const volumes = make('volume', few, (k) => reconcileVolume(volumeDeps, k));

@@ -23,6 +23,7 @@ import { recordUpdate } from './managed-fields.js';
 import { afterDelete, checkResourceVersion, prepareForCreate, prepareForUpdate, readyToDelete, type Propagation, type Subresource } from './lifecycle.js';
 import type { Namespaces } from './namespaces.js';
 import type { WriteAdmission } from '../auth/authorizer.js';
+import { withFinalizers, type CreationFinalizers } from './controller-finalizer.js';
 
 /** Options every write takes. */
 export interface WriteOptions {
@@ -60,6 +61,8 @@ export interface StoreDeps {
   namespaces: Namespaces;
   eventLeases: LeaseManager;
   now: () => Date;
+  /** Finalizers admission adds to a new object (the controller's, while one leads); default none. */
+  creationFinalizers?: CreationFinalizers;
 }
 
 /** Create/get/update/delete for every kind. */
@@ -76,7 +79,8 @@ export class ResourceStore {
     for (let attempt = 0; ; attempt++) {
       const name = generated ? body.metadata.generateName + randomSuffix() : body.metadata.name!;
       if (generated) checkGeneratedName(def, name);
-      const prepared = prepareForCreate(def, { ...body, metadata: { ...body.metadata, name, namespace: def.namespaced ? ns : undefined } }, this.timestamp(), randomUUID());
+      const fresh = prepareForCreate(def, { ...body, metadata: { ...body.metadata, name, namespace: def.namespaced ? ns : undefined } }, this.timestamp(), randomUUID());
+      const prepared = withFinalizers(fresh, this.deps.creationFinalizers?.(def) ?? []);
       const obj = opts.fieldManager ? recordUpdate(undefined, prepared, opts.fieldManager, groupVersion(def), prepared.metadata.creationTimestamp!, def.schema, requested) : prepared;
       if (!def.namespaced) delete obj.metadata.namespace;
       opts.admit?.(undefined, obj);

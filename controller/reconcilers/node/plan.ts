@@ -8,7 +8,9 @@
  * (docs/fencing.md); a renewal that raced the revocation makes it fail,
  * and the node stays Ready. A drain request (spec.drain: true) reports Draining
  * until no instance is placed on the node, then Drained. Also writes what
- * the scheduler has placed on the node (status.allocated).
+ * the scheduler has placed on the node (status.allocated), at most once per
+ * ALLOCATION_WRITE_INTERVAL_MS: while thousands of instances land, each
+ * would otherwise cost its node a write.
  */
 import { formatTime, getCondition, setCondition } from '../../../api/conditions.js';
 import type { Condition } from '../../../api/types.js';
@@ -16,6 +18,11 @@ import type { Node, NodeAllocated, NodePhase, NodeStatus } from '../../../api/no
 import { nodeLeaseName } from '../../../api/names.js';
 import { LEASE_EXPIRED_REASON, leaseFreshness, type LeaseView } from '../../node-health.js';
 import type { EventType } from '../../../runtime/events.js';
+import { earliest } from '../actions.js';
+import { stableJson } from '../stable-json.js';
+
+/** Least time between two writes of a node's changed status.allocated (kubelet reports node status every 10 s). */
+export const ALLOCATION_WRITE_INTERVAL_MS = 5000;
 
 /** Everything the plan looks at. */
 export interface NodeObserved {
@@ -24,6 +31,8 @@ export interface NodeObserved {
   /** Instances whose WorkItem is on this node (for drain progress). */
   instancesOnNode: number;
   allocated: NodeAllocated;
+  /** When this controller last wrote a changed status.allocated; undefined: not since it started. */
+  allocatedWrittenAt?: number;
   /** The Cluster's nodeLeaseDurationSeconds: how long a Ready node may go without any heartbeat lease. */
   leaseDurationSeconds: number;
   now: number;
@@ -65,12 +74,21 @@ export function planNode(o: NodeObserved): NodePlan {
   const phase = phaseOf(o, alive, expired);
   // Held by the node (or missing): not revoked yet. A lease already holderless was revoked before.
   const revokeLease = expired && (!o.lease || o.lease.holder === name);
+  const allocation = allocationToWrite(o);
   return {
     ...(revokeLease ? { revokeLease } : {}),
-    status: { ...prev, phase, conditions, allocated: o.allocated, drain: drainStatus(o, phase), observedGeneration: o.node.metadata.generation },
+    status: { ...prev, phase, conditions, allocated: allocation.allocated, drain: drainStatus(o, phase), observedGeneration: o.node.metadata.generation },
     events,
-    requeueAfterMs: fresh ? remainingMs + 100 : missingMs ? missingMs + 100 : undefined,
+    requeueAfterMs: earliest(fresh ? remainingMs + 100 : missingMs ? missingMs + 100 : undefined, allocation.dueInMs),
   };
+}
+
+/** The allocation to write now: the new one, or the one written until the interval since the last write has passed. */
+function allocationToWrite(o: NodeObserved): { allocated: NodeAllocated; dueInMs?: number } {
+  const written = o.node.status?.allocated;
+  const dueInMs = o.allocatedWrittenAt === undefined ? 0 : o.allocatedWrittenAt + ALLOCATION_WRITE_INTERVAL_MS - o.now;
+  if (!written || dueInMs <= 0 || stableJson(written) === stableJson(o.allocated)) return { allocated: o.allocated };
+  return { allocated: written, dueInMs };
 }
 
 /**

@@ -22,11 +22,14 @@ export interface NodeReconcilerDeps {
   leases: LeaseObservations;
   clock: Clock;
   stale: StaleGuard;
+  /** When each node's changed allocation was last written (key namespace/name), for the plan's rate limit. */
+  allocationWrites: Map<string, number>;
 }
 
 /** Reconciles the Node with key namespace/name. */
 export async function reconcileNode(deps: NodeReconcilerDeps, key: string): Promise<Result | void> {
   const node = deps.cache.nodes.get(key);
+  if (!node) deps.allocationWrites.delete(key);
   if (!node || deps.stale.isStale(key, node.metadata.resourceVersion)) return;
   const namespace = node.metadata.namespace!;
   const name = node.metadata.name!;
@@ -38,6 +41,7 @@ export async function reconcileNode(deps: NodeReconcilerDeps, key: string): Prom
     lease: deps.leases.view(leaseObject, now),
     instancesOnNode: usage?.instances ?? 0,
     allocated: usage ? toNodeAllocated(usage) : {},
+    allocatedWrittenAt: deps.allocationWrites.get(key),
     leaseDurationSeconds: deps.cache.cluster(namespace)?.spec?.failureDetection?.nodeLeaseDurationSeconds ?? FAILURE_DEFAULTS.nodeLeaseDurationSeconds,
     now,
   });
@@ -50,6 +54,7 @@ export async function reconcileNode(deps: NodeReconcilerDeps, key: string): Prom
   if (stableJson(node.status ?? {}) !== stableJson(plan.status)) {
     await deps.client.replaceStatus('Node', { ...node, status: plan.status });
     deps.stale.replaced(key, node.metadata.resourceVersion);
+    if (stableJson(node.status?.allocated ?? {}) !== stableJson(plan.status.allocated ?? {})) deps.allocationWrites.set(key, now);
   }
   return plan.requeueAfterMs !== undefined ? { requeueAfterMs: plan.requeueAfterMs } : undefined;
 }

@@ -5,7 +5,8 @@
  * Event TTLs, Leases, and the periodic compactor.
  */
 import { expect } from 'chai';
-import { cairnPath, cluster, instance } from '../../support/fixtures.js';
+import { CONTROLLER_FINALIZER, CONTROLLER_LEASE_NAME, SYSTEM_NAMESPACE } from '../../../api/names.js';
+import { cairnPath, cluster, instance, workItem } from '../../support/fixtures.js';
 import { rawRequest, type RawResponse } from '../../support/http.js';
 import { startTestEnv, type TestEnv } from '../../support/in-process.js';
 import { eventually } from '../../support/eventually.js';
@@ -144,6 +145,28 @@ describe('apiserver writes (real etcd)', function () {
     await w.until((e) => e.some((x) => x.type === 'DELETED'), 5000);
     expect(w.events.map((e) => e.type)).to.deep.equal(['ADDED', 'MODIFIED', 'DELETED']);
     await expectStatus(req('GET', inst('fin')), 404);
+  });
+
+  it("admission gives new Instances the controller's finalizer while a controller holds the leader Lease, and only then", async () => {
+    const leasePath = `/apis/coordination.k8s.io/v1/namespaces/${SYSTEM_NAMESPACE}/leases`;
+    const finalizersOf = async (name: string, finalizers?: string[]) => {
+      const o = instance(name, ns);
+      if (finalizers) o.metadata.finalizers = finalizers;
+      return (await create(o)).metadata.finalizers ?? [];
+    };
+    const sameList = (a: string[], b: string[]) => JSON.stringify(a) === JSON.stringify(b);
+    expect(await finalizersOf('unled')).to.deep.equal([]);
+    const lease = await expectStatus(req('POST', leasePath, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: CONTROLLER_LEASE_NAME }, spec: { holderIdentity: 'c1', leaseDurationSeconds: 15 } }), 201);
+    let n = 0;
+    await eventually('a created Instance has the finalizer', async () => sameList(await finalizersOf(`led-${n++}`), [CONTROLLER_FINALIZER]), 5000);
+    expect(await finalizersOf('led-own', ['example.com/mine'])).to.deep.equal(['example.com/mine', CONTROLLER_FINALIZER]);
+    const item = await expectStatus(req('POST', cairnPath('workitems', ns), workItem('led-wi', ns, 'n1')), 201);
+    expect(item.metadata.finalizers ?? [], 'only Instances and Volumes').to.deep.equal([]);
+
+    // A controller that stops leading releases the lease (no holder): nothing would remove the finalizer then.
+    await expectStatus(req('PUT', `${leasePath}/${CONTROLLER_LEASE_NAME}`, { ...lease, spec: { leaseDurationSeconds: 15 } }), 200);
+    await eventually('a created Instance has no finalizer', async () => sameList(await finalizersOf(`released-${n++}`), []), 5000);
+    await expectStatus(req('DELETE', `${leasePath}/${CONTROLLER_LEASE_NAME}`), 200);
   });
 
   it('DELETE preconditions: wrong uid or resourceVersion → 409; right ones → 200', async () => {

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import type { Node, NodeStatus } from '../../../../../api/node.js';
 import { LEASE_EXPIRED_REASON, nodeView, type LeaseView } from '../../../../../controller/node-health.js';
-import { planNode, type NodeObserved } from '../../../../../controller/reconcilers/node/plan.js';
+import { ALLOCATION_WRITE_INTERVAL_MS, planNode, type NodeObserved } from '../../../../../controller/reconcilers/node/plan.js';
 import { EARLIER, NOW, NOW_TEXT, NS } from '../builders.js';
 
 function node(status?: NodeStatus, spec: Node['spec'] = {}): Node {
@@ -141,6 +141,30 @@ describe('planNode', () => {
     const plan = planNode(observed(node(agent), lease(0), { allocated: { cpus: 2, memory: '1Gi', storage: '10Gi', instances: 2, volumeReplicas: 1 } }));
     expect(plan.status.allocated).to.deep.equal({ cpus: 2, memory: '1Gi', storage: '10Gi', instances: 2, volumeReplicas: 1 });
     expect(plan.status).to.deep.include({ agentVersion: '0.1.0', capacity: agent.capacity, addresses: agent.addresses });
+  });
+
+  describe('allocation writes, at most one per interval', () => {
+    const two = { cpus: 2, instances: 2 };
+    const three = { cpus: 3, instances: 3 };
+    const placed = (allocatedWrittenAt: number | undefined, allocated = three) => planNode(observed(node({ allocated: two }), lease(0), { allocated, allocatedWrittenAt }));
+
+    it('writes a change at once when none was written since the controller started, or the interval has passed', () => {
+      expect(placed(undefined).status.allocated).to.deep.equal(three);
+      expect(placed(NOW - ALLOCATION_WRITE_INTERVAL_MS).status.allocated).to.deep.equal(three);
+      expect(planNode(observed(node(), lease(0), { allocated: three, allocatedWrittenAt: NOW })).status.allocated, 'none written yet').to.deep.equal(three);
+    });
+
+    it('keeps the written allocation within the interval, and comes back when it ends', () => {
+      const plan = placed(NOW - 1000);
+      expect(plan.status.allocated).to.deep.equal(two);
+      expect(plan.requeueAfterMs).to.equal(ALLOCATION_WRITE_INTERVAL_MS - 1000);
+    });
+
+    it('has nothing to wait for when the allocation is unchanged', () => {
+      const plan = placed(NOW - 1000, two);
+      expect(plan.status.allocated).to.deep.equal(two);
+      expect(plan.requeueAfterMs).to.be.above(ALLOCATION_WRITE_INTERVAL_MS);
+    });
   });
 
   it('is stable: its own status fed back with the same lease changes nothing', () => {
