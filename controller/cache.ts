@@ -20,6 +20,7 @@ import type { Clock } from '../runtime/clock.js';
 const NAMESPACE_INDEX = 'namespace';
 const OWNER_INDEX = 'owner';
 const NODE_INDEX = 'node';
+const ANTI_AFFINITY_INDEX = 'anti-affinity';
 
 function ownerIndexValue(namespace: string | undefined, kind: string | undefined, name: string | undefined): string {
   return `${namespace}/${kind}/${name}`;
@@ -58,6 +59,7 @@ export class ControllerCache {
     for (const i of this.all) i.addIndex(NAMESPACE_INDEX, (o) => [(o.metadata as { namespace?: string }).namespace ?? '']);
     this.workItems.addIndex(OWNER_INDEX, (w) => [ownerIndexValue(w.metadata.namespace, w.metadata.labels?.[OWNER_KIND_LABEL], w.metadata.labels?.[OWNER_NAME_LABEL])]);
     this.instances.addIndex(NODE_INDEX, (i) => (i.status?.nodeName ? [`${i.metadata.namespace}/${i.status.nodeName}`] : []));
+    this.instances.addIndex(ANTI_AFFINITY_INDEX, (i) => (i.spec.placement?.antiAffinityGroup ? [i.metadata.namespace!] : []));
   }
 
   private get all(): Array<Informer<ListedObject>> {
@@ -98,6 +100,11 @@ export class ControllerCache {
   /** Instances whose status places them on a node. */
   instancesOnNode(namespace: string, nodeName: string): Instance[] {
     return this.instances.byIndex(NODE_INDEX, `${namespace}/${nodeName}`);
+  }
+
+  /** Instances of a namespace in an anti-affinity group: the few the scheduler must look at one by one. */
+  groupedInstances(namespace: string): Instance[] {
+    return this.instances.byIndex(ANTI_AFFINITY_INDEX, namespace);
   }
 
   /** A Lease by namespace and name. */

@@ -106,7 +106,7 @@ export class Placements {
     const usage = this.usage(namespace);
     let placedInstances = 0;
     for (const u of usage.values()) placedInstances += u.instances;
-    const grouped = this.cache.inNamespace(this.cache.instances, namespace).filter((i) => i.spec.placement?.antiAffinityGroup);
+    const grouped = this.cache.groupedInstances(namespace);
     return {
       cluster: this.cache.cluster(namespace),
       nodes: this.cache.inNamespace(this.cache.nodes, namespace),

@@ -27,8 +27,20 @@ function scaled(value: number, ratio: number): number {
   return Math.floor(value * ratio + EPSILON);
 }
 
+// Cached objects are never changed in place (an update brings a new object), so a capacity computed
+// for one node and cluster object stays right; every decision looks at every node, so this saves parsing.
+const computed = new WeakMap<Node, { cluster: Cluster | undefined; capacity: NodeCapacity }>();
+
 /** A node's schedulable resources: allocatable (else capacity) × the cluster's overcommit ratios. */
 export function nodeCapacity(node: Node, cluster: Cluster | undefined): NodeCapacity {
+  const known = computed.get(node);
+  if (known && known.cluster === cluster) return known.capacity;
+  const capacity = computeCapacity(node, cluster);
+  computed.set(node, { cluster, capacity });
+  return capacity;
+}
+
+function computeCapacity(node: Node, cluster: Cluster | undefined): NodeCapacity {
   const ratios = overcommitRatios(cluster);
   const { allocatable, capacity } = node.status ?? {};
   const bytes = (field: 'memory' | 'storage'): number => {

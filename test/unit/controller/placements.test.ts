@@ -23,6 +23,7 @@ function fakeCache(objs: { instances?: Instance[]; volumes?: Volume[] } = {}) {
     nodes: list([]),
     cluster: () => undefined,
     inNamespace: (informer: { list(): Array<{ metadata: { namespace?: string } }> }, ns: string) => informer.list().filter((o) => o.metadata.namespace === ns),
+    groupedInstances: (ns: string) => (objs.instances ?? []).filter((i) => i.metadata.namespace === ns && i.spec.placement?.antiAffinityGroup),
     workItemsOf: (kind: string, ns: string, name: string) =>
       [...workItems.values()].filter((w) => w.metadata.namespace === ns && w.metadata.labels?.[OWNER_KIND_LABEL] === kind && w.metadata.labels?.[OWNER_NAME_LABEL] === name),
   };
