@@ -52,8 +52,8 @@ export interface ReconcileLoops {
 
 /** Cluster counts: at most about two status writes a second per cluster. */
 const AGGREGATE_DELAY_MS = 500;
-/** Garbage collection plans over every object: one run for a burst of changes. */
-const GC_DELAY_MS = 250;
+/** Garbage collection plans over every object: one run for a burst of changes, at most one a second while changes go on. */
+const GC_DELAY_MS = 1000;
 const GC_KEY = 'all';
 /** Node allocation: one write per node every few seconds at most, even while thousands of instances land. */
 const NODE_ALLOCATION_DELAY_MS = 3000;

@@ -15,7 +15,7 @@ import type { Volume } from '../../api/volume.js';
 import type { WorkItem } from '../../api/workitem.js';
 import type { EventRecorder } from '../../runtime/events.js';
 import type { Action } from './actions.js';
-import { stableJson } from './stable-json.js';
+import { sameJson } from './stable-json.js';
 import type { StaleGuard } from './stale-guard.js';
 
 type Owner = Instance | Volume;
@@ -53,7 +53,7 @@ export async function execute<O extends Owner>(deps: ExecutorDeps, kind: O['kind
   if (finalizerError) throw finalizerError.err;
   if (failed) throw failed.reason;
   if (removedFinalizer(actions) || status === undefined) return latest;
-  if (stableJson(latest.status ?? {}) === stableJson(status ?? {})) return latest;
+  if (sameJson(latest.status ?? {}, status ?? {})) return latest;
   const written = (await deps.client.replaceStatus(kind as 'Instance', { ...latest, status } as Instance)) as unknown as O;
   deps.stale.replaced(key, latest.metadata.resourceVersion);
   return written;

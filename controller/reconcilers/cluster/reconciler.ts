@@ -4,7 +4,7 @@ import { CLUSTER_FINALIZER } from '../../../api/names.js';
 import type { ControllerCache } from '../../cache.js';
 import type { Clock } from '../../../runtime/clock.js';
 import type { Result } from '../../../runtime/controller.js';
-import { stableJson } from '../stable-json.js';
+import { sameJson } from '../stable-json.js';
 import type { StaleGuard } from '../stale-guard.js';
 import { planCluster, type ClusterAction } from './plan.js';
 import type { Cluster } from '../../../api/cluster.js';
@@ -38,7 +38,7 @@ export async function reconcileCluster(deps: ClusterReconcilerDeps, name: string
     if (a.type !== 'delete') deps.stale.replaced(name, before);
   }
   if (plan.actions.some((a) => a.type === 'removeFinalizer')) return;
-  if (stableJson(latest.status ?? {}) !== stableJson(plan.status)) {
+  if (!sameJson(latest.status ?? {}, plan.status)) {
     await deps.client.replaceStatus('Cluster', { ...latest, status: plan.status });
     deps.stale.replaced(name, latest.metadata.resourceVersion);
   }

@@ -19,7 +19,7 @@ import { nodeLeaseName } from '../../../api/names.js';
 import { LEASE_EXPIRED_REASON, leaseFreshness, type LeaseView } from '../../node-health.js';
 import type { EventType } from '../../../runtime/events.js';
 import { earliest } from '../actions.js';
-import { stableJson } from '../stable-json.js';
+import { sameJson } from '../stable-json.js';
 
 /** Least time between two writes of a node's changed status.allocated (kubelet reports node status every 10 s). */
 export const ALLOCATION_WRITE_INTERVAL_MS = 5000;
@@ -87,7 +87,7 @@ export function planNode(o: NodeObserved): NodePlan {
 function allocationToWrite(o: NodeObserved): { allocated: NodeAllocated; dueInMs?: number } {
   const written = o.node.status?.allocated;
   const dueInMs = o.allocatedWrittenAt === undefined ? 0 : o.allocatedWrittenAt + ALLOCATION_WRITE_INTERVAL_MS - o.now;
-  if (!written || dueInMs <= 0 || stableJson(written) === stableJson(o.allocated)) return { allocated: o.allocated };
+  if (!written || dueInMs <= 0 || sameJson(written, o.allocated)) return { allocated: o.allocated };
   return { allocated: written, dueInMs };
 }
 

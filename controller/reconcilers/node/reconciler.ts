@@ -9,7 +9,7 @@ import type { Clock } from '../../../runtime/clock.js';
 import type { Result } from '../../../runtime/controller.js';
 import type { EventRecorder } from '../../../runtime/events.js';
 import { toNodeAllocated } from '../../scheduler/index.js';
-import { stableJson } from '../stable-json.js';
+import { sameJson } from '../stable-json.js';
 import type { StaleGuard } from '../stale-guard.js';
 import { planNode } from './plan.js';
 
@@ -51,10 +51,10 @@ export async function reconcileNode(deps: NodeReconcilerDeps, key: string): Prom
     if (!(await deps.client.revokeLease(namespace, nodeLeaseName(name), current))) return { requeueAfterMs: 100 };
   }
   for (const e of plan.events) void deps.recorder.record({ ...node, kind: 'Node', apiVersion: 'cairn.dev/v1alpha1' }, e.eventType, e.reason, e.message);
-  if (stableJson(node.status ?? {}) !== stableJson(plan.status)) {
+  if (!sameJson(node.status ?? {}, plan.status)) {
     await deps.client.replaceStatus('Node', { ...node, status: plan.status });
     deps.stale.replaced(key, node.metadata.resourceVersion);
-    if (stableJson(node.status?.allocated ?? {}) !== stableJson(plan.status.allocated ?? {})) deps.allocationWrites.set(key, now);
+    if (!sameJson(node.status?.allocated ?? {}, plan.status.allocated ?? {})) deps.allocationWrites.set(key, now);
   }
   return plan.requeueAfterMs !== undefined ? { requeueAfterMs: plan.requeueAfterMs } : undefined;
 }

@@ -1,8 +1,8 @@
-/** The helpers plans share: earliest, mergeWorkItem, stableJson, StaleGuard. */
+/** The helpers plans share: earliest, mergeWorkItem, stableJson, sameJson, StaleGuard. */
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { earliest, mergeWorkItem } from '../../../../controller/reconcilers/actions.js';
-import { stableJson } from '../../../../controller/reconcilers/stable-json.js';
+import { sameJson, stableJson } from '../../../../controller/reconcilers/stable-json.js';
 import { StaleGuard } from '../../../../controller/reconcilers/stale-guard.js';
 import { instance, instanceWorkItem, running } from './builders.js';
 
@@ -54,6 +54,22 @@ describe('reconciler helpers', () => {
         }),
         { numRuns: 200 },
       );
+    });
+  });
+
+  describe('sameJson', () => {
+    it('agrees with comparing stableJson, for JSON values alike or not', () => {
+      const reorder = (v: unknown) => JSON.parse(JSON.stringify(v), (_k, x) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).reverse()) : x));
+      fc.assert(
+        fc.property(fc.jsonValue(), fc.jsonValue(), (a, b) => {
+          expect(sameJson(a, reorder(a))).to.equal(true);
+          expect(sameJson(a, b)).to.equal(stableJson(a) === stableJson(b));
+        }),
+        { numRuns: 300 },
+      );
+      expect(sameJson({ a: 1, b: undefined }, { a: 1 })).to.equal(true);
+      expect(sameJson({ a: 1 }, { a: 1, b: 2 })).to.equal(false);
+      expect(sameJson({ a: [1, { c: 2 }] }, { a: [1, { c: 3 }] })).to.equal(false);
     });
   });
 
