@@ -12,6 +12,12 @@
  *   get 429 with Retry-After, as kube's APF answers. Fewer requests in
  *   flight also means fewer callbacks on the event loop between a renewal's
  *   arrival and its answer.
+ * - `progress`: workload that carries out what was already accepted:
+ *   status writes, WorkItems and Events (the controller's and agents'
+ *   side of the work). It shares the workload seats but waits ahead of
+ *   the rest, as kube's workload-high level waits ahead of workload-low:
+ *   a burst of new Instances then slows its sender down, instead of
+ *   starving the status of the Instances created before it.
  *
  * Watches, followed logs and consoles take no seat: they last as long as
  * their client wants. `seats` 0 turns the limit off.
@@ -22,20 +28,27 @@ import { ApiError } from '../errors.js';
 import type { RequestInfo } from '../request-info.js';
 
 /** The priority level a request is served at (`exempt`: no seat). */
-export type PriorityLevel = 'exempt' | 'leases' | 'workload';
+export type PriorityLevel = 'exempt' | 'leases' | 'progress' | 'workload';
+
+/** The levels that take a workload seat. */
+export type SeatedLevel = 'progress' | 'workload';
+
+// Kinds whose writes carry out accepted work, whoever sends them.
+const PROGRESS_KINDS = new Set(['cairn.dev/workitems', '/events', 'events.k8s.io/events']);
 
 /** Pure: the level of a request from who sent it and what it asks. */
 export function priorityLevel(user: Pick<UserInfo, 'groups'>, info: Pick<RequestInfo, 'group' | 'plural' | 'subresource'>, query: Record<string, unknown>): PriorityLevel {
   const longRunning = query.watch === 'true' || query.watch === '1' || query.follow === 'true' || info.subresource === 'console';
   if (longRunning) return 'exempt';
   if (info.group === 'coordination.k8s.io' && info.plural === 'leases') return 'leases';
-  return user.groups.includes(NODES_GROUP) ? 'leases' : 'workload';
+  if (user.groups.includes(NODES_GROUP)) return 'leases';
+  return info.subresource === 'status' || PROGRESS_KINDS.has(`${info.group}/${info.plural}`) ? 'progress' : 'workload';
 }
 
 /** The workload level's seats and queue. */
 export class WorkloadSeats {
   private busy = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Record<SeatedLevel, Array<() => void>> = { progress: [], workload: [] };
 
   constructor(
     readonly seats: number,
@@ -44,15 +57,15 @@ export class WorkloadSeats {
 
   /** Requests served now and waiting. */
   get state(): { busy: number; waiting: number } {
-    return { busy: this.busy, waiting: this.waiting.length };
+    return { busy: this.busy, waiting: this.waiting.progress.length + this.waiting.workload.length };
   }
 
-  /** Resolves with the release of a seat once one is free; 429 when the queue is full. */
-  async take(): Promise<() => void> {
+  /** Resolves with the release of a seat once one is free (progress before workload); 429 when the queue is full. */
+  async take(level: SeatedLevel = 'workload'): Promise<() => void> {
     if (this.seats <= 0) return () => undefined;
     if (this.busy >= this.seats) {
-      if (this.waiting.length >= this.queue) throw tooManyRequests(this.seats, this.queue);
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      if (this.state.waiting >= this.queue) throw tooManyRequests(this.seats, this.queue);
+      await new Promise<void>((resolve) => this.waiting[level].push(resolve));
     } else {
       this.busy++;
     }
@@ -60,7 +73,7 @@ export class WorkloadSeats {
     return () => {
       if (released) return;
       released = true;
-      const next = this.waiting.shift();
+      const next = this.waiting.progress.shift() ?? this.waiting.workload.shift();
       if (next) next(); // the seat passes on: busy stays the same
       else this.busy--;
     };

@@ -60,7 +60,8 @@ async function serve(
   const attrs = resourceAttributes(user, req.method ?? 'GET', r.info, r.query);
   auditWhenAnswered(sec, res, attrs, r.path);
   const admit = self ? undefined : await authorizeRequest(sec, attrs);
-  if (priorityLevel(user, r.info, r.query) === 'workload') res.once('close', await ctx.seats.take());
+  const level = priorityLevel(user, r.info, r.query);
+  if (level === 'progress' || level === 'workload') res.once('close', await ctx.seats.take(level));
   const body = await readBody(req);
   const apiReq = Object.assign(req, { path: r.path, query: r.query, body, user, admit }) as ApiRequest;
   if (self) return self(apiReq, res, r.info);

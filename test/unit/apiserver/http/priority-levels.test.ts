@@ -17,6 +17,14 @@ describe('priorityLevel', () => {
     expect(priorityLevel(admin, instances, {})).to.equal('workload');
     expect(priorityLevel(admin, { ...instances, subresource: 'log' }, {})).to.equal('workload');
   });
+
+  it('serves status writes, WorkItems and Events as progress: work already accepted', () => {
+    expect(priorityLevel(admin, { ...instances, subresource: 'status' }, {})).to.equal('progress');
+    expect(priorityLevel(admin, { group: 'cairn.dev', plural: 'workitems' }, {})).to.equal('progress');
+    expect(priorityLevel(admin, { group: '', plural: 'events' }, {})).to.equal('progress');
+    expect(priorityLevel(admin, { group: 'events.k8s.io', plural: 'events' }, {})).to.equal('progress');
+    expect(priorityLevel(admin, { group: 'cairn.dev', plural: 'volumes' }, {})).to.equal('workload');
+  });
 });
 
 describe('WorkloadSeats', () => {
@@ -39,6 +47,24 @@ describe('WorkloadSeats', () => {
     b();
     (await d)();
     (await c)();
+    expect(seats.state).to.deep.equal({ busy: 0, waiting: 0 });
+  });
+
+  it('gives a freed seat to waiting progress before waiting workload, within one queue limit', async () => {
+    const seats = new WorkloadSeats(1, 3);
+    const first = await seats.take('workload');
+    const order: string[] = [];
+    const waiter = (name: string, level: 'progress' | 'workload') => seats.take(level).then((release) => (order.push(name), release));
+    const w1 = waiter('w1', 'workload');
+    const w2 = waiter('w2', 'workload');
+    const p1 = waiter('p1', 'progress');
+    const refused = await seats.take('progress').catch((err: ApiError) => err);
+    expect(refused).to.be.instanceOf(ApiError).and.include({ code: 429 });
+    first();
+    (await p1)();
+    (await w1)();
+    (await w2)();
+    expect(order).to.deep.equal(['p1', 'w1', 'w2']);
     expect(seats.state).to.deep.equal({ busy: 0, waiting: 0 });
   });
 
