@@ -8,9 +8,9 @@
  * (docs/fencing.md); a renewal that raced the revocation makes it fail,
  * and the node stays Ready. A drain request (spec.drain: true) reports Draining
  * until no instance is placed on the node, then Drained. Also writes what
- * the scheduler has placed on the node (status.allocated), at most once per
- * ALLOCATION_WRITE_INTERVAL_MS: while thousands of instances land, each
- * would otherwise cost its node a write.
+ * the scheduler has placed on the node (status.allocated); a write for that
+ * alone comes at most once per ALLOCATION_WRITE_INTERVAL_MS: while thousands
+ * of instances land, each would otherwise cost its node a write.
  */
 import { formatTime, getCondition, setCondition } from '../../../api/conditions.js';
 import type { Condition } from '../../../api/types.js';
@@ -74,21 +74,26 @@ export function planNode(o: NodeObserved): NodePlan {
   const phase = phaseOf(o, alive, expired);
   // Held by the node (or missing): not revoked yet. A lease already holderless was revoked before.
   const revokeLease = expired && (!o.lease || o.lease.holder === name);
-  const allocation = allocationToWrite(o);
+  const status: NodeStatus = { ...prev, phase, conditions, allocated: o.allocated, drain: drainStatus(o, phase), observedGeneration: o.node.metadata.generation };
+  const heldMs = allocationHeldMs(o, status);
   return {
     ...(revokeLease ? { revokeLease } : {}),
-    status: { ...prev, phase, conditions, allocated: allocation.allocated, drain: drainStatus(o, phase), observedGeneration: o.node.metadata.generation },
+    status: heldMs > 0 ? { ...status, allocated: prev.allocated } : status,
     events,
-    requeueAfterMs: earliest(fresh ? remainingMs + 100 : missingMs ? missingMs + 100 : undefined, allocation.dueInMs),
+    requeueAfterMs: earliest(fresh ? remainingMs + 100 : missingMs ? missingMs + 100 : undefined, heldMs > 0 ? heldMs : undefined),
   };
 }
 
-/** The allocation to write now: the new one, or the one written until the interval since the last write has passed. */
-function allocationToWrite(o: NodeObserved): { allocated: NodeAllocated; dueInMs?: number } {
+/**
+ * ms for which a changed allocation waits, when it is all that changed and
+ * was written less than the interval ago; 0 when `status` is to be written
+ * as it is (a write that happens anyway carries the allocation along).
+ */
+function allocationHeldMs(o: NodeObserved, status: NodeStatus): number {
   const written = o.node.status?.allocated;
-  const dueInMs = o.allocatedWrittenAt === undefined ? 0 : o.allocatedWrittenAt + ALLOCATION_WRITE_INTERVAL_MS - o.now;
-  if (!written || dueInMs <= 0 || sameJson(written, o.allocated)) return { allocated: o.allocated };
-  return { allocated: written, dueInMs };
+  if (!written || o.allocatedWrittenAt === undefined || sameJson(written, o.allocated)) return 0;
+  if (!sameJson({ ...status, allocated: written }, o.node.status)) return 0;
+  return Math.max(0, o.allocatedWrittenAt + ALLOCATION_WRITE_INTERVAL_MS - o.now);
 }
 
 /**

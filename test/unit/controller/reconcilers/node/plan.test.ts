@@ -146,23 +146,31 @@ describe('planNode', () => {
   describe('allocation writes, at most one per interval', () => {
     const two = { cpus: 2, instances: 2 };
     const three = { cpus: 3, instances: 3 };
-    const placed = (allocatedWrittenAt: number | undefined, allocated = three) => planNode(observed(node({ allocated: two }), lease(0), { allocated, allocatedWrittenAt }));
+    // A Ready node whose status already says all else the plan would write.
+    const settled = planNode(observed(node(), lease(0), { allocated: two })).status;
+    const placed = (allocatedWrittenAt: number | undefined, allocated = three, status = settled) => planNode(observed(node(status), lease(0), { allocated, allocatedWrittenAt }));
 
     it('writes a change at once when none was written since the controller started, or the interval has passed', () => {
       expect(placed(undefined).status.allocated).to.deep.equal(three);
       expect(placed(NOW - ALLOCATION_WRITE_INTERVAL_MS).status.allocated).to.deep.equal(three);
-      expect(planNode(observed(node(), lease(0), { allocated: three, allocatedWrittenAt: NOW })).status.allocated, 'none written yet').to.deep.equal(three);
+      expect(placed(NOW, three, { ...settled, allocated: undefined }).status.allocated, 'none written yet').to.deep.equal(three);
     });
 
-    it('keeps the written allocation within the interval, and comes back when it ends', () => {
+    it('keeps the written allocation within the interval when nothing else changed, and comes back when it ends', () => {
       const plan = placed(NOW - 1000);
-      expect(plan.status.allocated).to.deep.equal(two);
+      expect(plan.status).to.deep.equal(settled);
       expect(plan.requeueAfterMs).to.equal(ALLOCATION_WRITE_INTERVAL_MS - 1000);
+    });
+
+    it('carries a changed allocation along with a write that happens anyway', () => {
+      const plan = planNode(observed(node(settled, { drain: true }), lease(0), { allocated: three, allocatedWrittenAt: NOW - 1000, instancesOnNode: 3 }));
+      expect(plan.status.phase).to.equal('Draining');
+      expect(plan.status.allocated).to.deep.equal(three);
     });
 
     it('has nothing to wait for when the allocation is unchanged', () => {
       const plan = placed(NOW - 1000, two);
-      expect(plan.status.allocated).to.deep.equal(two);
+      expect(plan.status).to.deep.equal(settled);
       expect(plan.requeueAfterMs).to.be.above(ALLOCATION_WRITE_INTERVAL_MS);
     });
   });
