@@ -10,6 +10,8 @@
  * one instance actually cost (the revision delta of the run ÷ instances).
  *
  * Usage: `npm run bench:controller [-- --nodes 200 --instances 5000 --workers 32]`.
+ * CONTROLLER_CPU_PROF=<dir> / APISERVER_CPU_PROF=<dir> write that process's V8 CPU profile there
+ * (read it with profile-summary.js).
  * Exit status: 0 all targets met, 3 a target missed, 1 the run failed.
  * Everything it starts is stopped on exit, failure, SIGINT/SIGTERM and watchdog.
  */
@@ -136,7 +138,8 @@ async function main(): Promise<boolean> {
   etcd = await startThrowawayEtcd();
   const putsPerSecond = await rawPutRate(etcd.endpoint);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-ctl-bench-'));
-  server = spawnCairn(['apiserver', '--etcd-endpoints', etcd.endpoint, '--data-dir', dir, '--port', '0', '--log-level', 'warn']);
+  const serverProfile = process.env.APISERVER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.APISERVER_CPU_PROF}`] : [];
+  server = spawnCairn(['apiserver', '--etcd-endpoints', etcd.endpoint, '--data-dir', dir, '--port', '0', '--log-level', 'warn'], serverProfile);
   await server.ready;
   const kubeconfig = path.join(dir, 'admin.kubeconfig');
   api = targetFromKubeconfig(kubeconfig, CONCURRENCY);
