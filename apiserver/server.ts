@@ -100,7 +100,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const clusterDef = registry.find('cairn.dev', 'v1alpha1', 'clusters');
   if (!clusterDef) throw new Error(`no Cluster CRD found in ${o.crdDir}`);
   const namespaces = new Namespaces(etcd, cache, clusterDef, new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
-  const store = new ResourceStore({ etcd, registry, namespaces, eventLeases: new LeaseManager(etcd, o.eventTtlSeconds), now: () => new Date(), creationFinalizers: controllerFinalizerAtCreation(cache.forResource(leaseDefinition)) });
+  const store = new ResourceStore({ etcd, registry, namespaces, eventLeases: new LeaseManager(etcd, o.eventTtlSeconds), now: () => new Date(), creationFinalizers: controllerFinalizerAtCreation(cache.forResource(leaseDefinition)), cached: (key) => cache.stored(key) });
   await ensureBootstrapRoles(store, registry, log);
   const ctx: ApiContext = { registry, etcd, cache, store, lister: new Lister(etcd, cache), namespaces, log, watches: new Set(), watchKeepaliveMs: o.watchKeepaliveMs ?? 15_000, watchBudget, metrics, seats: workloadSeats(o) };
   let closing = false;

@@ -63,6 +63,8 @@ export interface StoreDeps {
   now: () => Date;
   /** Finalizers admission adds to a new object (the controller's, while one leads); default none. */
   creationFinalizers?: CreationFinalizers;
+  /** The watch cache's state of a key, which an update may start from instead of reading etcd. */
+  cached?: (key: string) => Stored | undefined;
 }
 
 /** Create/get/update/delete for every kind. */
@@ -107,28 +109,56 @@ export class ResourceStore {
     opts: WriteOptions & { createIfMissing?: boolean; requireVersion?: boolean },
   ): Promise<WriteResult> {
     const key = objectKey(def, ns, name);
+    // The first attempt starts from the watch cache, as kube's does: a stale state then costs a
+    // failed compare-and-swap, and anything it led to (a conflict, a refusal, a write found
+    // unneeded) is decided again on a fresh read from etcd.
+    let cached = opts.dryRun ? undefined : this.deps.cached?.(key);
     for (const deadline = Date.now() + RETRY_BUDGET_MS; Date.now() < deadline; ) {
-      const current = await this.deps.etcd.get(key);
+      const fromCache = cached !== undefined;
+      const current = cached ?? (await this.deps.etcd.get(key));
+      cached = undefined;
       if (!current) {
         if (!opts.createIfMissing) throw notFound(def.plural, def.group, name);
         return this.create(def, ns, fn(emptyObject(def, ns, name)), opts);
       }
-      const next = fn(structuredClone(current.obj));
-      if (opts.requireVersion && !next.metadata.resourceVersion) throw versionRequired(def, name);
-      checkResourceVersion(def, current.obj, next, name);
-      const pinned = !!next.metadata.resourceVersion;
-      const warnings = admitObject(def, this.deps.registry.validator(def), next, opts.fieldValidation, current.obj);
-      const prepared = prepareForUpdate(def, current.obj, next, sub);
-      // Status writes are not recorded: server-side apply to the main endpoint never sets status.
-      const merged = opts.fieldManager && sub === 'main' ? recordUpdate(current.obj, prepared, opts.fieldManager, groupVersion(def), this.timestamp(), def.schema) : prepared;
-      opts.admit?.(current.obj, merged);
-      if (sameContent(merged, current.obj)) return { obj: current.obj, warnings };
+      let attempt: { merged: KubeObject; warnings: string[]; pinned: boolean };
+      try {
+        attempt = this.prepareUpdate(def, name, sub, fn, opts, current.obj);
+      } catch (err) {
+        if (fromCache) continue;
+        throw err;
+      }
+      const { merged, warnings, pinned } = attempt;
+      if (sameContent(merged, current.obj)) {
+        if (fromCache) continue;
+        return { obj: current.obj, warnings };
+      }
       if (opts.dryRun) return { obj: merged, warnings };
       const written = await this.write(def, key, merged, current);
       if (written) return { obj: written, warnings };
-      if (pinned) throw conflict(def.plural, def.group, name, 'the object has been modified; please apply your changes to the latest version and try again');
+      if (pinned && !fromCache) throw conflict(def.plural, def.group, name, 'the object has been modified; please apply your changes to the latest version and try again');
     }
     throw new ApiError(409, 'Conflict', `too many concurrent writers on ${def.plural} "${name}"; retry the request`);
+  }
+
+  /** `fn` applied to `stored`, checked, admitted and merged: what an update would write over it. */
+  private prepareUpdate(
+    def: ResourceDefinition,
+    name: string,
+    sub: Subresource,
+    fn: UpdateFn,
+    opts: WriteOptions & { requireVersion?: boolean },
+    stored: KubeObject,
+  ): { merged: KubeObject; warnings: string[]; pinned: boolean } {
+    const next = fn(structuredClone(stored));
+    if (opts.requireVersion && !next.metadata.resourceVersion) throw versionRequired(def, name);
+    checkResourceVersion(def, stored, next, name);
+    const warnings = admitObject(def, this.deps.registry.validator(def), next, opts.fieldValidation, stored);
+    const prepared = prepareForUpdate(def, stored, next, sub);
+    // Status writes are not recorded: server-side apply to the main endpoint never sets status.
+    const merged = opts.fieldManager && sub === 'main' ? recordUpdate(stored, prepared, opts.fieldManager, groupVersion(def), this.timestamp(), def.schema) : prepared;
+    opts.admit?.(stored, merged);
+    return { merged, warnings, pinned: !!next.metadata.resourceVersion };
   }
 
   /** Deletes, or marks for deletion when finalizers remain; returns the last state. */

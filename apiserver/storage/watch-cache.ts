@@ -14,7 +14,7 @@ import type { Watcher } from 'etcd3';
 import type { Logger } from 'winston';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from './codec.js';
-import { EtcdStore } from './etcd-store.js';
+import { EtcdStore, type Stored } from './etcd-store.js';
 import { deletedState, type StoreEvent } from './events.js';
 import { REGISTRY_PREFIX, resourcePrefix } from './keys.js';
 import { ResourceCache } from './resource-cache.js';
@@ -36,6 +36,8 @@ export class WatchCache {
   revision = 0;
   private readonly caches: ResourceCache[] = [];
   private readonly byDef = new Map<ResourceDefinition, ResourceCache>();
+  // etcd's write count of each cached key, for a write planned on a cached object (Stored.version).
+  private readonly versions = new Map<string, number>();
   private waiters: { rev: number; resolve: () => void }[] = [];
   private watcher: Watcher | null = null;
   private stopped = false;
@@ -76,6 +78,13 @@ export class WatchCache {
     return cache;
   }
 
+  /** The cached state of `key` as etcd would return it; undefined when not cached (it may still exist in etcd). */
+  stored(key: string): Stored | undefined {
+    const obj = this.cacheForKey(key)?.objects.get(key);
+    const version = this.versions.get(key);
+    return obj && version !== undefined ? { obj, rev: Number(obj.metadata.resourceVersion), version } : undefined;
+  }
+
   /** Resolves true once `revision` ≥ rev, or false after `timeoutMs`. */
   waitForRevision(rev: number, timeoutMs: number): Promise<boolean> {
     if (this.revision >= rev) return Promise.resolve(true);
@@ -109,6 +118,7 @@ export class WatchCache {
 
   private async relist(): Promise<number> {
     const listed = new Map<ResourceCache, Map<string, KubeObject>>(this.caches.map((c) => [c, new Map()]));
+    const versions = new Map<string, number>();
     let rev = 0;
     for await (const page of this.store.scan(REGISTRY_PREFIX, prefixEnd(REGISTRY_PREFIX), 0, this.opts.listPageSize)) {
       rev = page.revision;
@@ -117,9 +127,12 @@ export class WatchCache {
         const cache = this.cacheForKey(key);
         const obj = cache && this.decodeOrSkip(key, kv.value, kv.mod_revision);
         if (cache && obj) listed.get(cache)!.set(key, obj);
+        if (cache && obj) versions.set(key, Number(kv.version));
       }
     }
     for (const [cache, objects] of listed) cache.reset(objects, rev);
+    this.versions.clear();
+    for (const [key, version] of versions) this.versions.set(key, version);
     this.advance(rev);
     return rev;
   }
@@ -136,13 +149,15 @@ export class WatchCache {
     watcher.on('error', (err) => void this.resync(err));
   }
 
-  private applyEtcdEvent(type: 'put' | 'delete', kv: { key: Buffer; value: Buffer; mod_revision: string }): void {
+  private applyEtcdEvent(type: 'put' | 'delete', kv: { key: Buffer; value: Buffer; mod_revision: string; version: string }): void {
     const key = kv.key.toString();
     const rev = Number(kv.mod_revision);
     const cache = this.cacheForKey(key);
     if (cache) {
       const prev = cache.objects.get(key) ?? null;
       const obj = type === 'put' ? this.decodeOrSkip(key, kv.value, kv.mod_revision) : null;
+      if (obj) this.versions.set(key, Number(kv.version));
+      else this.versions.delete(key);
       if (obj) cache.apply({ type: 'put', key, rev, obj, prev });
       else if (prev) cache.apply({ type: 'delete', key, rev, obj: deletedState(prev, rev), prev } satisfies StoreEvent);
     }
