@@ -201,13 +201,22 @@ async function handOver(d: AgentReconcilerDeps, key: string, item: WorkItem, obs
   if (finish && !disks) await runStep(d, key, item, 'finishMigration');
 }
 
-/** A WorkItem deleted while we were away (or released by the controller after failover): undo it locally. */
+/**
+ * A WorkItem deleted while we were away (or released by the controller after failover): undo it
+ * locally, then give up a claim this node still holds. The controller deleted the claim when it
+ * failed this node over, but a node back in a new term may have claimed again before it saw its
+ * WorkItem gone; kept, that claim would hold the instance off the node it moved to for as long as
+ * this node lives.
+ */
 async function forgetGone(d: AgentReconcilerDeps, key: string): Promise<void> {
   const old = d.store.get(key);
-  d.claims.forget(key);
-  if (!old) return;
-  const res = await run(d, key, old, 'remove');
-  if (!res.ok) throw new RetryLater(res.error?.message);
+  if (old) {
+    const res = await run(d, key, old, 'remove');
+    if (!res.ok) throw new RetryLater(res.error?.message);
+  }
+  await bounded(d, d.claims.releaseIfClaimed(key), API_TIMEOUT_MS, 'giving the claim up').catch((err: unknown) => {
+    throw new RetryLater(String(err));
+  });
   d.store.delete(key);
 }
 

@@ -95,7 +95,15 @@ export class InstanceClaims {
     return this.claims.get(key)?.lock.lease;
   }
 
-  /** Forgets key's claim without touching the API (its WorkItem is gone). */
+  /** Gives key's claim up if this node made one, then forgets it; a claim already deleted or taken is left alone. */
+  async releaseIfClaimed(key: string): Promise<void> {
+    const c = this.claims.get(key);
+    if (!c) return;
+    await c.lock.release();
+    this.forget(key);
+  }
+
+  /** Forgets key's claim without touching the API. */
   forget(key: string): void {
     const c = this.claims.get(key);
     if (c && this.claims.delete(key)) this.opts.onChange?.(key, undefined, c.lock.opts.name);

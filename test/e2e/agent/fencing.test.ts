@@ -95,4 +95,20 @@ describe('cairn agent end to end: fencing', function () {
       });
     });
   }
+
+  // The race of a failover: the controller deletes the lost node's claim and releases its WorkItem
+  // (finalizer removed), but the node, back in a new term, claimed again before it saw the WorkItem go.
+  it('gives up its claim when its WorkItem vanishes without it (released by the controller), so the next node can claim', async () => {
+    const node = 'node-e';
+    const inst = 'released-node-e';
+    const wi = `${inst}.${node}`;
+    await e2e.startAgent({ cluster: ns, nodeName: node, dataDir: e2e.tmp('fence'), leaseDuration: `${LEASE_SECONDS}s` });
+    await e2e.client.create('WorkItem', instanceWorkItem(ns, node, inst, tickCommand(e2e.marker, inst), { fencing: { leaseName: `instance-${inst}` } }));
+    const w = await e2e.waitWorkItem(ns, wi, 'Done', (x) => x.status?.phase === 'Done' && !!x.status.instance?.pid);
+    e2e.trackGroup(w.status!.instance!.pid!);
+    expect((await e2e.lease(ns, `instance-${inst}`))?.spec?.holderIdentity, 'claimed').to.equal(node);
+    await e2e.client.patch('WorkItem', ns, wi, { metadata: { finalizers: [] } });
+    await e2e.client.delete('WorkItem', ns, wi);
+    await eventually('the instance stopped and its claim given up', async () => !alive(w.status!.instance!.pid!) && !(await e2e.lease(ns, `instance-${inst}`))?.spec?.holderIdentity, 15_000, 100);
+  });
 });
