@@ -55,7 +55,7 @@ const AGGREGATE_DELAY_MS = 500;
 /** Garbage collection plans over every object: one run for a burst of changes, at most one a second while changes go on. */
 const GC_DELAY_MS = 1000;
 const GC_KEY = 'all';
-/** Node allocation: one write per node every few seconds at most, even while thousands of instances land. */
+/** A burst of WorkItem changes on a node: one Node reconcile for it (the plan itself spaces allocation-only writes). */
 const NODE_ALLOCATION_DELAY_MS = 3000;
 const nsKey = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace}/${o.metadata.name}`;
 

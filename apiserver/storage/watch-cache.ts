@@ -37,7 +37,7 @@ export class WatchCache {
   private readonly caches: ResourceCache[] = [];
   private readonly byDef = new Map<ResourceDefinition, ResourceCache>();
   // etcd's write count of each cached key, for a write planned on a cached object (Stored.version).
-  private readonly versions = new Map<string, number>();
+  private versions = new Map<string, number>();
   private waiters: { rev: number; resolve: () => void }[] = [];
   private watcher: Watcher | null = null;
   private stopped = false;
@@ -126,13 +126,13 @@ export class WatchCache {
         const key = kv.key.toString();
         const cache = this.cacheForKey(key);
         const obj = cache && this.decodeOrSkip(key, kv.value, kv.mod_revision);
-        if (cache && obj) listed.get(cache)!.set(key, obj);
-        if (cache && obj) versions.set(key, Number(kv.version));
+        if (!cache || !obj) continue;
+        listed.get(cache)!.set(key, obj);
+        versions.set(key, Number(kv.version));
       }
     }
     for (const [cache, objects] of listed) cache.reset(objects, rev);
-    this.versions.clear();
-    for (const [key, version] of versions) this.versions.set(key, version);
+    this.versions = versions;
     this.advance(rev);
     return rev;
   }
@@ -156,10 +156,13 @@ export class WatchCache {
     if (cache) {
       const prev = cache.objects.get(key) ?? null;
       const obj = type === 'put' ? this.decodeOrSkip(key, kv.value, kv.mod_revision) : null;
-      if (obj) this.versions.set(key, Number(kv.version));
-      else this.versions.delete(key);
-      if (obj) cache.apply({ type: 'put', key, rev, obj, prev });
-      else if (prev) cache.apply({ type: 'delete', key, rev, obj: deletedState(prev, rev), prev } satisfies StoreEvent);
+      if (obj) {
+        this.versions.set(key, Number(kv.version));
+        cache.apply({ type: 'put', key, rev, obj, prev });
+      } else {
+        this.versions.delete(key);
+        if (prev) cache.apply({ type: 'delete', key, rev, obj: deletedState(prev, rev), prev } satisfies StoreEvent);
+      }
     }
     this.advance(rev);
   }
