@@ -223,6 +223,21 @@ function planUnplaced(o: InstanceObserved, actions: Action[]): Plan<InstanceStat
   }
   const workItem = desiredInstanceWorkItem(o.instance, o.cluster, o.volumes, decision.nodeName);
   actions.push({ type: 'createWorkItem', workItem });
-  actions.push({ type: 'event', eventType: 'Normal', reason: 'Scheduled', message: `placed on node ${decision.nodeName}` });
+  const event = schedulingEvent(o.instance.status, decision.nodeName);
+  if (event) actions.push(event);
   return { actions, status: instanceStatus(o, { kind: 'scheduled', nodeName: decision.nodeName, workItemName: workItem.metadata.name! }), deferStatus: true };
 }
+
+/**
+ * The Normal "Scheduled" Event of a placement that follows an earlier one or a
+ * FailedScheduling: it marks a turn in the instance's history. A first
+ * placement is recorded only in the Scheduled condition, since an Event per
+ * Instance would be a fifth etcd write for every instance (docs/throughput.md).
+ */
+function schedulingEvent(status: InstanceStatus | undefined, nodeName: string): Action | undefined {
+  const previous = getCondition(status?.conditions, 'Scheduled');
+  if (!status?.nodeName && !previous) return undefined;
+  const was = status?.nodeName && status.nodeName !== nodeName ? ` (was on node ${status.nodeName})` : '';
+  return { type: 'event', eventType: 'Normal', reason: 'Scheduled', message: `placed on node ${nodeName}${was}` };
+}
+

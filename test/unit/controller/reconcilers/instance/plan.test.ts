@@ -62,9 +62,9 @@ describe('planInstance', () => {
       expect(o.scheduled()).to.equal(1);
     });
 
-    it('writes phase Scheduled with Scheduled=True naming the node and a Normal Scheduled event', () => {
+    it('writes phase Scheduled with Scheduled=True naming the node, and no Event for a first placement', () => {
       const plan = planInstance(instanceObserved(instance('web'), { decision: { nodeName: 'n2' } }));
-      expect(events(plan.actions)).to.deep.equal([['Normal', 'Scheduled']]);
+      expect(events(plan.actions)).to.deep.equal([]);
       expect(plan.status.phase).to.equal('Scheduled');
       expect(plan.status.nodeName).to.equal('n2');
       expect(plan.status.workItemName).to.equal('web.n2');
@@ -72,6 +72,17 @@ describe('planInstance', () => {
       expect(cond(plan.status.conditions, 'Scheduled')).to.include({ status: 'True', reason: 'Scheduled', message: 'placed on node n2' });
       expect(cond(plan.status.conditions, 'Ready')).to.include({ status: 'False', reason: 'Scheduled' });
       expect(plan.requeueAfterMs).to.equal(undefined);
+    });
+
+    it('records a placement after FailedScheduling in a Normal Scheduled Event', () => {
+      const unschedulable = { conditions: [{ type: 'Scheduled', status: 'False' as const, reason: 'Unschedulable', message: 'no room', lastTransitionTime: NOW_TEXT }] };
+      const plan = planInstance(instanceObserved(instance('web', {}, unschedulable), { decision: { nodeName: 'n2' } }));
+      expect(ofType(plan.actions, 'event').map((e) => e.message)).to.deep.equal(['placed on node n2']);
+    });
+
+    it('records a placement after one on another node in an Event naming both', () => {
+      const plan = planInstance(instanceObserved(instance('web', {}, { nodeName: 'n1' }), { decision: { nodeName: 'n2' } }));
+      expect(ofType(plan.actions, 'event').map((e) => [e.reason, e.message])).to.deep.equal([['Scheduled', 'placed on node n2 (was on node n1)']]);
     });
 
     it('names the claim and takes qemu defaults from Cluster.spec.driverDefaults', () => {
