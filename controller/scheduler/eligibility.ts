@@ -34,6 +34,7 @@ export function isSchedulable(node: Node): boolean {
 
 /** Whether a node's labels include every key/value of the selector (an absent or empty selector matches all). */
 export function matchesNodeSelector(node: Node, selector: Readonly<Record<string, string>> | undefined): boolean {
+  if (!selector) return true;
   const labels = node.metadata.labels ?? {};
-  return Object.entries(selector ?? {}).every(([key, value]) => Object.hasOwn(labels, key) && labels[key] === value);
+  return Object.entries(selector).every(([key, value]) => Object.hasOwn(labels, key) && labels[key] === value);
 }

@@ -10,7 +10,7 @@
  */
 import type { Instance } from '../../api/instance.js';
 import { isStopped } from '../../api/volume.js';
-import { matchesNodeSelector, nodeEligibility } from './eligibility.js';
+import { matchesNodeSelector } from './eligibility.js';
 import type { NodeView } from './node-view.js';
 import { pinnedNode, type Pin } from './pin.js';
 import { glusterBricks, instanceNodes, liveReplicaNodes } from './placements.js';
@@ -34,10 +34,7 @@ export interface InstanceFitContext {
 type Check = (view: NodeView, ctx: InstanceFitContext) => string | undefined;
 
 const CHECKS: readonly Check[] = [
-  ({ node }) => {
-    const e = nodeEligibility(node);
-    return e.eligible ? undefined : e.reason;
-  },
+  ({ eligibility: e }) => (e.eligible ? undefined : e.reason),
   ({ name }, ctx) => (ctx.excluded.has(name) ? REASON.excluded : undefined),
   ({ node }, ctx) => (matchesNodeSelector(node, ctx.nodeSelector) ? undefined : REASON.nodeSelector),
   ({ name }, ctx) => (ctx.pin && ctx.pin.nodeName !== name ? REASON.notPinned : undefined),

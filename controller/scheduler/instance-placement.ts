@@ -55,14 +55,31 @@ function localBricks(name: string, ctx: InstanceFitContext): number {
   return ctx.volumes.filter((v) => v.shared && v.holders.has(name)).length;
 }
 
+interface Ranked {
+  view: NodeView;
+  score: number;
+  bricks: number;
+}
+
+/** More local bricks first, then the lower score, then fewer instances, then the name. */
+function better(a: Ranked, b: Ranked): boolean {
+  return (b.bricks - a.bricks || a.score - b.score || a.view.usage.instances - b.view.usage.instances || compareNames(a.view.name, b.view.name)) < 0;
+}
+
+// One pass for the best: every decision ranks every fitting node, so no sort and no array of them.
 function leastAllocated(fitting: readonly NodeView[], ctx: InstanceFitContext): NodeView {
   const { request } = ctx;
-  const score = ({ usage, capacity }: NodeView): number =>
-    Math.max(usedFraction(usage.cpus + request.cpus, capacity.cpus), usedFraction(usage.memoryBytes + request.memoryBytes, capacity.memoryBytes));
-  const ranked = fitting
-    .map((view) => ({ view, score: score(view), bricks: localBricks(view.name, ctx) }))
-    .sort((a, b) => b.bricks - a.bricks || a.score - b.score || a.view.usage.instances - b.view.usage.instances || compareNames(a.view.name, b.view.name));
-  return ranked[0]!.view;
+  const rank = (view: NodeView): Ranked => ({
+    view,
+    score: Math.max(usedFraction(view.usage.cpus + request.cpus, view.capacity.cpus), usedFraction(view.usage.memoryBytes + request.memoryBytes, view.capacity.memoryBytes)),
+    bricks: localBricks(view.name, ctx),
+  });
+  let best = rank(fitting[0]!);
+  for (let i = 1; i < fitting.length; i++) {
+    const candidate = rank(fitting[i]!);
+    if (better(candidate, best)) best = candidate;
+  }
+  return best.view;
 }
 
 /** Sentences that explain causes no node count can: a pin to an unknown node, a volume without data anywhere. */

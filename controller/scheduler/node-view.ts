@@ -6,14 +6,28 @@
 import type { Node } from '../../api/node.js';
 import { emptyUsage, nodeAllocation, type NodeUsage } from './allocation.js';
 import { nodeCapacity, type NodeCapacity } from './capacity.js';
+import { nodeEligibility, type NodeEligibility } from './eligibility.js';
 import type { ClusterSnapshot } from './snapshot.js';
 
-/** One node with its usage and its schedulable capacity. */
+/** One node with its usage, its schedulable capacity and whether it takes new placements. */
 export interface NodeView {
   name: string;
   node: Node;
-  usage: NodeUsage;
+  /** The snapshot's own tally: read, never changed. */
+  usage: Readonly<NodeUsage>;
   capacity: NodeCapacity;
+  eligibility: NodeEligibility;
+}
+
+const NOTHING_PLACED: Readonly<NodeUsage> = Object.freeze(emptyUsage());
+
+// Cached objects are replaced, never changed in place, and every decision looks at every node.
+const eligibilities = new WeakMap<Node, NodeEligibility>();
+
+function eligibilityOf(node: Node): NodeEligibility {
+  let e = eligibilities.get(node);
+  if (!e) eligibilities.set(node, (e = nodeEligibility(node)));
+  return e;
 }
 
 /** The snapshot's nodes with their usage and capacity, in input order. */
@@ -21,7 +35,7 @@ export function nodeViews(snapshot: ClusterSnapshot): NodeView[] {
   const usage = snapshot.usage ?? nodeAllocation(snapshot);
   return snapshot.nodes.map((node) => {
     const name = node.metadata.name ?? '';
-    return { name, node, usage: { ...(usage.get(name) ?? emptyUsage()) }, capacity: nodeCapacity(node, snapshot.cluster) };
+    return { name, node, usage: usage.get(name) ?? NOTHING_PLACED, capacity: nodeCapacity(node, snapshot.cluster), eligibility: eligibilityOf(node) };
   });
 }
 

@@ -10,7 +10,7 @@
  */
 import { ZONE_LABEL } from '../../api/names.js';
 import { isGluster, type Volume } from '../../api/volume.js';
-import { matchesNodeSelector, nodeEligibility } from './eligibility.js';
+import { matchesNodeSelector } from './eligibility.js';
 import { compareNames, nodeViews, usedFraction, type NodeView } from './node-view.js';
 import { liveReplicaNodes } from './placements.js';
 import { REASON } from './reasons.js';
@@ -30,8 +30,7 @@ interface ReplicaFitContext {
 }
 
 /** The first check a node fails for a new replica, in a fixed order, or undefined when it can take one. */
-function replicaFitFailure({ name, node, usage, capacity }: NodeView, ctx: ReplicaFitContext): string | undefined {
-  const eligibility = nodeEligibility(node);
+function replicaFitFailure({ name, node, usage, capacity, eligibility }: NodeView, ctx: ReplicaFitContext): string | undefined {
   if (!eligibility.eligible) return eligibility.reason;
   if (ctx.excluded.has(name)) return REASON.excluded;
   if (ctx.holders.has(name)) return REASON.holdsReplica;
