@@ -99,6 +99,11 @@ export interface WorkItemBrickSpec {
   shdVolfile?: string;
   /** The FUSE client's volfile, set with shdVolfile: a new brick joins through it (a one-off mount that marks the brick empty, so the others heal everything onto it). */
   clientVolfile?: string;
+  /**
+   * When the other bricks joined the volume (their joinedAt, in index order). A change restarts the
+   * self-heal daemon, so that it crawls at once the root a new brick's join marked as owed to it.
+   */
+  peerJoins?: string;
   /** The Volume is Stopped: the brick and its self-heal daemon stop, the data stays. */
   stopped?: boolean;
 }

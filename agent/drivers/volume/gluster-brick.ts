@@ -17,7 +17,8 @@
  * volume is placed, the spec also carries the self-heal daemon's volfile,
  * and the agent runs one (glusterfs --process-name=glustershd) next to the
  * brick: it heals what the bricks' indices list whenever a brick returns.
- * A changed volfile restarts the brick (or only the daemon); a Stopped volume stops both and keeps the
+ * A changed volfile restarts the brick (or only the daemon), and so does another brick's join for the
+ * daemon (glusterd's replace-brick restarts every daemon); a Stopped volume stops both and keeps the
  * data; remove() stops them and deletes the data unless reclaimPolicy is Retain.
  */
 import { execFile, spawnSync } from 'node:child_process';
@@ -43,6 +44,8 @@ const ADD_REPLICA_MOUNT_PID = -12;
 const IMAGE_FILE = 'brick.img';
 /** In the run dir: when the brick joined its volume (joinOnce). */
 const JOINED_FILE = 'joined';
+/** In the run dir: the spec's peerJoins under which the running self-heal daemon started. */
+const SHD_PEER_JOINS_FILE = 'shd.peer-joins';
 
 /** The brick of a gluster WorkItem and where its run files go, checked. */
 function brickTarget(item: WorkItem, dataDir: string): { brick: WorkItemBrickSpec; runDir: string; what: string } {
@@ -149,8 +152,7 @@ function view(item: WorkItem, dataDir: string): Observation {
   const pid = runningPid(runDir);
   const current = readText(files(runDir).volfile) === brick.volfile;
   const shd = runningPid(runDir, 'shd');
-  // The self-heal daemon runs exactly when the spec has its volfile, and runs that one.
-  const shdRight = brick.shdVolfile ? !!shd && readText(files(runDir, 'shd').volfile) === brick.shdVolfile : !shd;
+  const shdRight = selfHealAsSpecified(brick, runDir);
   const joinedAt = readText(path.join(runDir, JOINED_FILE))?.trim();
   const { sized, ...size } = sizeStatus(item, brick.path);
   const state = pid ? ('Running' as const) : ('Stopped' as const);
@@ -238,12 +240,28 @@ async function stop(role: Role, runDir: string, ctx: OperationContext): Promise<
   ctx.log.info(`${role === 'brick' ? 'brick' : 'self-heal daemon'} stopped`, { pid });
 }
 
-/** Runs the self-heal daemon from the spec's volfile, restarting it on a new one; stops it when the spec has none. */
-async function ensureSelfHeal(brick: WorkItemBrickSpec, runDir: string, ctx: OperationContext): Promise<void> {
+/**
+ * Whether the self-heal daemon runs exactly when the spec has its volfile, runs that one, and started
+ * after the other bricks' latest join (peerJoins): it crawls its brick's index when it starts, and
+ * otherwise only every heal-timeout.
+ */
+function selfHealAsSpecified(brick: WorkItemBrickSpec, runDir: string): boolean {
   const running = runningPid(runDir, 'shd');
-  if (running && readText(files(runDir, 'shd').volfile) === brick.shdVolfile) return;
+  if (!brick.shdVolfile) return !running;
+  return !!running && readText(files(runDir, 'shd').volfile) === brick.shdVolfile && (readText(path.join(runDir, SHD_PEER_JOINS_FILE)) ?? '') === (brick.peerJoins ?? '');
+}
+
+/** Runs the self-heal daemon as the spec says, restarting it on a new volfile or a new join of another brick. */
+async function ensureSelfHeal(brick: WorkItemBrickSpec, runDir: string, ctx: OperationContext): Promise<void> {
+  if (!selfHealAsSpecified(brick, runDir)) await restartSelfHeal(brick, runDir, ctx);
+}
+
+/** Starts the self-heal daemon anew from the spec, so that it crawls at once; stops it when the spec has none. */
+async function restartSelfHeal(brick: WorkItemBrickSpec, runDir: string, ctx: OperationContext): Promise<void> {
   await stop('shd', runDir, ctx);
-  if (brick.shdVolfile) await start('shd', brick.shdVolfile, brick, runDir, ctx);
+  if (!brick.shdVolfile) return;
+  await start('shd', brick.shdVolfile, brick, runDir, ctx);
+  fs.writeFileSync(path.join(runDir, SHD_PEER_JOINS_FILE), brick.peerJoins ?? '');
 }
 
 /**
@@ -274,10 +292,8 @@ async function joinOnce(brick: WorkItemBrickSpec, index: number, runDir: string,
     fs.rmSync(mnt, { recursive: true, force: true });
   }
   fs.writeFileSync(marker, new Date(ctx.now()).toISOString());
-  // The self-heal daemon crawls the indices when it starts (and when a brick comes back), otherwise only
-  // every heal-timeout (600 s): started again, it finds the root the others now owe this brick at once.
-  await stop('shd', runDir, ctx);
-  if (brick.shdVolfile) await start('shd', brick.shdVolfile, brick, runDir, ctx);
+  // The others' daemons restart on the join (their peerJoins changes); this one too, for its own index.
+  await restartSelfHeal(brick, runDir, ctx);
   ctx.log.info('brick joined its volume: the others heal onto it', { path: brick.path, index });
 }
 

@@ -103,7 +103,7 @@ function layoutVolfiles(o: VolumeObserved, active: WorkItem[], replicas: number)
   if (placed.some((p) => !p?.host)) return undefined;
   const first = placed[0]!.brick;
   const layout = specLayout(o.volume.spec, { volume: first.volume, volumeId: first.volumeId, bricks: placed.map((p) => ({ host: p!.host!, port: p!.brick.port, path: p!.brick.path })) });
-  return { shd: shdVolfile(layout), client: clientVolfile(layout) };
+  return { shd: shdVolfile(layout), client: clientVolfile(layout), joinedAt: bricks.map((w) => w?.status?.volumeReplica?.brick?.joinedAt) };
 }
 
 function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, size: string, actions: Action[], layout?: LayoutVolfiles): { slot: ReplicaSlot; requeueAfterMs?: number } {

@@ -16,6 +16,18 @@ export interface BrickHome {
 export interface LayoutVolfiles {
   shd: string;
   client: string;
+  /** Per replica index, when its brick joined the volume (as its agent reported), if it has. */
+  joinedAt: ReadonlyArray<string | undefined>;
+}
+
+/**
+ * The other bricks' joins, for replica `index`: a self-heal daemon crawls a brick's index when it starts,
+ * and otherwise only every heal-timeout, so one that started before a new brick's join marked the root
+ * as owed to it would copy nothing until then. A new join changes this, and the agent restarts it.
+ */
+function peerJoins(layout: LayoutVolfiles, index: number): string | undefined {
+  const joins = layout.joinedAt.flatMap((at, i) => (i !== index && at ? [`${i}@${at}`] : []));
+  return joins.length > 0 ? joins.join(' ') : undefined;
 }
 
 /** The brick of replica `index` on a node, with its volfile. */
@@ -32,6 +44,7 @@ function brickSpec(volume: Volume, index: number, home: BrickHome, layout?: Layo
     port: home.port,
     volfile,
     ...(layout ? { shdVolfile: layout.shd, clientVolfile: layout.client } : {}),
+    ...(layout && peerJoins(layout, index) ? { peerJoins: peerJoins(layout, index) } : {}),
     ...(isStopped(volume) ? { stopped: true } : {}),
   };
 }

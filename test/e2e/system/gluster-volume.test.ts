@@ -212,11 +212,8 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
   });
 
   it('a joined brick whose root lost its volume id is refused with how to replace it, not served empty; replaced, it is healed', async () => {
-    // The other bricks' self-heal daemons crawl when the new brick comes up, which may be just before its
-    // join marks the root owed to it; the copy then waits for their next crawl (docs/volumes.md, "Not yet").
-    // A 10 s crawl keeps that wait inside this test's minute; the default (600 s) is the documented limit.
-    expect((await volumeCli('set', 'shared', 'cluster.heal-timeout=10')).code).to.equal(0);
-    await shdsRunWith('option heal-timeout 10');
+    // At the default crawl (600 s): the other bricks' self-heal daemons restart on the new brick's join
+    // (its peerJoins), so they copy onto it at once, even when it came up before its join marked the root.
     const victim = (await bricks())[2]!;
     const brickPath = victim.spec.volumeReplica!.brick!.path;
     const sum = sha(path.join(brickPath, 'data.bin'));
@@ -239,6 +236,13 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
       const f = path.join(fresh.spec.volumeReplica!.brick!.path, 'data.bin');
       return fs.existsSync(f) && sha(f) === sum;
     }, 60_000, 250);
+    // Bricks 0 and 1 were told of the join (peerJoins), and their self-heal daemons run as started after it.
+    const joined = `2@${fresh.status!.volumeReplica!.brick!.joinedAt!}`;
+    await eventually('the other self-heal daemons restarted on the join', async () => (await bricks()).slice(0, 2).every((w) => {
+      const told = w.spec.volumeReplica!.brick!.peerJoins;
+      const runDir = path.join(dir, w.spec.nodeName, 'gluster', NS, `shared-${w.spec.volumeReplica!.index}`);
+      return !!told?.includes(joined) && fs.readFileSync(path.join(runDir, 'shd.peer-joins'), 'utf8') === told && w.status?.volumeReplica?.brick?.selfHeal === 'Running';
+    }), 30_000, 200);
   });
 
   it('deleting the Volume stops every brick and removes its directory', async () => {

@@ -143,6 +143,27 @@ describe('planVolume', () => {
       expect(ofType(planVolume(volumeObserved(vol, { workItems: updates })).actions, 'updateWorkItem')).to.deep.equal([]);
     });
 
+    it('gives each brick the other bricks\' joins, so that a join restarts their self-heal daemons (the join marks the root owed to the new brick)', () => {
+      const vol = gluster(3);
+      const joined = (at: string): WorkItemStatus => ({ observedGeneration: 1, phase: 'Done', volumeReplica: { brick: { state: 'Running', port: 49152, joinedAt: at } } });
+      const placed = ofType(planVolume(volumeObserved(vol, { workItems: ['a', 'b', 'c'].map((n, i) => replicaWorkItem(vol, i, n)) })).actions, 'updateWorkItem').map((a) => a.workItem);
+      expect(placed.map((w) => w.spec.volumeReplica!.brick!.peerJoins)).to.deep.equal([undefined, undefined, undefined]);
+      const withStatus = placed.map((w, i) => ({ ...w, status: i < 2 ? joined(`2024-05-01T10:00:0${i}Z`) : undefined }));
+      const peerJoins = (items: typeof withStatus) => ofType(planVolume(volumeObserved(vol, { workItems: items })).actions, 'updateWorkItem').map((a) => [a.workItem.spec.volumeReplica!.index, a.workItem.spec.volumeReplica!.brick!.peerJoins]);
+      expect(peerJoins(withStatus)).to.deep.equal([
+        [0, '1@2024-05-01T10:00:01Z'],
+        [1, '0@2024-05-01T10:00:00Z'],
+        [2, '0@2024-05-01T10:00:00Z 1@2024-05-01T10:00:01Z'],
+      ]);
+      // A replacement brick 2 joins: bricks 0 and 1 are told, brick 2 itself is not.
+      const settled = ofType(planVolume(volumeObserved(vol, { workItems: withStatus })).actions, 'updateWorkItem').map((a, i) => ({ ...a.workItem, status: withStatus[i]!.status }));
+      const replaced = settled.map((w, i) => (i === 2 ? { ...w, status: joined('2024-05-01T11:00:00Z') } : w));
+      expect(peerJoins(replaced)).to.deep.equal([
+        [0, '1@2024-05-01T10:00:01Z 2@2024-05-01T11:00:00Z'],
+        [1, '0@2024-05-01T10:00:00Z 2@2024-05-01T11:00:00Z'],
+      ]);
+    });
+
     it('runs no self-heal daemon while a brick is unplaced or its node has no address', () => {
       const vol = gluster(2);
       const one = [replicaWorkItem(vol, 0, 'a')];
