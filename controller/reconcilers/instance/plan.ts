@@ -240,4 +240,3 @@ function schedulingEvent(status: InstanceStatus | undefined, nodeName: string): 
   const was = status?.nodeName && status.nodeName !== nodeName ? ` (was on node ${status.nodeName})` : '';
   return { type: 'event', eventType: 'Normal', reason: 'Scheduled', message: `placed on node ${nodeName}${was}` };
 }
-
