@@ -104,6 +104,8 @@ export interface WorkItemBrickSpec {
    * self-heal daemon, so that it crawls at once the root a new brick's join marked as owed to it.
    */
   peerJoins?: string;
+  /** The controller's request that the self-heal daemon start again (and crawl) when a heal stopped moving: `<time>#<attempt>`. */
+  recrawl?: string;
   /** The Volume is Stopped: the brick and its self-heal daemon stop, the data stays. */
   stopped?: boolean;
 }

@@ -17,8 +17,9 @@
  * volume is placed, the spec also carries the self-heal daemon's volfile,
  * and the agent runs one (glusterfs --process-name=glustershd) next to the
  * brick: it heals what the bricks' indices list whenever a brick returns.
- * A changed volfile restarts the brick (or only the daemon), and so does another brick's join for the
- * daemon (glusterd's replace-brick restarts every daemon); a Stopped volume stops both and keeps the
+ * A changed volfile restarts the brick (or only the daemon); another brick's join (as glusterd's
+ * replace-brick restarts every daemon) and a heal that stopped moving restart the daemon, which crawls
+ * when it starts; a Stopped volume stops both and keeps the
  * data; remove() stops them and deletes the data unless reclaimPolicy is Retain.
  */
 import { execFile, spawnSync } from 'node:child_process';
@@ -44,8 +45,8 @@ const ADD_REPLICA_MOUNT_PID = -12;
 const IMAGE_FILE = 'brick.img';
 /** In the run dir: when the brick joined its volume (joinOnce). */
 const JOINED_FILE = 'joined';
-/** In the run dir: the spec's peerJoins under which the running self-heal daemon started. */
-const SHD_PEER_JOINS_FILE = 'shd.peer-joins';
+/** In the run dir: what the running self-heal daemon started for (selfHealStartKey). */
+const SHD_STARTED_FOR_FILE = 'shd.started-for';
 
 /** The brick of a gluster WorkItem and where its run files go, checked. */
 function brickTarget(item: WorkItem, dataDir: string): { brick: WorkItemBrickSpec; runDir: string; what: string } {
@@ -241,17 +242,24 @@ async function stop(role: Role, runDir: string, ctx: OperationContext): Promise<
 }
 
 /**
- * Whether the self-heal daemon runs exactly when the spec has its volfile, runs that one, and started
- * after the other bricks' latest join (peerJoins): it crawls its brick's index when it starts, and
- * otherwise only every heal-timeout.
+ * What makes the self-heal daemon start again, besides its volfile: it crawls its brick's index when it
+ * starts and otherwise only every heal-timeout, so another brick's join (peerJoins) and the controller's
+ * request after a heal stopped moving (recrawl) each restart it.
  */
+function selfHealStartKey({ peerJoins, recrawl }: Pick<WorkItemBrickSpec, 'peerJoins' | 'recrawl'>): string {
+  return `${peerJoins ?? ''}\n${recrawl ?? ''}`;
+}
+
+/** Whether the self-heal daemon runs exactly when the spec has its volfile, runs that one, and started for the spec's start key. */
 function selfHealAsSpecified(brick: WorkItemBrickSpec, runDir: string): boolean {
   const running = runningPid(runDir, 'shd');
   if (!brick.shdVolfile) return !running;
-  return !!running && readText(files(runDir, 'shd').volfile) === brick.shdVolfile && (readText(path.join(runDir, SHD_PEER_JOINS_FILE)) ?? '') === (brick.peerJoins ?? '');
+  // A daemon started before its run dir kept this counts as started for neither.
+  const startedFor = readText(path.join(runDir, SHD_STARTED_FOR_FILE)) ?? selfHealStartKey({});
+  return !!running && readText(files(runDir, 'shd').volfile) === brick.shdVolfile && startedFor === selfHealStartKey(brick);
 }
 
-/** Runs the self-heal daemon as the spec says, restarting it on a new volfile or a new join of another brick. */
+/** Runs the self-heal daemon as the spec says, restarting it on a new volfile or start key. */
 async function ensureSelfHeal(brick: WorkItemBrickSpec, runDir: string, ctx: OperationContext): Promise<void> {
   if (!selfHealAsSpecified(brick, runDir)) await restartSelfHeal(brick, runDir, ctx);
 }
@@ -261,7 +269,7 @@ async function restartSelfHeal(brick: WorkItemBrickSpec, runDir: string, ctx: Op
   await stop('shd', runDir, ctx);
   if (!brick.shdVolfile) return;
   await start('shd', brick.shdVolfile, brick, runDir, ctx);
-  fs.writeFileSync(path.join(runDir, SHD_PEER_JOINS_FILE), brick.peerJoins ?? '');
+  fs.writeFileSync(path.join(runDir, SHD_STARTED_FOR_FILE), selfHealStartKey(brick));
 }
 
 /**

@@ -8,11 +8,12 @@
 import type { Cluster } from '../../../api/cluster.js';
 import { CONTROLLER_FINALIZER } from '../../../api/names.js';
 import { parseQuantity } from '../../../api/quantity.js';
-import { isGluster, type Volume, type VolumeStatus } from '../../../api/volume.js';
+import { isGluster, isStopped, type Volume, type VolumeStatus } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
 import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
+import { healRecrawl } from './heal-stall.js';
 import { joinSettlesInMs, volumeStatus, type ReplicaSlot, type SeenAt, type SpecProblem } from './status.js';
 import { clientVolfile, shdVolfile, specLayout } from './volfiles.js';
 import { desiredReplicaWorkItem, type BrickHome, type LayoutVolfiles } from './workitem-spec.js';
@@ -35,6 +36,8 @@ export interface VolumeObserved {
   now: number;
   /** When this controller first saw an agent's timestamp (a brick's joinedAt, a grow's finishedAt): agents' clocks may be off. */
   seenAt: SeenAt;
+  /** When this controller first saw `value` in `slot`, for values that are no time (the bricks' pending heal counts). */
+  unchangedSince(slot: string, value: string): number;
 }
 
 /** The Volume reconciler's decisions. */
@@ -44,9 +47,10 @@ export function planVolume(o: VolumeObserved): Plan<VolumeStatus> {
   if (!o.volume.metadata.finalizers?.includes(CONTROLLER_FINALIZER)) actions.push({ type: 'addFinalizer' });
   const { size, replicas, problems } = acceptedShape(o.volume);
   const slots: ReplicaSlot[] = [];
-  let requeueAfterMs: number | undefined;
   const active = o.workItems.filter((w) => !w.metadata.deletionTimestamp);
-  const layout = layoutVolfiles(o, active, replicas);
+  const stall = layoutWithRecrawl(o, layoutVolfiles(o, active, replicas), active);
+  const layout = stall?.layout;
+  let requeueAfterMs: number | undefined = stall?.inMs;
   for (let index = 0; index < replicas; index++) {
     const [wi, ...extra] = active.filter((w) => w.spec.volumeReplica?.index === index);
     for (const w of extra) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
@@ -104,6 +108,22 @@ function layoutVolfiles(o: VolumeObserved, active: WorkItem[], replicas: number)
   const first = placed[0]!.brick;
   const layout = specLayout(o.volume.spec, { volume: first.volume, volumeId: first.volumeId, bricks: placed.map((p) => ({ host: p!.host!, port: p!.brick.port, path: p!.brick.path })) });
   return { shd: shdVolfile(layout), client: clientVolfile(layout), joinedAt: bricks.map((w) => w?.status?.volumeReplica?.brick?.joinedAt) };
+}
+
+/** The layout with the recrawl token its bricks should carry (heal-stall.ts), and when to look at a waiting heal again. */
+function layoutWithRecrawl(o: VolumeObserved, layout: LayoutVolfiles | undefined, active: WorkItem[]): { layout: LayoutVolfiles; inMs?: number } | undefined {
+  if (!layout || isStopped(o.volume)) return layout && { layout };
+  const reported = active.map((w) => w.status?.volumeReplica?.brick);
+  const bricks = reported.map((b) => ({ running: b?.state === 'Running', pendingHeals: b?.pendingHeals ?? 0 }));
+  const { recrawl, inMs } = healRecrawl({
+    bricks,
+    splitBrain: (o.volume.status?.replicas ?? []).some((r) => (r.brick?.splitBrain ?? 0) > 0),
+    countsSince: o.unchangedSince('heals', bricks.map((b) => b.pendingHeals).join(' ')),
+    recrawl: active.find((w) => w.spec.volumeReplica?.brick?.recrawl)?.spec.volumeReplica!.brick!.recrawl,
+    healTimeoutMs: Number(o.volume.spec.options?.['cluster.heal-timeout'] ?? 600) * 1000,
+    now: o.now,
+  });
+  return { layout: { ...layout, ...(recrawl ? { recrawl } : {}) }, inMs };
 }
 
 function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, size: string, actions: Action[], layout?: LayoutVolfiles): { slot: ReplicaSlot; requeueAfterMs?: number } {

@@ -33,6 +33,7 @@ function observe(deps: VolumeReconcilerDeps, volume: Volume, workItems: VolumeOb
   const namespace = volume.metadata.namespace!;
   const now = deps.clock.now();
   const cluster = deps.cache.cluster(namespace);
+  const volumeSlots = `${namespace}/${volume.metadata.name}/${volume.metadata.uid}`;
   return {
     volume,
     cluster,
@@ -48,7 +49,8 @@ function observe(deps: VolumeReconcilerDeps, volume: Volume, workItems: VolumeOb
     nodeAddress: (n) => deps.cache.nodes.get(`${namespace}/${n}`)?.status?.addresses?.find((a) => a.type === 'InternalIP' && !a.address.includes(':'))?.address,
     now,
     // Keyed by namespace/name (forgotten with the Volume) and uid (a Volume made anew under that name starts afresh).
-    seenAt: (slot, stamp) => deps.firstSeen.at(`${namespace}/${volume.metadata.name}/${volume.metadata.uid}/${slot}`, stamp, now, Date.parse(stamp)),
+    seenAt: (slot, stamp) => deps.firstSeen.at(`${volumeSlots}/${slot}`, stamp, now, Date.parse(stamp)),
+    unchangedSince: (slot, value) => deps.firstSeen.at(`${volumeSlots}/${slot}`, value, now, now),
   };
 }
 

@@ -18,6 +18,8 @@ export interface LayoutVolfiles {
   client: string;
   /** Per replica index, when its brick joined the volume (as its agent reported), if it has. */
   joinedAt: ReadonlyArray<string | undefined>;
+  /** The controller's request that every self-heal daemon start again (heal-stall.ts). */
+  recrawl?: string;
 }
 
 /**
@@ -45,6 +47,7 @@ function brickSpec(volume: Volume, index: number, home: BrickHome, layout?: Layo
     volfile,
     ...(layout ? { shdVolfile: layout.shd, clientVolfile: layout.client } : {}),
     ...(layout && peerJoins(layout, index) ? { peerJoins: peerJoins(layout, index) } : {}),
+    ...(layout?.recrawl ? { recrawl: layout.recrawl } : {}),
     ...(isStopped(volume) ? { stopped: true } : {}),
   };
 }

@@ -241,7 +241,8 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
     await eventually('the other self-heal daemons restarted on the join', async () => (await bricks()).slice(0, 2).every((w) => {
       const told = w.spec.volumeReplica!.brick!.peerJoins;
       const runDir = path.join(dir, w.spec.nodeName, 'gluster', NS, `shared-${w.spec.volumeReplica!.index}`);
-      return !!told?.includes(joined) && fs.readFileSync(path.join(runDir, 'shd.peer-joins'), 'utf8') === told && w.status?.volumeReplica?.brick?.selfHeal === 'Running';
+      const startedFor = fs.readFileSync(path.join(runDir, 'shd.started-for'), 'utf8').split('\n')[0];
+      return !!told?.includes(joined) && startedFor === told && w.status?.volumeReplica?.brick?.selfHeal === 'Running';
     }), 30_000, 200);
   });
 

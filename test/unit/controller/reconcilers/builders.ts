@@ -169,6 +169,7 @@ export function volumeObserved(vol: Volume, p: Partial<Omit<VolumeObserved, 'vol
     nodeAddress: () => '10.0.0.1',
     now: NOW,
     seenAt: (_slot: string, stamp: string) => Date.parse(stamp), // agents' clocks in step with the controller's
+    unchangedSince: () => NOW,
     ...rest,
     scheduled: () => calls,
   };

@@ -5,8 +5,9 @@ import type { Node } from '../../../../../api/node.js';
 import type { Volume, VolumeReplicaStatus } from '../../../../../api/volume.js';
 import type { WorkItemStatus } from '../../../../../api/workitem.js';
 import { planVolume } from '../../../../../controller/reconcilers/volume/plan.js';
+import { HEAL_STALL_MS } from '../../../../../controller/reconcilers/volume/heal-stall.js';
 import { scheduleVolumeReplicas } from '../../../../../controller/scheduler/index.js';
-import { EARLIER, GONE, LOST, NOW, NS, cluster, events, ofType, replicaDone, replicaWorkItem, unreachable, volume, volumeObserved } from '../builders.js';
+import { EARLIER, GONE, LOST, NOW, NOW_TEXT, NS, cluster, events, ofType, replicaDone, replicaWorkItem, unreachable, volume, volumeObserved } from '../builders.js';
 
 const cond = (conditions: Array<{ type: string }> | undefined, type: string) => conditions?.find((c) => c.type === type) as { status: string; reason: string; message: string } | undefined;
 
@@ -184,6 +185,17 @@ describe('planVolume', () => {
         expect(plan.status.replicas!.map((r) => r.brick)).to.deep.equal([1, 2, 3].map((i) => ({ address: `10.0.0.${i}`, port: 49152, state: 'Running', pendingHeals: 0, joinedAt: EARLIER })));
         expect(plan.status.phase).to.equal('Ready');
         expect(cond(plan.status.conditions, 'Degraded')).to.include({ status: 'False', reason: 'AllReplicasHealthy' });
+      });
+
+      it('asks every self-heal daemon to start again when pending heals stood still for HEAL_STALL_MS, and looks again before that', () => {
+        const vol = gluster();
+        const settled = planVolume(volumeObserved(vol, { workItems: bricks(vol, [2, 0, 1]), nodeAddress: address }));
+        const items = ofType(settled.actions, 'updateWorkItem').map((a, i) => ({ ...a.workItem, status: running([2, 0, 1][i]) }));
+        const fresh = planVolume(volumeObserved(vol, { workItems: items, nodeAddress: address, unchangedSince: () => NOW - 10_000 }));
+        expect(ofType(fresh.actions, 'updateWorkItem')).to.deep.equal([]);
+        expect(fresh.requeueAfterMs).to.equal(HEAL_STALL_MS - 10_000);
+        const stalled = planVolume(volumeObserved(vol, { workItems: items, nodeAddress: address, unchangedSince: () => NOW - HEAL_STALL_MS }));
+        expect(ofType(stalled.actions, 'updateWorkItem').map((a) => a.workItem.spec.volumeReplica!.brick!.recrawl)).to.deep.equal([0, 1, 2].map(() => `${NOW_TEXT}#0`));
       });
 
       it('is Degraded with reason HealPending while entries wait, and Ready again at 0', () => {
