@@ -246,6 +246,35 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
     }), 30_000, 200);
   });
 
+  it('heals what a brick missed while it stood still unnoticed: the controller restarts the idle self-heal daemons', async () => {
+    // SIGSTOP, not a kill: the idle self-heal daemons send the brick nothing, so they never see it go nor
+    // come back, and at the default crawl (600 s) nothing would heal what it missed (docs/volumes.md).
+    await client.create('Volume', { metadata: { name: 'still', namespace: NS }, spec: { size: '64Mi', replicas: 3, driver: 'gluster', options: { 'network.ping-timeout': '2' } } } as Volume);
+    await eventually('still Ready', async () => (await client.get('Volume', NS, 'still'))?.status?.phase === 'Ready', 60_000, 200);
+    const items = (await client.list('WorkItem', { namespace: NS })).items.filter((w: WorkItem) => w.spec.owner.name === 'still').sort((a, b) => a.spec.volumeReplica!.index - b.spec.volumeReplica!.index);
+    const stillMnt = path.join(dir, 'mnt-still');
+    const stillMount = await mountVolume(items[0]!.spec.volumeReplica!.brick!.clientVolfile!, stillMnt, dir);
+    const stopped = items[2]!.status!.volumeReplica!.brick!.pid!;
+    try {
+      process.kill(stopped, 'SIGSTOP');
+      fs.writeFileSync(path.join(stillMnt, 'missed.bin'), randomBytes(2 ** 20));
+      const sum = sha(path.join(stillMnt, 'missed.bin'));
+      process.kill(stopped, 'SIGCONT');
+      const onBrick2 = path.join(items[2]!.spec.volumeReplica!.brick!.path, 'missed.bin');
+      await eventually('missed.bin healed onto brick 2 and no heal pending', async () => {
+        const now = (await client.list('WorkItem', { namespace: NS })).items.filter((w: WorkItem) => w.spec.owner.name === 'still');
+        return fs.existsSync(onBrick2) && sha(onBrick2) === sum && now.every((w) => w.status?.volumeReplica?.brick?.pendingHeals === 0);
+      }, 75_000, 500);
+      const asked = (await client.list('WorkItem', { namespace: NS })).items.filter((w: WorkItem) => w.spec.owner.name === 'still').map((w) => w.spec.volumeReplica!.brick!.recrawl);
+      expect(asked.every((r) => /#0$/.test(r ?? '')), 'every brick was asked to crawl again').to.equal(true);
+    } finally {
+      try { process.kill(stopped, 'SIGCONT'); } catch { /* gone */ }
+      await stillMount.stop();
+    }
+    await client.delete('Volume', NS, 'still');
+    await eventually('still gone', async () => !(await client.get('Volume', NS, 'still')), 60_000, 200);
+  });
+
   it('deleting the Volume stops every brick and removes its directory', async () => {
     unmount(mnt);
     await mount?.stop();
