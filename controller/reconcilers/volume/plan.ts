@@ -48,9 +48,9 @@ export function planVolume(o: VolumeObserved): Plan<VolumeStatus> {
   const { size, replicas, problems } = acceptedShape(o.volume);
   const slots: ReplicaSlot[] = [];
   const active = o.workItems.filter((w) => !w.metadata.deletionTimestamp);
-  const stall = layoutWithRecrawl(o, layoutVolfiles(o, active, replicas), active);
-  const layout = stall?.layout;
-  let requeueAfterMs: number | undefined = stall?.inMs;
+  const withRecrawl = layoutWithRecrawl(o, layoutVolfiles(o, active, replicas), active);
+  const layout = withRecrawl?.layout;
+  let requeueAfterMs: number | undefined = withRecrawl?.inMs;
   for (let index = 0; index < replicas; index++) {
     const [wi, ...extra] = active.filter((w) => w.spec.volumeReplica?.index === index);
     for (const w of extra) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
@@ -113,8 +113,9 @@ function layoutVolfiles(o: VolumeObserved, active: WorkItem[], replicas: number)
 /** The layout with the recrawl token its bricks should carry (heal-stall.ts), and when to look at a waiting heal again. */
 function layoutWithRecrawl(o: VolumeObserved, layout: LayoutVolfiles | undefined, active: WorkItem[]): { layout: LayoutVolfiles; inMs?: number } | undefined {
   if (!layout || isStopped(o.volume)) return layout && { layout };
-  const reported = active.map((w) => w.status?.volumeReplica?.brick);
-  const bricks = reported.map((b) => ({ running: b?.state === 'Running', pendingHeals: b?.pendingHeals ?? 0 }));
+  // In index order: the counts' signature must not change with the cache's order.
+  const byIndex = [...active].sort((a, b) => (a.spec.volumeReplica?.index ?? 0) - (b.spec.volumeReplica?.index ?? 0));
+  const bricks = byIndex.map((w) => w.status?.volumeReplica?.brick).map((b) => ({ running: b?.state === 'Running', pendingHeals: b?.pendingHeals ?? 0 }));
   const { recrawl, inMs } = healRecrawl({
     bricks,
     splitBrain: (o.volume.status?.replicas ?? []).some((r) => (r.brick?.splitBrain ?? 0) > 0),

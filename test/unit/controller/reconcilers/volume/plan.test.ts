@@ -196,6 +196,10 @@ describe('planVolume', () => {
         expect(fresh.requeueAfterMs).to.equal(HEAL_STALL_MS - 10_000);
         const stalled = planVolume(volumeObserved(vol, { workItems: items, nodeAddress: address, unchangedSince: () => NOW - HEAL_STALL_MS }));
         expect(ofType(stalled.actions, 'updateWorkItem').map((a) => a.workItem.spec.volumeReplica!.brick!.recrawl)).to.deep.equal([0, 1, 2].map(() => `${NOW_TEXT}#0`));
+        // The counts are compared in index order, whatever order the cache lists the bricks in.
+        const seen: string[] = [];
+        planVolume(volumeObserved(vol, { workItems: [...items].reverse(), nodeAddress: address, unchangedSince: (_slot, value) => (seen.push(value), NOW) }));
+        expect(seen).to.deep.equal(['2 0 1']);
       });
 
       it('is Degraded with reason HealPending while entries wait, and Ready again at 0', () => {
