@@ -116,6 +116,11 @@ export class AckedWriter {
   /** Acknowledged writes that are missing or changed now. */
   async lost(): Promise<string[]> {
     const acked = [...this.acked]; // those acknowledged before the list began: every one must be in it
+    const present = await retryingUnavailable(() => this.listed());
+    return acked.filter(([name, value]) => present.get(name) !== value).map(([name]) => name);
+  }
+
+  private async listed(): Promise<Map<string, string | undefined>> {
     const present = new Map<string, string | undefined>();
     let _continue: string | undefined;
     do {
@@ -123,7 +128,23 @@ export class AckedWriter {
       for (const cm of page.items) present.set(cm.metadata!.name!, cm.data?.value);
       _continue = page.metadata?._continue;
     } while (_continue);
-    return acked.filter(([name, value]) => present.get(name) !== value).map(([name]) => name);
+    return present;
+  }
+}
+
+/**
+ * A read the API may answer 503 for a moment (an etcd election after a member's cut; seen at the end of
+ * seed 5151's partition trials): retried for a while, as clients do on its Retry-After. No verdict on the data.
+ */
+async function retryingUnavailable<T>(read: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await read();
+    } catch (err) {
+      if ((err as { code?: number }).code !== 503 || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
   }
 }
 
