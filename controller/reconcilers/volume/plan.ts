@@ -6,6 +6,7 @@
  * elsewhere when the Cluster allows it.
  */
 import type { Cluster } from '../../../api/cluster.js';
+import { effectiveGlusterOptions } from '../../../api/gluster-options.js';
 import { CONTROLLER_FINALIZER } from '../../../api/names.js';
 import { parseQuantity } from '../../../api/quantity.js';
 import { isGluster, isStopped, type Volume, type VolumeStatus } from '../../../api/volume.js';
@@ -121,7 +122,7 @@ function layoutWithRecrawl(o: VolumeObserved, layout: LayoutVolfiles | undefined
     splitBrain: (o.volume.status?.replicas ?? []).some((r) => (r.brick?.splitBrain ?? 0) > 0),
     countsSince: o.unchangedSince('heals', bricks.map((b) => b.pendingHeals).join(' ')),
     recrawl: active.find((w) => w.spec.volumeReplica?.brick?.recrawl)?.spec.volumeReplica!.brick!.recrawl,
-    healTimeoutMs: Number(o.volume.spec.options?.['cluster.heal-timeout'] ?? 600) * 1000,
+    healTimeoutMs: Number(effectiveGlusterOptions(o.volume.spec.options)['cluster.heal-timeout']) * 1000,
     now: o.now,
   });
   return { layout: { ...layout, ...(recrawl ? { recrawl } : {}) }, inMs };

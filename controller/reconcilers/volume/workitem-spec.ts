@@ -39,6 +39,7 @@ function brickSpec(volume: Volume, index: number, home: BrickHome, layout?: Layo
   const brick = { host: '', port: home.port, path: brickDataPath(home.dataDir, ns, name, index) };
   const gluster = glusterVolumeName(ns, name);
   const volfile = oneBrickVolfile(gluster, volume.metadata.uid!, brick, isArbiter(volume, index));
+  const joins = layout && peerJoins(layout, index);
   return {
     volume: gluster,
     volumeId: volume.metadata.uid!,
@@ -46,7 +47,7 @@ function brickSpec(volume: Volume, index: number, home: BrickHome, layout?: Layo
     port: home.port,
     volfile,
     ...(layout ? { shdVolfile: layout.shd, clientVolfile: layout.client } : {}),
-    ...(layout && peerJoins(layout, index) ? { peerJoins: peerJoins(layout, index) } : {}),
+    ...(joins ? { peerJoins: joins } : {}),
     ...(layout?.recrawl ? { recrawl: layout.recrawl } : {}),
     ...(isStopped(volume) ? { stopped: true } : {}),
   };
