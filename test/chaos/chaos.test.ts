@@ -12,11 +12,12 @@
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { eventually } from '../support/eventually.js';
 import { ChaosCluster } from './support/chaos-cluster.js';
 import { AckedWriter, CopySampler, failuresWithoutHelp, RvMonitor } from './support/invariants.js';
 import { KILL_KINDS, killOne, PARTITION_KINDS, partitionOne, seeded, type TrialContext } from './support/trials.js';
-import { NS, startWorkload, volumeDataCheck, waitConverged, waitVolumeHealed } from './support/workload.js';
+import { NS, startWorkload, Timeline, volumeDataCheck, waitConverged, waitVolumeHealed } from './support/workload.js';
 
 const FULL = process.env.CAIRN_CHAOS === 'full';
 const KILL_TRIALS = Number(process.env.CAIRN_CHAOS_KILLS ?? (FULL ? 100 : KILL_KINDS.length));
@@ -60,10 +61,11 @@ class SlowestTrial {
   private ms = 0;
   private what = '';
   private dir = '';
-  async note(c: ChaosCluster, what: string, ms: number): Promise<void> {
+  async note(c: ChaosCluster, what: string, ms: number, timeline: Timeline): Promise<void> {
     if (ms < SLOW_TRIAL_MS || ms <= this.ms) return;
     if (this.dir) fs.rmSync(this.dir, { recursive: true, force: true });
     Object.assign(this, { ms, what, dir: await c.saveDiagnostics(`${SEED}-slowest`).catch(() => '') });
+    if (this.dir) fs.writeFileSync(path.join(this.dir, 'timeline.txt'), `${what}\n${timeline.text()}`);
   }
   print(): void {
     if (this.ms) console.log(`      slowest: ${this.what}, converged after ${(this.ms / 1000).toFixed(1)} s; its logs are kept in ${this.dir || '(could not be saved)'}`);
@@ -122,14 +124,16 @@ describe(`chaos: kill -9 loops and partitions on separate network hosts, the con
     for (let n = 0; n < (KILLS.length ? KILL_TRIALS : 0); n++) {
       const kind = KILLS[n % KILLS.length]!;
       const started = Date.now();
+      const timeline = new Timeline();
       const { what, repaired } = await killOne(kind, t);
       const fail = async (err: Error) => {
         throw new Error(`after kill -9 of ${what} (trial ${n + 1}, seed ${SEED}): ${err.message}${await diagnostics()}`);
       };
       await eventually(`the kill -9 of ${what} repaired`, async () => repaired(), 60_000, 50).catch(fail);
-      await waitConverged(c, 90_000).catch(fail);
+      timeline.note('repaired');
+      await waitConverged(c, 90_000, timeline).catch(fail);
       figures.add(kind, Date.now() - started);
-      await slowest.note(c, `kill -9 of ${what} (trial ${n + 1})`, Date.now() - started);
+      await slowest.note(c, `kill -9 of ${what} (trial ${n + 1})`, Date.now() - started, timeline);
     }
     figures.print(`kill -9 trials (seed ${SEED}):`);
     slowest.print();
@@ -145,16 +149,17 @@ describe(`chaos: kill -9 loops and partitions on separate network hosts, the con
       const kind = PARTITIONS[n % PARTITIONS.length]!;
       const what = await partitionOne(kind, t, Math.floor(n / PARTITIONS.length));
       const started = Date.now();
+      const timeline = new Timeline();
       // Right after the partition heals: did a brick fall behind (so the Volume has to heal)?
       if ((await volumeDataCheck(c).catch(() => undefined))?.mismatches.some((m) => m.startsWith('bricks differ'))) heals++;
-      await waitConverged(c, 120_000).catch(async (err: Error) => {
+      await waitConverged(c, 120_000, timeline).catch(async (err: Error) => {
         throw new Error(`after the partition ${what} (trial ${n + 1}, seed ${SEED}): ${err.message}${await diagnostics()}`);
       });
-      const data = await waitVolumeHealed(c, 90_000).catch((err: Error) => {
+      const data = await waitVolumeHealed(c, 90_000, timeline).catch((err: Error) => {
         throw new Error(`after the partition ${what} (trial ${n + 1}, seed ${SEED}): ${err.message}`);
       });
       figures.add(kind, Date.now() - started);
-      await slowest.note(c, `the partition ${what} (trial ${n + 1})`, Date.now() - started);
+      await slowest.note(c, `the partition ${what} (trial ${n + 1})`, Date.now() - started, timeline);
       checked = data.records;
     }
     figures.print(`partition trials (seed ${SEED}):`);

@@ -60,12 +60,31 @@ export async function notConverged(c: ChaosCluster): Promise<string> {
   return `volume data is ${v?.status?.phase} (${ready?.reason}: ${ready?.message}; ${bricks.join(', ')})`;
 }
 
+/**
+ * What a trial waited on, each change with the seconds since the trial began: what a slow trial's kept
+ * logs cannot say (they are at warn level, and a restarted process's log starts afresh).
+ */
+export class Timeline {
+  private readonly start = Date.now();
+  private readonly lines: string[] = [];
+  private last = '';
+  note(what: string): void {
+    if (what === this.last) return;
+    this.last = what;
+    this.lines.push(`+${((Date.now() - this.start) / 1000).toFixed(1)} s ${what}`);
+  }
+  text(): string {
+    return this.lines.join('\n') + '\n';
+  }
+}
+
 /** Polls until the cluster converged; the time it took. */
-export async function waitConverged(c: ChaosCluster, timeoutMs: number): Promise<number> {
+export async function waitConverged(c: ChaosCluster, timeoutMs: number, timeline?: Timeline): Promise<number> {
   const start = Date.now();
   let why = '';
   while (Date.now() - start < timeoutMs) {
     why = await notConverged(c).catch((err: Error) => `API: ${err.message}`);
+    timeline?.note(why || 'converged');
     if (!why) return Date.now() - start;
     await new Promise((r) => setTimeout(r, 200));
   }
@@ -119,11 +138,12 @@ export async function volumeDataCheck(c: ChaosCluster): Promise<{ records: numbe
  * mounts write on at the other bricks' offsets, past its end, and the heal
  * fills the gap in after.
  */
-export async function waitVolumeHealed(c: ChaosCluster, timeoutMs: number): Promise<{ records: number }> {
+export async function waitVolumeHealed(c: ChaosCluster, timeoutMs: number, timeline?: Timeline): Promise<{ records: number }> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     // The API may answer 503 for a moment (an etcd election after a member's cut): that is no verdict on the data.
     const check = await volumeDataCheck(c).catch((err: Error) => ({ records: 0, mismatches: [`bricks differ: not read (API: ${err.message})`] }));
+    timeline?.note(check.mismatches.join('; ') || 'volume data healed');
     if (check.mismatches.length === 0) return { records: check.records };
     const healing = check.mismatches.some((m) => m.startsWith('bricks differ'));
     if (!healing || Date.now() > deadline) throw new Error(`volume data: ${check.mismatches.join('; ')}`);
