@@ -100,9 +100,10 @@ describe(`chaos: kill -9 loops and partitions on separate network hosts, the con
     await c?.destroy();
   });
 
-  /** Where the logs of a failed trial were kept (or why not), to append to its error. */
-  const diagnostics = async () => {
+  /** Where the logs of a failed trial (and what it waited on) were kept, or why not, to append to its error. */
+  const diagnostics = async (timeline: Timeline) => {
     const dir = await c.saveDiagnostics(String(SEED)).catch((err: Error) => `none (${err.message})`);
+    if (fs.existsSync(dir)) fs.writeFileSync(path.join(dir, 'timeline.txt'), timeline.text());
     return `\n      logs and WorkItems kept in ${dir}`;
   };
 
@@ -127,7 +128,7 @@ describe(`chaos: kill -9 loops and partitions on separate network hosts, the con
       const timeline = new Timeline();
       const { what, repaired } = await killOne(kind, t);
       const fail = async (err: Error) => {
-        throw new Error(`after kill -9 of ${what} (trial ${n + 1}, seed ${SEED}): ${err.message}${await diagnostics()}`);
+        throw new Error(`after kill -9 of ${what} (trial ${n + 1}, seed ${SEED}): ${err.message}${await diagnostics(timeline)}`);
       };
       await eventually(`the kill -9 of ${what} repaired`, async () => repaired(), 60_000, 50).catch(fail);
       timeline.note('repaired');
@@ -153,7 +154,7 @@ describe(`chaos: kill -9 loops and partitions on separate network hosts, the con
       // Right after the partition heals: did a brick fall behind (so the Volume has to heal)?
       if ((await volumeDataCheck(c).catch(() => undefined))?.mismatches.some((m) => m.startsWith('bricks differ'))) heals++;
       await waitConverged(c, 120_000, timeline).catch(async (err: Error) => {
-        throw new Error(`after the partition ${what} (trial ${n + 1}, seed ${SEED}): ${err.message}${await diagnostics()}`);
+        throw new Error(`after the partition ${what} (trial ${n + 1}, seed ${SEED}): ${err.message}${await diagnostics(timeline)}`);
       });
       const data = await waitVolumeHealed(c, 90_000, timeline).catch((err: Error) => {
         throw new Error(`after the partition ${what} (trial ${n + 1}, seed ${SEED}): ${err.message}`);

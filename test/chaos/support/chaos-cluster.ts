@@ -59,6 +59,8 @@ function skewedEnv(offset: string | undefined): NodeJS.ProcessEnv {
 export class ChaosCluster {
   readonly etcd = new Map<string, ChildProcess>();
   readonly controllers = new Map<string, CairnProcess>();
+  /** The logs of controller processes that exited (killed, or self-exited and restarted), per replica. */
+  private readonly pastControllerLogs = new Map<string, string[]>();
   readonly agents = new Map<string, AgentProcess>();
   /** Processes that exited by themselves and were started again, as a supervisor would. */
   readonly selfExits: string[] = [];
@@ -145,8 +147,11 @@ export class ChaosCluster {
 
   /** Starts controller replica `id` on cp, with short leader-election timings so a takeover fits a trial. */
   async startController(id: string): Promise<void> {
+    // At info level: when a trial is slow or fails, what the controllers decided is what explains it.
     const args = ['controller', '--kubeconfig', path.join(this.dataDir, 'admin.kubeconfig'), '--identity', id, '--metrics-port', '0',
-      '--lease-duration', '6s', '--renew-deadline', '4s', '--retry-period', '1s', '--log-level', 'warn'];
+      '--lease-duration', '6s', '--renew-deadline', '4s', '--retry-period', '1s', '--log-level', 'info'];
+    const previous = this.controllers.get(id);
+    if (previous) this.pastControllerLogs.set(id, [...(this.pastControllerLogs.get(id) ?? []), previous.logs()]);
     const proc = spawnCairn(args, [], skewedEnv(this.o.clockOffsets?.[id as 'c1' | 'c2']), this.net.launcher('cp'));
     this.controllers.set(id, proc);
     // A controller that loses its leader lease exits for its supervisor to start it again as a follower:
@@ -191,17 +196,21 @@ export class ChaosCluster {
 
   /**
    * Keeps what explains a failed trial outside the cluster's dir (destroy() removes that): every
-   * process's log and the WorkItems as the API has them. Resolves the dir it wrote.
+   * process's log and the WorkItems, Nodes and Leases as the API has them. Resolves the dir it wrote.
    */
   async saveDiagnostics(label: string): Promise<string> {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), `cairn-chaos-failure-${label}-`));
     const save = (name: string, text: string) => fs.writeFileSync(path.join(out, name), text);
     for (const [node, a] of this.agents) save(`agent-${node}.log`, a.logs());
-    for (const [id, c] of this.controllers) save(`controller-${id}.log`, c.logs());
+    for (const [id, c] of this.controllers) save(`controller-${id}.log`, [...(this.pastControllerLogs.get(id) ?? []), c.logs()].join('--- the process exited; its replacement logs from here ---\n'));
     save('apiserver.log', this.apiserver?.logs() ?? '');
     for (const m of ETCD_MEMBERS) fs.copyFileSync(path.join(this.dir, `${m}.log`), path.join(out, `${m}.log`));
     const items = await this.client.listAll('WorkItem').catch((err: Error) => ({ items: [], error: err.message }));
     save('workitems.json', JSON.stringify(items, null, 1));
+    const nodes = await this.client.listAll('Node').catch((err: Error) => ({ items: [], error: err.message }));
+    save('nodes.json', JSON.stringify(nodes, null, 1));
+    const leases = await this.kubeConfig.makeApiClient(CoordinationV1Api).listLeaseForAllNamespaces().catch((err: Error) => ({ items: [], error: err.message }));
+    save('leases.json', JSON.stringify(leases, null, 1));
     return out;
   }
 
