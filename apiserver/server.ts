@@ -37,6 +37,7 @@ import { selfReviewHandlers, selfSubjectReviewDefinition, selfSubjectRulesReview
 import { defaultCrdDir, loadCrds } from './crd-loader.js';
 import { EtcdAlarmMonitor } from './etcd/alarm-monitor.js';
 import { loadEtcdCredentials } from './etcd/client-tls.js';
+import { ThinTxnClient } from './etcd/txn-client.js';
 import { etcdCallOptions, etcdHostPolicy } from './etcd/fault-handling.js';
 import { raisedAlarms } from './etcd/maintenance.js';
 import { EtcdNoSpaceError, recoveryCommand } from './etcd/no-space.js';
@@ -91,9 +92,9 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
 
   const metrics = new ApiServerMetrics(() => watchBudget.buffered(), () => cache.sizes());
   const watchBudget = new WatchBudget(o.watchBudgetBytes ?? defaultApiServerOptions.watchBudgetBytes, (reason) => metrics.watchEvictions.inc({ reason }));
-  const { client, alarms } = connectEtcd(o, log, metrics);
+  const { client, writes, alarms } = connectEtcd(o, log, metrics);
   const encryption = new AtRestEncryption(ensureKeyFile(o.encryptionKeyFile ?? path.join(o.dataDir, 'encryption-keys.yaml')));
-  const etcd = new EtcdStore(client, (operation, key, seconds) => metrics.etcdRequestDuration.observe({ operation, type: keyResource(key) }, seconds), encryption);
+  const etcd = new EtcdStore(client, (operation, key, seconds) => metrics.etcdRequestDuration.observe({ operation, type: keyResource(key) }, seconds), encryption, writes);
   const registry = new Registry(servedDefinitions(o.crdDir));
   const cache = new WatchCache(etcd, registry.defs, log);
   await cache.start();
@@ -161,6 +162,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
       clearTimeout(forced);
       await cache.stop();
       client.close();
+      writes.close();
     },
   };
 }
@@ -181,7 +183,7 @@ export function serverHosts(o: Pick<ApiServerOptions, 'listen' | 'advertiseAddre
  * (a 507 to the client) and tells the monitor at once, which feeds /readyz,
  * the metric and the log.
  */
-function connectEtcd(o: ApiServerOptions, log: Logger, metrics: ApiServerMetrics): { client: Etcd3; alarms: EtcdAlarmMonitor } {
+function connectEtcd(o: ApiServerOptions, log: Logger, metrics: ApiServerMetrics): { client: Etcd3; writes: ThinTxnClient; alarms: EtcdAlarmMonitor } {
   const recovery = recoveryCommand(o.etcdEndpoints, o.etcdTls);
   const onState = (alarm: string, raised: boolean) => metrics.etcdAlarm.set({ alarm }, raised ? 1 : 0);
   const alarms = new EtcdAlarmMonitor({ listAlarms: async () => (await raisedAlarms(client)).map((a) => a.alarm), recovery, log, onState });
@@ -191,14 +193,17 @@ function connectEtcd(o: ApiServerOptions, log: Logger, metrics: ApiServerMetrics
   };
   // The client's default global policy re-sends a call that failed recoverably, a committed write
   // whose answer was lost included; EtcdStore recognises such a write as its own.
+  const credentials = loadEtcdCredentials(o.etcdTls, o.etcdEndpoints);
+  const hostPolicy = () => etcdHostPolicy(noSpace);
   const client = new Etcd3({
     hosts: o.etcdEndpoints,
-    credentials: loadEtcdCredentials(o.etcdTls, o.etcdEndpoints),
-    faultHandling: { host: () => etcdHostPolicy(noSpace) },
+    credentials,
+    faultHandling: { host: hostPolicy },
     defaultCallOptions: etcdCallOptions,
     grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES },
   });
-  return { client, alarms };
+  // Writes take a thinner path with the same fault handling (etcd/txn-client.ts).
+  return { client, writes: new ThinTxnClient(o.etcdEndpoints, hostPolicy, credentials), alarms };
 }
 
 function isLoopback(host: string): boolean {

@@ -5,8 +5,9 @@
  * say whether the comparison held; callers decide between Conflict, retry
  * and AlreadyExists.
  *
- * The etcd3 client re-sends a transaction that failed with a recoverable
- * error (its default policy, three attempts). When etcd committed the first
+ * The client that sends writes (etcd/txn-client.ts) re-sends a transaction
+ * that failed with a recoverable error (etcd3's default policy, three
+ * attempts). When etcd committed the first
  * attempt but its answer was lost (a leader change: "etcdserver: leader
  * changed"), the re-sent compare fails on this very write. A failed create
  * or update therefore reads the key in the same transaction and counts as
@@ -14,7 +15,9 @@
  * question by never re-sending a write that may have reached etcd, and
  * answers an error instead.
  */
-import { Etcd3, type IKeyValue, type IOperation } from 'etcd3';
+import { Etcd3, type IKeyValue } from 'etcd3';
+import { etcd3Txns, type TxnSender } from '../etcd/txn-client.js';
+import type { TxnIfMod } from '../etcd/txn-codec.js';
 import { ApiError, expired } from '../errors.js';
 import { decode, encode, type KubeObject } from './codec.js';
 import type { AtRestEncryption } from './encryption.js';
@@ -54,11 +57,13 @@ export class EtcdStore {
   /**
    * `observe`: told how long each get, create, update, delete and list took (etcd_request_duration_seconds).
    * `encryption`: seals the values of the kinds kept encrypted (Secrets) and opens them on every read.
+   * `writes`: where the write transactions go (the apiserver's thin client; by default `client`).
    */
   constructor(
     readonly client: Etcd3,
     private readonly observe?: (operation: string, key: string, seconds: number) => void,
     private readonly encryption?: AtRestEncryption,
+    private readonly writes: TxnSender = etcd3Txns(client),
   ) {}
 
   /** The object stored as `value` at `key` and mod_revision `rev` (opened first when sealed). */
@@ -110,7 +115,7 @@ export class EtcdStore {
    * re-sent, so the create succeeded at the key's create revision.
    */
   async create(key: string, obj: KubeObject, lease?: string): Promise<WriteResult> {
-    const res = await this.timed('create', key, () => this.txnIfMod(key, 0, this.put(key, this.valueFor(key, obj), lease)));
+    const res = await this.timed('create', key, () => this.txnIfMod(key, 0, { put: this.valueFor(key, obj), lease }));
     if (res.succeeded) return { ok: true, rev: res.rev };
     const uid = obj.metadata.uid;
     if (uid && res.kv && this.storedUid(res.kv) === uid) return { ok: true, rev: Number(res.kv.create_revision) };
@@ -125,7 +130,7 @@ export class EtcdStore {
    */
   async update(key: string, obj: KubeObject, expected: Stored, lease?: string): Promise<WriteResult> {
     const value = this.valueFor(key, obj);
-    const res = await this.timed('update', key, () => this.txnIfMod(key, expected.rev, this.put(key, value, lease)));
+    const res = await this.timed('update', key, () => this.txnIfMod(key, expected.rev, { put: value, lease }));
     if (res.succeeded) return { ok: true, rev: res.rev };
     const kv = res.kv;
     if (kv && Number(kv.version) === expected.version + 1 && kv.value.equals(value)) return { ok: true, rev: Number(kv.mod_revision) };
@@ -134,7 +139,7 @@ export class EtcdStore {
 
   /** Deletes `key` only if its mod_revision is still `expectedRev`. */
   async delete(key: string, expectedRev: number): Promise<WriteResult> {
-    const res = await this.timed('delete', key, () => this.txnIfMod(key, expectedRev, this.client.delete().key(key)));
+    const res = await this.timed('delete', key, () => this.txnIfMod(key, expectedRev, { delete: true }));
     return res.succeeded ? { ok: true, rev: res.rev } : { ok: false, current: res.kv ? this.toStored(res.kv) : null };
   }
 
@@ -198,15 +203,10 @@ export class EtcdStore {
     return String(res.ID);
   }
 
-  private put(key: string, value: Buffer, lease?: string): IOperation {
-    const put = this.client.put(key).value(value);
-    return lease ? put.lease(lease) : put;
-  }
-
-  // Runs `op` if the key's mod_revision is `expectedRev` (0: the key is absent), else reads the key in the same transaction.
-  private async txnIfMod(key: string, expectedRev: number, op: IOperation): Promise<{ succeeded: boolean; rev: number; kv?: IKeyValue }> {
-    const res = await this.client.if(key, 'Mod', '==', expectedRev).then(op).else(this.client.get(key)).commit();
-    return { succeeded: res.succeeded, rev: Number(res.header.revision), kv: res.responses[0]?.response_range?.kvs?.[0] };
+  // Runs `then` if the key's mod_revision is `expectedRev` (0: the key is absent), else reads the key in the same transaction.
+  private async txnIfMod(key: string, expectedRev: number, then: TxnIfMod['then']): Promise<{ succeeded: boolean; rev: number; kv?: IKeyValue }> {
+    const res = await this.writes.txnIfMod({ key: Buffer.from(key), modRevision: expectedRev, then });
+    return { succeeded: res.succeeded, rev: res.revision, kv: res.kv };
   }
 }
 

@@ -1,10 +1,12 @@
 /**
  * Defect 6 of issue 17: a write whose transaction committed but whose answer
- * was lost (an etcd leader change) is re-sent by the etcd3 client's retry
- * policy. The retry's compare fails on the write's own result; the store
- * must recognise it and answer as if the first answer had arrived (201 with
- * the object, one object), while a genuine AlreadyExists or Conflict still
- * answers 409.
+ * was lost (an etcd leader change) is re-sent by the client's retry policy.
+ * The retry's compare fails on the write's own result; the store must
+ * recognise it and answer as if the first answer had arrived (201 with the
+ * object, one object), while a genuine AlreadyExists or Conflict still
+ * answers 409. Both write paths: the etcd3 client's (tools, tests) with the
+ * loss injected inside it, and the apiserver's thin client with the loss
+ * injected by a proxy in front of etcd.
  */
 import { expect } from 'chai';
 import { Etcd3 } from 'etcd3';
@@ -15,37 +17,59 @@ import type { ResourceDefinition } from '../../../apiserver/resources.js';
 import { Namespaces } from '../../../apiserver/rest/namespaces.js';
 import { ResourceStore, type WriteOptions } from '../../../apiserver/rest/resource-store.js';
 import type { KubeObject } from '../../../apiserver/storage/codec.js';
+import { etcdHostPolicy } from '../../../apiserver/etcd/fault-handling.js';
+import { etcd3Txns, ThinTxnClient, type TxnSender } from '../../../apiserver/etcd/txn-client.js';
 import { EtcdStore } from '../../../apiserver/storage/etcd-store.js';
 import { LeaseManager } from '../../../apiserver/storage/lease-manager.js';
 import { WatchCache } from '../../../apiserver/storage/watch-cache.js';
 import { startThrowawayEtcd, type ThrowawayEtcd } from '../../../hack/etcd.js';
 import { instance } from '../../support/fixtures.js';
+import { startLossyGrpcProxy } from '../../support/lossy-grpc-proxy.js';
 import { loseTxnAnswers, type LossyTxns } from '../../support/lossy-etcd.js';
 import { CRD_DIR } from '../../support/paths.js';
 
 const NS = 'default';
 const OPTS: WriteOptions = { dryRun: false, fieldValidation: 'Strict' };
 
-describe('writes retried after their commit answer was lost (real etcd)', function () {
+/** A write path with answers that can be lost. */
+interface LossyWrites {
+  sender: TxnSender;
+  lossy: Pick<LossyTxns, 'sent' | 'lost' | 'loseNext'>;
+  close(): Promise<void>;
+}
+
+const WRITE_PATHS: Record<string, (client: Etcd3, endpoint: string) => Promise<LossyWrites>> = {
+  'the etcd3 client': async (client) => ({ sender: etcd3Txns(client), lossy: loseTxnAnswers(client), close: async () => undefined }),
+  "the apiserver's thin client": async (_client, endpoint) => {
+    const proxy = await startLossyGrpcProxy(endpoint);
+    const thin = new ThinTxnClient([proxy.endpoint], () => etcdHostPolicy((cause) => cause as Error));
+    return { sender: thin, lossy: proxy, close: async () => (thin.close(), await proxy.close()) };
+  },
+};
+
+for (const [path, connect] of Object.entries(WRITE_PATHS)) describe(`writes retried after their commit answer was lost (real etcd, ${path})`, function () {
   this.timeout(30_000);
   let etcd: ThrowawayEtcd;
   let client: Etcd3;
-  let lossy: LossyTxns;
+  let writes: LossyWrites;
+  let lossy: LossyWrites['lossy'];
   let store: ResourceStore;
   let instances: ResourceDefinition;
 
   before(async () => {
     etcd = await startThrowawayEtcd();
     client = new Etcd3({ hosts: etcd.endpoint });
-    lossy = loseTxnAnswers(client);
+    writes = await connect(client, etcd.endpoint);
+    lossy = writes.lossy;
     const registry = new Registry(loadCrds(CRD_DIR));
     instances = registry.find('cairn.dev', 'v1alpha1', 'instances')!;
-    const kv = new EtcdStore(client);
+    const kv = new EtcdStore(client, undefined, undefined, writes.sender);
     const cache = new WatchCache(kv, registry.defs, winston.createLogger({ silent: true }));
     const namespaces = new Namespaces(kv, cache, registry.find('cairn.dev', 'v1alpha1', 'clusters')!, new Date().toISOString());
     store = new ResourceStore({ etcd: kv, registry, namespaces, eventLeases: new LeaseManager(kv, 60), now: () => new Date() });
   });
   after(async () => {
+    await writes?.close();
     client?.close();
     await etcd?.cleanup();
   });
@@ -104,7 +128,7 @@ describe('writes retried after their commit answer was lost (real etcd)', functi
   });
 
   it('an update that lost its race to another writer still fails its compare, its answer lost or not', async () => {
-    const kv = new EtcdStore(client);
+    const kv = new EtcdStore(client, undefined, undefined, writes.sender);
     await store.create(instances, NS, instance('raced', NS), OPTS);
     const key = `/registry/cairn.dev/instances/${NS}/raced`;
     const read = (await kv.get(key))!;

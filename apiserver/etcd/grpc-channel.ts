@@ -1,0 +1,138 @@
+/**
+ * Unary gRPC calls to one etcd member over node:http2, for the write path.
+ *
+ * A gRPC unary call is one HTTP/2 POST: the request message in a 5-byte
+ * frame (compression flag, length), the answer's message likewise, and the
+ * outcome in the `grpc-status` trailer (or in the headers of an answer that
+ * is only an error). grpc-js adds a channel, a load balancer, a filter stack
+ * and per-call metadata on top; for one small Txn that machinery is most of
+ * the client's CPU (hack/bench numbers in docs/throughput.md), which is why
+ * writes take this path and everything else stays with etcd3.
+ *
+ * Failures become etcd3's own error types (castGrpcError), with grpc-js's
+ * message form ("14 UNAVAILABLE: ..."), so fault handling, the 503 mapping
+ * and NOSPACE detection treat both clients alike.
+ */
+import http2 from 'node:http2';
+import { castGrpcError } from 'etcd3';
+
+/** The TLS material of the etcd client (client-tls.ts). */
+export interface ChannelTls {
+  rootCertificate: Buffer;
+  certChain?: Buffer;
+  privateKey?: Buffer;
+}
+
+const CODE_NAMES = ['OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS', 'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED', 'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED'];
+const UNAVAILABLE = 14;
+const DEADLINE_EXCEEDED = 4;
+const INTERNAL = 13;
+
+// Flow-control windows big enough that an answer carrying a 1.5 MiB object needs no window updates.
+const WINDOW_BYTES = 16 * 1024 * 1024;
+
+/** A gRPC failure as etcd3 types it. */
+export function grpcError(code: number, details: string): Error {
+  return castGrpcError(Object.assign(new Error(`${code} ${CODE_NAMES[code] ?? 'UNKNOWN'}: ${details}`), { code }));
+}
+
+/** A connection to one etcd member's gRPC endpoint, opened on first use and after reset(). */
+export class GrpcChannel {
+  private session: http2.ClientHttp2Session | undefined;
+  private lastError = '';
+  private readonly authority: string;
+
+  /** `endpoint`: as given to etcd3 (http://host:port, https://host:port, or host:port). */
+  constructor(endpoint: string, private readonly tls?: ChannelTls) {
+    this.authority = /^https?:\/\//i.test(endpoint) ? endpoint : `${tls ? 'https' : 'http'}://${endpoint}`;
+  }
+
+  /** Calls `method` ("/etcdserverpb.KV/Txn") with one message; the answer's message bytes. */
+  unary(method: string, message: Uint8Array, deadlineMs: number): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const req = this.connected().request({ ':method': 'POST', ':path': method, 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': `${deadlineMs}m` });
+      const chunks: Buffer[] = [];
+      let status: number | undefined;
+      let details = '';
+      let settled = false;
+      const settle = (err: Error | undefined, body?: Buffer) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve(body!);
+      };
+      const timer = setTimeout(() => {
+        req.close(http2.constants.NGHTTP2_CANCEL);
+        settle(grpcError(DEADLINE_EXCEEDED, `Deadline exceeded after ${deadlineMs} ms, remote_addr=${this.authority}`));
+      }, deadlineMs);
+      const takeStatus = (headers: http2.IncomingHttpHeaders) => {
+        if (headers['grpc-status'] === undefined) return;
+        status = Number(headers['grpc-status']);
+        details = decodeURIComponent(String(headers['grpc-message'] ?? ''));
+      };
+      req.on('response', takeStatus); // an answer that is only an error carries its status in the headers
+      req.on('trailers', takeStatus);
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        if (status === undefined) settle(grpcError(INTERNAL, `etcd's answer had no gRPC status, remote_addr=${this.authority}`));
+        else if (status !== 0) settle(grpcError(status, details));
+        else settle(...unframe(Buffer.concat(chunks)));
+      });
+      req.on('error', (err: Error) => settle(this.unavailable(err.message)));
+      req.on('close', () => settle(this.unavailable(`the stream closed without an answer (code ${req.rstCode})`)));
+      req.end(frame(message));
+    });
+  }
+
+  /** Opens a new connection for the next call (after a host failure); calls in flight end on the old one. */
+  reset(): void {
+    const old = this.session;
+    this.session = undefined;
+    old?.close();
+  }
+
+  /** Closes the connection. */
+  close(): void {
+    this.session?.destroy();
+    this.session = undefined;
+  }
+
+  private connected(): http2.ClientHttp2Session {
+    if (this.session && !this.session.closed && !this.session.destroyed) return this.session;
+    const s = http2.connect(this.authority, { ca: this.tls?.rootCertificate, cert: this.tls?.certChain, key: this.tls?.privateKey, settings: { initialWindowSize: WINDOW_BYTES } });
+    s.on('connect', () => {
+      this.lastError = '';
+      s.setLocalWindowSize(WINDOW_BYTES);
+    });
+    s.on('error', (err: Error) => (this.lastError = err.message));
+    s.on('goaway', () => this.forget(s));
+    s.on('close', () => this.forget(s));
+    s.unref(); // an idle connection does not keep the process alive; a call's deadline timer does
+    this.session = s;
+    return s;
+  }
+
+  private forget(s: http2.ClientHttp2Session): void {
+    if (this.session === s) this.session = undefined;
+  }
+
+  private unavailable(what: string): Error {
+    return grpcError(UNAVAILABLE, `${what}${this.lastError ? `. Last error: ${this.lastError}` : ''}, remote_addr=${this.authority}`);
+  }
+}
+
+function frame(message: Uint8Array): Buffer {
+  const out = Buffer.alloc(5 + message.length);
+  out.writeUInt32BE(message.length, 1);
+  out.set(message, 5);
+  return out;
+}
+
+// The one message of a unary answer; etcd does not compress unless asked (we send no grpc-accept-encoding).
+function unframe(body: Buffer): [Error | undefined, Buffer?] {
+  if (body.length < 5 || body[0] !== 0 || body.readUInt32BE(1) > body.length - 5) {
+    return [grpcError(INTERNAL, `etcd's answer is not one uncompressed gRPC message (${body.length} bytes)`)];
+  }
+  return [undefined, body.subarray(5, 5 + body.readUInt32BE(1))];
+}

@@ -1,0 +1,97 @@
+/**
+ * The apiserver's thin write client (apiserver/etcd/txn-client.ts) against a
+ * real etcd: the outcomes EtcdStore relies on, a lease id kept exactly, a
+ * member that never answers costing at most one deadline per write, and
+ * every member down answered as the 503 clients retry.
+ */
+import { expect } from 'chai';
+import { Etcd3 } from 'etcd3';
+import net from 'node:net';
+import winston from 'winston';
+import { etcdHostPolicy, POINT_CALL_DEADLINE_MS } from '../../../apiserver/etcd/fault-handling.js';
+import { ThinTxnClient } from '../../../apiserver/etcd/txn-client.js';
+import { toApiError } from '../../../apiserver/http/respond.js';
+import { EtcdStore } from '../../../apiserver/storage/etcd-store.js';
+import { startThrowawayEtcd, type ThrowawayEtcd } from '../../../hack/etcd.js';
+
+const policy = () => etcdHostPolicy((cause) => cause as Error);
+const obj = (name: string, n: number) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, uid: `${name}-${n}` }, data: { n: String(n) } });
+
+describe("the apiserver's thin etcd write client (real etcd)", function () {
+  this.timeout(60_000);
+  let etcd: ThrowawayEtcd;
+  let client: Etcd3;
+  const opened: Array<{ close(): void }> = [];
+  const storeOver = (endpoints: string[]) => {
+    const thin = new ThinTxnClient(endpoints, policy);
+    opened.push(thin);
+    return new EtcdStore(client, undefined, undefined, thin);
+  };
+
+  before(async () => {
+    etcd = await startThrowawayEtcd();
+    client = new Etcd3({ hosts: etcd.endpoint });
+  });
+  after(async () => {
+    for (const o of opened) o.close();
+    client?.close();
+    await etcd?.cleanup();
+  });
+
+  it('creates, updates and deletes compared on the revision, and answers a failed compare with the key as stored', async () => {
+    const store = storeOver([etcd.endpoint]);
+    const created = await store.create('/t/a', obj('a', 1));
+    expect(created.ok).to.equal(true);
+    expect(await store.create('/t/a', obj('a', 2)), 'the key exists').to.deep.equal({ ok: false, current: null });
+    const read = (await store.get('/t/a'))!;
+    expect(read.rev).to.equal(created.ok && created.rev);
+    const updated = await store.update('/t/a', obj('a', 3), read);
+    expect(updated.ok).to.equal(true);
+    const stale = await store.update('/t/a', obj('a', 4), read);
+    expect(stale.ok).to.equal(false);
+    expect(!stale.ok && stale.current?.obj.data).to.deep.equal({ n: '3' });
+    expect((await store.delete('/t/a', read.rev)).ok, 'a delete at a stale revision').to.equal(false);
+    expect((await store.delete('/t/a', updated.ok ? updated.rev : 0)).ok).to.equal(true);
+    expect(await store.get('/t/a')).to.equal(null);
+  });
+
+  it('puts with a lease id past 2^53 exactly', async () => {
+    const store = storeOver([etcd.endpoint]);
+    const lease = await store.grantLease(60);
+    expect(BigInt(lease) > BigInt(Number.MAX_SAFE_INTEGER), `etcd's lease ids are this big (${lease})`).to.equal(true);
+    expect((await store.create('/t/leased', obj('leased', 1), lease)).ok).to.equal(true);
+    const res = await client.get('/t/leased').exec();
+    expect(res.kvs[0]!.lease).to.equal(lease);
+  });
+
+  it('passes over a member that never answers: one deadline at most per write', async () => {
+    const silent = net.createServer(() => undefined); // accepts and never answers, like a member cut off
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const store = storeOver([`http://127.0.0.1:${(silent.address() as net.AddressInfo).port}`, etcd.endpoint]);
+      let slow = 0;
+      for (let i = 0; i < 10; i++) {
+        const started = Date.now();
+        expect((await store.create(`/t/silent-${i}`, obj(`silent-${i}`, i))).ok).to.equal(true);
+        const ms = Date.now() - started;
+        expect(ms, `write ${i}`).to.be.below(POINT_CALL_DEADLINE_MS * 2.5);
+        if (ms >= POINT_CALL_DEADLINE_MS) slow++;
+      }
+      expect(slow, 'writes that waited for the silent member').to.be.at.most(6);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('answers 503 when no member can be reached', async () => {
+    const refusing = net.createServer();
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    const port = (refusing.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => refusing.close(() => resolve())); // a port nothing listens on
+    const store = storeOver([`http://127.0.0.1:${port}`]);
+    const err = await store.create('/t/nowhere', obj('nowhere', 1)).catch((e: unknown) => e);
+    expect(String(err)).to.match(/UNAVAILABLE|circuit breaker is open/);
+    expect(String(err)).to.include(`127.0.0.1:${port}`);
+    expect(toApiError(err, winston.createLogger({ silent: true })).code).to.equal(503);
+  });
+});
