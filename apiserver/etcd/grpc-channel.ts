@@ -55,16 +55,18 @@ export class GrpcChannel {
       let status: number | undefined;
       let details = '';
       let settled = false;
-      const settle = (err: Error | undefined, body?: Buffer) => {
+      // Errors are made only for the outcome that counts: a stream emits 'close' after every answer.
+      const settle = (outcome: () => [Error | undefined, Buffer?]) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        const [err, body] = outcome();
         if (err) reject(err);
         else resolve(body!);
       };
       const timer = setTimeout(() => {
         req.close(http2.constants.NGHTTP2_CANCEL);
-        settle(grpcError(DEADLINE_EXCEEDED, `Deadline exceeded after ${deadlineMs} ms, remote_addr=${this.authority}`));
+        settle(() => [grpcError(DEADLINE_EXCEEDED, `Deadline exceeded after ${deadlineMs} ms, remote_addr=${this.authority}`)]);
       }, deadlineMs);
       const takeStatus = (headers: http2.IncomingHttpHeaders) => {
         if (headers['grpc-status'] === undefined) return;
@@ -74,13 +76,14 @@ export class GrpcChannel {
       req.on('response', takeStatus); // an answer that is only an error carries its status in the headers
       req.on('trailers', takeStatus);
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        if (status === undefined) settle(grpcError(INTERNAL, `etcd's answer had no gRPC status, remote_addr=${this.authority}`));
-        else if (status !== 0) settle(grpcError(status, details));
-        else settle(...unframe(Buffer.concat(chunks)));
-      });
-      req.on('error', (err: Error) => settle(this.unavailable(err.message)));
-      req.on('close', () => settle(this.unavailable(`the stream closed without an answer (code ${req.rstCode})`)));
+      req.on('end', () =>
+        settle(() => {
+          if (status === undefined) return [grpcError(INTERNAL, `etcd's answer had no gRPC status, remote_addr=${this.authority}`)];
+          return status === 0 ? unframe(Buffer.concat(chunks)) : [grpcError(status, details)];
+        }),
+      );
+      req.on('error', (err: Error) => settle(() => [this.unavailable(err.message)]));
+      req.on('close', () => settle(() => [this.unavailable(`the stream closed without an answer (code ${req.rstCode})`)]));
       req.end(frame(message));
     });
   }
