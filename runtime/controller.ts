@@ -33,6 +33,9 @@ export class PermanentError extends Error {
   }
 }
 
+/** How long a reconcile may run, or the caches take to sync, before it is logged (and again each time as long). */
+const SLOW_MS = 30_000;
+
 /** Settings of a Controller. */
 export interface ControllerOptions {
   name: string;
@@ -87,7 +90,9 @@ export class Controller {
   /** Runs workers until stop(); resolves when they have all finished. */
   async run(): Promise<void> {
     // No worker starts before every watched cache has synced (a reconcile on a partial cache would act on missing objects).
+    const waiting = this.warnAfter(SLOW_MS, () => ({ message: 'caches not synced yet; no reconcile runs until they are', resources: this.sources.filter((s) => !s.informer.hasSynced).map((s) => s.informer.source.plural) }));
     await Promise.all(this.sources.map((s) => s.informer.waitForSync()));
+    waiting.cancel();
     this.scheduleResync();
     const workers = Array.from({ length: this.opts.workers ?? 2 }, () => this.worker());
     await Promise.all(workers);
@@ -108,6 +113,20 @@ export class Controller {
     }, every);
   }
 
+  // Logs what `what` says after `ms`, and again every `ms`, until cancelled.
+  private warnAfter(ms: number, what: () => { message: string } & Record<string, unknown>): TimerHandle {
+    const { log, name } = this.opts;
+    const clock = this.clock;
+    const started = clock.now();
+    const tick = () => {
+      const { message, ...fields } = what();
+      log.warn(message, { controller: name, seconds: Math.round((clock.now() - started) / 1000), ...fields });
+      timer = clock.setTimer(tick, ms);
+    };
+    let timer = clock.setTimer(tick, ms);
+    return { cancel: () => timer.cancel() };
+  }
+
   private async worker(): Promise<void> {
     for (;;) {
       const key = await this.queue.get();
@@ -124,6 +143,8 @@ export class Controller {
     const { name, metrics, log } = this.opts;
     const started = this.clock.now();
     let result = 'success';
+    // A reconcile holds its key: while it hangs (on a request that never returns, say), that object is not reconciled again.
+    const slow = this.warnAfter(SLOW_MS, () => ({ message: 'reconcile still running; its object waits until it returns', key }));
     try {
       const res = await this.opts.reconcile(key);
       this.queue.forget(key);
@@ -143,6 +164,7 @@ export class Controller {
         log.info('reconcile failed, will retry', { controller: name, key, retries: this.queue.retries(key), error: String(e instanceof Error ? e.message : e) });
       }
     } finally {
+      slow.cancel();
       metrics?.reconciles.inc({ controller: name, result });
       metrics?.reconcileDuration.observe({ controller: name }, (this.clock.now() - started) / 1000);
     }

@@ -20,6 +20,7 @@ import { spawnCairn, type CairnProcess } from '../../../hack/cairn-process.js';
 import { killGlusterUnder } from '../../../hack/gluster-cleanup.js';
 import { cmdline, killMarked, startAgentProcess, type AgentProcess } from '../../support/agent-process.js';
 import { eventually } from '../../support/eventually.js';
+import { rawRequest } from '../../support/http.js';
 import { startServerProcess, type ServerProcess } from '../../support/server-process.js';
 import { forwardHostPort, type HostPort } from './host-port.js';
 import { removeStaleNamespaces, TestNet } from './netns.js';
@@ -196,7 +197,7 @@ export class ChaosCluster {
 
   /**
    * Keeps what explains a failed trial outside the cluster's dir (destroy() removes that): every
-   * process's log and the WorkItems, Nodes and Leases as the API has them. Resolves the dir it wrote.
+   * process's log, the WorkItems, Nodes and Leases as the API has them, and /readyz. Resolves the dir it wrote.
    */
   async saveDiagnostics(label: string): Promise<string> {
     const out = fs.mkdtempSync(path.join(os.tmpdir(), `cairn-chaos-failure-${label}-`));
@@ -211,6 +212,9 @@ export class ChaosCluster {
     save('nodes.json', JSON.stringify(nodes, null, 1));
     const leases = await this.kubeConfig.makeApiClient(CoordinationV1Api).listLeaseForAllNamespaces().catch((err: Error) => ({ items: [], error: err.message }));
     save('leases.json', JSON.stringify(leases, null, 1));
+    // Whether the apiserver's watch cache keeps up with etcd (what every informer is fed from).
+    const readyz = await rawRequest(this.kubeConfig, { path: '/readyz' }).then((r) => `${r.status} ${r.text}`, (err: Error) => `not read: ${err.message}`);
+    save('apiserver-readyz.txt', `${readyz}\n`);
     return out;
   }
 

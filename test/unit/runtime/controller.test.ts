@@ -216,6 +216,46 @@ describe('Controller', () => {
     expect(h.overlaps).to.deep.equal([]);
   });
 
+  it('a reconcile that does not return is logged with its key after 30 s, and again every 30 s until it does', async () => {
+    const hang = deferred();
+    const h = start(() => hang.promise);
+    h.controller.queue.add('ns/stuck');
+    await flushMicrotasks();
+    await h.clock.advanceAsync(29_999);
+    expect(h.logs.filter((l) => l.level === 'warn')).to.deep.equal([]);
+    await h.clock.advanceAsync(30_001);
+    const warnings = () => h.logs.filter((l) => l.message.startsWith('reconcile still running')).map((l) => [l.meta.key, l.meta.seconds, l.meta.controller]);
+    expect(warnings()).to.deep.equal([['ns/stuck', 30, 'test'], ['ns/stuck', 60, 'test']]);
+    hang.resolve();
+    await flushMicrotasks();
+    await h.clock.advanceAsync(120_000);
+    expect(warnings(), 'none once it returned').to.have.length(2);
+  });
+
+  it('caches that have not synced after 30 s are logged by resource, and no worker starts meanwhile', async () => {
+    const clock = new FakeClock(0);
+    const logs: LogLine[] = [];
+    const synced = deferred();
+    let hasSynced = false;
+    const informer = { ...new FakeInformer(), source: { plural: 'leases' }, get hasSynced() { return hasSynced; }, waitForSync: () => synced.promise, addHandlers: () => undefined };
+    const reconciled: string[] = [];
+    const controller = new Controller({ name: 'nodes', log: recordingLogger(logs), clock, reconcile: async (key) => void reconciled.push(key) });
+    controller.watch(informer as unknown as Informer<ListedObject>, () => []);
+    const running = controller.run();
+    controller.queue.add('ns/n1');
+    await clock.advanceAsync(30_000);
+    expect(reconciled).to.deep.equal([]);
+    expect(logs.map((l) => [l.message, l.meta.resources, l.meta.controller])).to.deep.equal([['caches not synced yet; no reconcile runs until they are', ['leases'], 'nodes']]);
+    hasSynced = true;
+    synced.resolve();
+    await flushMicrotasks();
+    await clock.advanceAsync(60_000);
+    expect(logs, 'none once synced').to.have.length(1);
+    expect(reconciled).to.deep.equal(['ns/n1']);
+    controller.stop();
+    await running;
+  });
+
   it('watch(): add, update (old and new keys) and delete of an informer enqueue the keys the mapper returns', async () => {
     type Obj = { metadata: { name: string; namespace: string }; owner: string };
     const informer = new FakeInformer<Obj>();
