@@ -101,11 +101,15 @@ export class LeaderElector {
       await sleep(this.clock, retryPeriodMs, signal);
       if (signal.aborted) break;
       const remaining = this.lastRenew + renewDeadlineMs - this.clock.now();
+      const started = this.clock.now();
       if (remaining > 0 && (await this.attempt(remaining))) {
         this.lastRenew = this.clock.now();
         continue;
       }
-      if (this.clock.now() - this.lastRenew >= renewDeadlineMs) return 'lost';
+      // A renewal that timed out or was refused (a conflict, another holder) is otherwise silent until leadership is lost.
+      const sinceRenewMs = this.clock.now() - this.lastRenew;
+      this.opts.log.warn('leader lease not renewed', { lease: this.opts.lock.opts.name, attemptMs: this.clock.now() - started, sinceRenewMs, holder: this.opts.lock.observedHolder });
+      if (sinceRenewMs >= renewDeadlineMs) return 'lost';
     }
     return 'stopped';
   }

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { CairnClient } from '../../../api/client/cairn-client.js';
 import { loadKubeConfig } from '../../../api/client/kubeconfig.js';
 import { CONTROLLER_LEASE_NAME, SYSTEM_NAMESPACE } from '../../../api/names.js';
@@ -212,6 +212,10 @@ export class ChaosCluster {
     save('nodes.json', JSON.stringify(nodes, null, 1));
     const leases = await this.kubeConfig.makeApiClient(CoordinationV1Api).listLeaseForAllNamespaces().catch((err: Error) => ({ items: [], error: err.message }));
     save('leases.json', JSON.stringify(leases, null, 1));
+    const events = await this.kubeConfig.makeApiClient(CoreV1Api).listEventForAllNamespaces().catch((err: Error) => ({ items: [], error: err.message }));
+    save('events.json', JSON.stringify(events, null, 1));
+    // A controller that spins (its CPU time close to its age) starves its own lease renewals and reconciles.
+    save('controllers-cpu.txt', [...this.controllers].map(([id, p]) => `${id} pid ${p.child.pid}: ${cpuAndAge(p.child.pid)}`).join('\n') + '\n');
     // Whether the apiserver's watch cache keeps up with etcd (what every informer is fed from).
     const readyz = await rawRequest(this.kubeConfig, { path: '/readyz' }).then((r) => `${r.status} ${r.text}`, (err: Error) => `not read: ${err.message}`);
     save('apiserver-readyz.txt', `${readyz}\n`);
@@ -230,5 +234,19 @@ export class ChaosCluster {
     killGlusterUnder(this.dir);
     this.net.destroy();
     fs.rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+const CLOCK_TICKS_PER_S = 100; // Linux's USER_HZ
+
+/** A process's CPU time (user + system) and age from /proc, e.g. "cpu 12.3 s over 40.1 s". */
+function cpuAndAge(pid: number | undefined): string {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    const [utime, stime, start] = [fields[11], fields[12], fields[19]].map(Number) as [number, number, number];
+    const uptime = Number(fs.readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+    return `cpu ${((utime + stime) / CLOCK_TICKS_PER_S).toFixed(1)} s over ${(uptime - start / CLOCK_TICKS_PER_S).toFixed(1)} s`;
+  } catch (err) {
+    return `not read (${(err as Error).message})`;
   }
 }
