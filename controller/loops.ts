@@ -10,7 +10,7 @@ import type { CairnClient } from '../api/client/cairn-client.js';
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../api/names.js';
 import { RestClient } from '../api/client/rest-client.js';
 import type { ControllerCache, LeaseObject } from './cache.js';
-import { GarbageCollector, type GcSource } from './garbage-collector/collector.js';
+import { changedForCollection, GarbageCollector, type GcSource } from './garbage-collector/collector.js';
 import type { LeaseObservations } from './lease-observations.js';
 import type { Placements } from './placements.js';
 import type { StaleGuard } from './reconcilers/stale-guard.js';
@@ -97,7 +97,7 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
 
   const collector = new GarbageCollector(gcSources(cache), RestClient.forConfig(d.client.kubeConfig), d.log);
   const gc = make('garbage-collector', 1, () => collector.collect());
-  for (const s of gcSources(cache)) gc.watch(s.informer, () => [GC_KEY], GC_DELAY_MS);
+  for (const s of gcSources(cache)) gc.watch(s.informer, () => [GC_KEY], GC_DELAY_MS, { changed: changedForCollection });
 
   const all = [clusters, nodes, instances, volumes, gc];
   let running: Promise<unknown> = Promise.resolve();

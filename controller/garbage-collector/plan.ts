@@ -1,6 +1,7 @@
 /**
  * Garbage collection by ownerReferences, as kube's garbage collector does
- * it, planned as a pure function of every object the controller sees:
+ * it, planned as a pure function of the objects that can take part in a
+ * step (isGcCandidate) and of which uids exist:
  *
  * - Background (the default): an object all of whose owners are gone is
  *   deleted. "Gone" is decided on the view and checked again against the
@@ -47,17 +48,37 @@ export type GcAction =
   | { type: 'dropOwnerRefs'; target: GcObject; uids: string[] }
   | { type: 'dropFinalizer'; target: GcObject; finalizer: string };
 
-/** The steps that move every object toward what its owners' state asks for. */
-export function planCollection(objects: GcObject[]): GcAction[] {
-  const byUid = new Map(objects.map((o) => [o.uid, o]));
+/**
+ * Whether an object can take part in a step: it has owners (it may be
+ * orphaned, or be the dependent of an owner being deleted), or it is being
+ * deleted (an owner whose finalizers ask for steps). Every other object
+ * matters only as an owner that exists, by uid.
+ */
+export function isGcCandidate(o: Pick<GcObject, 'ownerReferences' | 'deletionTimestamp'>): boolean {
+  return o.ownerReferences.length > 0 || !!o.deletionTimestamp;
+}
+
+/**
+ * The steps that move every object toward what its owners' state asks for.
+ * `objects` must hold every candidate (isGcCandidate; others are passed
+ * over), and `exists` tells whether an object with that uid exists at all,
+ * by default among `objects`.
+ */
+export function planCollection(objects: GcObject[], exists: (uid: string) => boolean = uidsOf(objects)): GcAction[] {
+  const candidates = objects.filter(isGcCandidate);
   const dependents = new Map<string, GcObject[]>();
-  for (const o of objects) for (const r of o.ownerReferences) (dependents.get(r.uid) ?? dependents.set(r.uid, []).get(r.uid)!).push(o);
+  for (const o of candidates) for (const r of o.ownerReferences) (dependents.get(r.uid) ?? dependents.set(r.uid, []).get(r.uid)!).push(o);
   const actions: GcAction[] = [];
-  for (const o of objects) {
+  for (const o of candidates) {
     if (o.deletionTimestamp) actions.push(...ownerSteps(o, dependents.get(o.uid) ?? []));
-    else if (o.ownerReferences.length > 0 && o.ownerReferences.every((r) => !byUid.has(r.uid))) actions.push({ type: 'deleteOrphaned', target: o });
+    else if (o.ownerReferences.every((r) => !exists(r.uid))) actions.push({ type: 'deleteOrphaned', target: o });
   }
   return actions;
+}
+
+function uidsOf(objects: GcObject[]): (uid: string) => boolean {
+  const uids = new Set(objects.map((o) => o.uid));
+  return (uid) => uids.has(uid);
 }
 
 // What an owner being deleted asks of its dependents, by its finalizers.

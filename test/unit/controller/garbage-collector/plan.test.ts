@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { OwnerReference } from '../../../../api/types.js';
-import { planCollection, type GcAction, type GcObject } from '../../../../controller/garbage-collector/plan.js';
+import { isGcCandidate, planCollection, type GcAction, type GcObject } from '../../../../controller/garbage-collector/plan.js';
 
 const KIND = { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true };
 const obj = (uid: string, o: Partial<GcObject> = {}): GcObject => ({ kind: KIND, namespace: 'a', name: uid, uid, resourceVersion: '1', ownerReferences: [], finalizers: [], ...o });
@@ -63,5 +63,24 @@ describe('garbage collection plan (ownerReferences)', () => {
         }
       }),
     );
+  });
+
+  it('property: planning over the candidates alone, with every uid known to exist, plans what planning over everything does', () => {
+    const uids = ['u0', 'u1', 'u2', 'u3', 'u4', 'u5'];
+    const object = fc.record({ uid: fc.constantFrom(...uids), owners: fc.subarray(uids), deleting: fc.boolean(), fin: fc.subarray(['foregroundDeletion', 'orphan', 'hold']), block: fc.boolean() });
+    fc.assert(
+      fc.property(fc.uniqueArray(object, { selector: (o) => o.uid }), (spec) => {
+        const view = spec.map((s) => obj(s.uid, { ownerReferences: s.owners.filter((u) => u !== s.uid).map((u) => ref(u, s.block)), finalizers: s.fin, ...(s.deleting ? deleting : {}) }));
+        const uidsInView = new Set(view.map((o) => o.uid));
+        expect(planCollection(view.filter(isGcCandidate), (uid) => uidsInView.has(uid))).to.deep.equal(planCollection(view));
+      }),
+    );
+  });
+
+  it('an object with no owners that is not being deleted is no candidate: it matters only as an owner', () => {
+    expect(isGcCandidate(obj('plain'))).to.equal(false);
+    expect(isGcCandidate(obj('d', { ownerReferences: [ref('o')] }))).to.equal(true);
+    expect(isGcCandidate(obj('o', deleting))).to.equal(true);
+    expect(planCollection([obj('d', { ownerReferences: [ref('o')] })], (uid) => uid === 'o'), 'its owner exists outside the candidates').to.deep.equal([]);
   });
 });
