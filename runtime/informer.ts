@@ -68,6 +68,9 @@ export function objectKey(obj: ListedObject): string {
   return namespace ? `${namespace}/${name}` : String(name);
 }
 
+/** Objects a relist applies before it lets the event loop run. */
+const REPLACE_CHUNK = 1000;
+
 /** A list+watch cache of one resource. */
 export class Informer<T extends ListedObject> {
   private readonly store = new Map<string, T>();
@@ -182,35 +185,56 @@ export class Informer<T extends ListedObject> {
 
   private async relist(): Promise<void> {
     const { labelSelector, fieldSelector } = this.source;
-    const items: T[] = [];
+    const fresh = new Map<string, T>();
     let cont: string | undefined;
     let rv = '';
     do {
       const query = { labelSelector, fieldSelector, limit: 500, continue: cont };
       const page = await this.rest.request<{ items: T[]; metadata: { resourceVersion?: string; continue?: string } }>('GET', this.path, { query });
-      items.push(...page.items);
+      // Transformed page by page: a list of 100,000 ConfigMaps is not held with its data.
+      for (const o of page.items) fresh.set(objectKey(o), this.transformed(o));
       rv ||= page.metadata.resourceVersion ?? '';
       cont = page.metadata.continue || undefined;
     } while (cont && !this.stopped);
-    this.replaceAll(items);
+    if (this.synced) this.opts.log?.info('relisted', { resource: this.source.plural, objects: fresh.size });
+    await this.replaceAll(fresh);
     this.resourceVersion = rv;
     this.markSynced();
   }
 
-  private replaceAll(items: T[]): void {
-    const fresh = new Map(items.map((o) => [objectKey(o), o]));
-    for (const [key, old] of this.store) {
-      if (!fresh.has(key)) {
-        this.store.delete(key);
-        this.index(key, undefined, old);
-        this.emit('delete', old);
-      }
+  /**
+   * Makes the store what a list found, REPLACE_CHUNK objects at a time with the event loop let go in
+   * between: applied in one go, a relist of 150,000 objects held this process for seconds, longer than
+   * a leader's renew deadline. Readers meanwhile see some objects already at the listed version, as
+   * they would while a watch delivers events.
+   */
+  private async replaceAll(fresh: Map<string, T>): Promise<void> {
+    let done = 0;
+    const breathe = async () => {
+      if (++done % REPLACE_CHUNK === 0) await new Promise((r) => setImmediate(r));
+    };
+    for (const [key, old] of [...this.store]) {
+      if (fresh.has(key)) continue;
+      this.store.delete(key);
+      this.index(key, undefined, old);
+      this.emit('delete', old);
+      await breathe();
     }
-    for (const [key, obj] of fresh) this.upsert(key, obj);
+    for (const [key, obj] of fresh) {
+      this.apply(key, obj);
+      await breathe();
+    }
+  }
+
+  private transformed(raw: T): T {
+    return this.opts.transform ? this.opts.transform(raw) : raw;
   }
 
   private upsert(key: string, raw: T): void {
-    const obj = this.opts.transform ? this.opts.transform(raw) : raw;
+    this.apply(key, this.transformed(raw));
+  }
+
+  private apply(key: string, obj: T): void {
     const old = this.store.get(key);
     this.store.set(key, obj);
     this.index(key, obj, old);

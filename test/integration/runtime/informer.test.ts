@@ -104,6 +104,27 @@ describe('runtime Informer (real etcd, in-process apiserver)', function () {
     expect(late).to.deep.equal(['inf-a/pre']);
   });
 
+  it('applies a big list a chunk at a time, letting the event loop run in between (a leader renews its lease meanwhile)', async () => {
+    await client.create('Cluster', cluster('inf-big') as unknown as Cluster);
+    const n = 2500;
+    for (let k = 0; k < n; k += 250) await Promise.all(Array.from({ length: Math.min(250, n - k) }, (_, j) => client.create('Instance', inst(`b${k + j}`, 'inf-big'))));
+    const i = informer<Instance>({ ...INSTANCES, namespace: 'inf-big' });
+    let turns = 0;
+    let spinning = true;
+    const turn = () => {
+      turns++;
+      if (spinning) setImmediate(turn);
+    };
+    const turnsAtAdd: number[] = [];
+    i.addHandlers({ add: () => turnsAtAdd.push(turns) });
+    setImmediate(turn);
+    i.start();
+    await i.waitForSync();
+    spinning = false;
+    expect(turnsAtAdd).to.have.length(n);
+    expect(turnsAtAdd.at(-1)! - turnsAtAdd[0]!, 'event-loop turns between the first add and the last').to.be.at.least(2);
+  });
+
   it('a namespace narrows the list and the watch; a cluster-wide informer sees every namespace', async () => {
     await client.create('Instance', inst('early-b', 'inf-b'));
     await client.create('Instance', inst('early-c', 'inf-c'));
