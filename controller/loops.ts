@@ -42,7 +42,7 @@ export interface LoopDeps {
 
 /** The running loops. */
 export interface ReconcileLoops {
-  /** Syncs the caches, then runs every loop until stop(). */
+  /** Syncs the caches the reconcilers read, then runs every loop until stop() (the garbage collector once its own caches have synced too). */
   start(): Promise<void>;
   stop(): void;
   /** Resolves when every loop has finished after stop(). */
