@@ -77,12 +77,16 @@ export class TunnelClient {
       return this.retry();
     }
     this.socket = socket;
-    let alive = true;
-    const ping = setInterval(() => (alive ? ((alive = false), socket.ping()) : socket.terminate()), PING_MS);
-    socket.on('pong', () => (alive = true));
+    // Pings start once open: ws throws on a ping while the handshake is still on (it was an uncaught
+    // exception that ended the agent when a partition held the handshake past PING_MS); until then
+    // handshakeTimeout bounds the wait.
+    let ping: NodeJS.Timeout | undefined;
     socket.on('open', () => {
       this.delay = RECONNECT_MIN_MS;
       this.o.log.info('tunnel open', { node: this.o.nodeName });
+      let alive = true;
+      socket.on('pong', () => (alive = true));
+      ping = setInterval(() => (alive ? ((alive = false), socket.ping()) : socket.terminate()), PING_MS);
     });
     socket.on('unexpected-response', (_req, res) => {
       this.o.log.warn('the apiserver refused the tunnel', { status: res.statusCode, message: res.statusMessage });
