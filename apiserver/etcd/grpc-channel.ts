@@ -71,7 +71,7 @@ export class GrpcChannel {
       const takeStatus = (headers: http2.IncomingHttpHeaders) => {
         if (headers['grpc-status'] === undefined) return;
         status = Number(headers['grpc-status']);
-        details = decodeURIComponent(String(headers['grpc-message'] ?? ''));
+        details = percentDecoded(String(headers['grpc-message'] ?? ''));
       };
       req.on('response', takeStatus); // an answer that is only an error carries its status in the headers
       req.on('trailers', takeStatus);
@@ -122,6 +122,15 @@ export class GrpcChannel {
 
   private unavailable(what: string): Error {
     return grpcError(UNAVAILABLE, `${what}${this.lastError ? `. Last error: ${this.lastError}` : ''}, remote_addr=${this.authority}`);
+  }
+}
+
+// grpc-message is percent-encoded; a malformed one is kept as sent rather than thrown on (in an event handler, uncaught).
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
   }
 }
 
