@@ -213,7 +213,7 @@ export class Informer<T extends ListedObject> {
     const breathe = async () => {
       if (++done % REPLACE_CHUNK === 0) await new Promise((r) => setImmediate(r));
     };
-    for (const [key, old] of [...this.store]) {
+    for (const [key, old] of this.store) {
       if (fresh.has(key)) continue;
       this.store.delete(key);
       this.index(key, undefined, old);

@@ -15,7 +15,9 @@ import { CoordinationV1Api, CoreV1Api, type KubeConfig } from '@kubernetes/clien
 import { CairnClient } from '../../../api/client/cairn-client.js';
 import { loadKubeConfig } from '../../../api/client/kubeconfig.js';
 import { CONTROLLER_LEASE_NAME, SYSTEM_NAMESPACE } from '../../../api/names.js';
+import { CLOCK_TICKS_PER_SECOND, readProcStat } from '../../../agent/drivers/process/proc.js';
 import { stopChild } from '../../../apiserver/etcd/process.js';
+import { procCpuSeconds } from '../../../hack/bench/lib.js';
 import { spawnCairn, type CairnProcess } from '../../../hack/cairn-process.js';
 import { killGlusterUnder } from '../../../hack/gluster-cleanup.js';
 import { cmdline, killMarked, startAgentProcess, type AgentProcess } from '../../support/agent-process.js';
@@ -237,16 +239,10 @@ export class ChaosCluster {
   }
 }
 
-const CLOCK_TICKS_PER_S = 100; // Linux's USER_HZ
-
 /** A process's CPU time (user + system) and age from /proc, e.g. "cpu 12.3 s over 40.1 s". */
 function cpuAndAge(pid: number | undefined): string {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    const [utime, stime, start] = [fields[11], fields[12], fields[19]].map(Number) as [number, number, number];
-    const uptime = Number(fs.readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
-    return `cpu ${((utime + stime) / CLOCK_TICKS_PER_S).toFixed(1)} s over ${(uptime - start / CLOCK_TICKS_PER_S).toFixed(1)} s`;
-  } catch (err) {
-    return `not read (${(err as Error).message})`;
-  }
+  const stat = pid === undefined ? undefined : readProcStat(pid);
+  if (!stat) return 'not running';
+  const uptime = Number(fs.readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
+  return `cpu ${procCpuSeconds(stat.pid).toFixed(1)} s over ${(uptime - stat.startTicks / CLOCK_TICKS_PER_SECOND).toFixed(1)} s`;
 }
