@@ -39,6 +39,9 @@ export function grpcError(code: number, details: string): Error {
 /** A connection to one etcd member's gRPC endpoint, opened on first use and after reset(). */
 export class GrpcChannel {
   private session: http2.ClientHttp2Session | undefined;
+  // Per session: true once etcd has sent its HTTP/2 settings over it (it serves), until then a promise
+  // of that or of the session's closing (servingOrClosed).
+  private readonly serving = new WeakMap<http2.ClientHttp2Session, true | Promise<void>>();
   private lastError = '';
   private readonly authority: string;
 
@@ -50,10 +53,7 @@ export class GrpcChannel {
   /** Calls `method` ("/etcdserverpb.KV/Txn") with one message; the answer's message bytes. */
   unary(method: string, message: Uint8Array, deadlineMs: number): Promise<Buffer> {
     return new Promise((resolve, reject) => {
-      const req = this.connected().request({ ':method': 'POST', ':path': method, 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': `${deadlineMs}m` });
-      const chunks: Buffer[] = [];
-      let status: number | undefined;
-      let details = '';
+      let req: http2.ClientHttp2Stream | undefined;
       let settled = false;
       // Errors are made only for the outcome that counts: a stream emits 'close' after every answer.
       const settle = (outcome: () => [Error | undefined, Buffer?]) => {
@@ -65,27 +65,45 @@ export class GrpcChannel {
         else resolve(body!);
       };
       const timer = setTimeout(() => {
-        req.close(http2.constants.NGHTTP2_CANCEL);
-        settle(() => [grpcError(DEADLINE_EXCEEDED, `Deadline exceeded after ${deadlineMs} ms, remote_addr=${this.authority}`)]);
+        req?.close(http2.constants.NGHTTP2_CANCEL);
+        const waited = req ? '' : ' (etcd accepted the connection but is not serving yet; the write was not sent)';
+        settle(() => [grpcError(DEADLINE_EXCEEDED, `Deadline exceeded after ${deadlineMs} ms${waited}, remote_addr=${this.authority}`)]);
       }, deadlineMs);
-      const takeStatus = (headers: http2.IncomingHttpHeaders) => {
-        if (headers['grpc-status'] === undefined) return;
-        status = Number(headers['grpc-status']);
-        details = percentDecoded(String(headers['grpc-message'] ?? ''));
+      const send = (session: http2.ClientHttp2Session) => {
+        if (settled) return;
+        if (session.closed || session.destroyed) return settle(() => [this.unavailable('the connection closed before etcd was serving')]);
+        req = session.request({ ':method': 'POST', ':path': method, 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': `${deadlineMs}m` });
+        this.answer(req, settle);
+        req.end(frame(message));
       };
-      req.on('response', takeStatus); // an answer that is only an error carries its status in the headers
-      req.on('trailers', takeStatus);
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () =>
-        settle(() => {
-          if (status === undefined) return [grpcError(INTERNAL, `etcd's answer had no gRPC status, remote_addr=${this.authority}`)];
-          return status === 0 ? unframe(Buffer.concat(chunks)) : [grpcError(status, details)];
-        }),
-      );
-      req.on('error', (err: Error) => settle(() => [this.unavailable(err.message)]));
-      req.on('close', () => settle(() => [this.unavailable(`the stream closed without an answer (code ${req.rstCode})`)]));
-      req.end(frame(message));
+      const session = this.connected();
+      const serving = this.serving.get(session);
+      if (serving === true) send(session);
+      else void serving?.then(() => send(session));
     });
+  }
+
+  // A stream's answer: its message, or its gRPC status as an error.
+  private answer(req: http2.ClientHttp2Stream, settle: (outcome: () => [Error | undefined, Buffer?]) => void): void {
+    const chunks: Buffer[] = [];
+    let status: number | undefined;
+    let details = '';
+    const takeStatus = (headers: http2.IncomingHttpHeaders) => {
+      if (headers['grpc-status'] === undefined) return;
+      status = Number(headers['grpc-status']);
+      details = percentDecoded(String(headers['grpc-message'] ?? ''));
+    };
+    req.on('response', takeStatus); // an answer that is only an error carries its status in the headers
+    req.on('trailers', takeStatus);
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () =>
+      settle(() => {
+        if (status === undefined) return [grpcError(INTERNAL, `etcd's answer had no gRPC status, remote_addr=${this.authority}`)];
+        return status === 0 ? unframe(Buffer.concat(chunks)) : [grpcError(status, details)];
+      }),
+    );
+    req.on('error', (err: Error) => settle(() => [this.unavailable(err.message)]));
+    req.on('close', () => settle(() => [this.unavailable(`the stream closed without an answer (code ${req.rstCode})`)]));
   }
 
   /** Opens a new connection for the next call (after a host failure); calls in flight end on the old one. */
@@ -111,9 +129,25 @@ export class GrpcChannel {
     s.on('error', (err: Error) => (this.lastError = err.message));
     s.on('goaway', () => this.forget(s));
     s.on('close', () => this.forget(s));
+    this.serving.set(s, this.servingOrClosed(s));
     s.unref(); // an idle connection does not keep the process alive; a call's deadline timer does
     this.session = s;
     return s;
+  }
+
+  /**
+   * Resolves once etcd serves over `s` or `s` has closed. A restarting etcd accepts connections before it
+   * serves them; a write queued on such a connection past its deadline could still be applied once etcd
+   * is up, after its caller was told it failed. Waiting for etcd's settings means such a write is never sent.
+   */
+  private servingOrClosed(s: http2.ClientHttp2Session): Promise<void> {
+    return new Promise((resolve) => {
+      s.once('remoteSettings', () => {
+        this.serving.set(s, true);
+        resolve();
+      });
+      s.once('close', resolve);
+    });
   }
 
   private forget(s: http2.ClientHttp2Session): void {

@@ -1,8 +1,9 @@
 /**
  * The apiserver's thin write client (apiserver/etcd/txn-client.ts) against a
  * real etcd: the outcomes EtcdStore relies on, a lease id kept exactly, a
- * member that never answers costing at most one deadline per write, and
- * every member down answered as the 503 clients retry.
+ * member that never answers costing at most one deadline per write, a write
+ * never sent to a member that is not serving yet, and every member down
+ * answered as the 503 clients retry.
  */
 import { expect } from 'chai';
 import { Etcd3 } from 'etcd3';
@@ -83,6 +84,24 @@ describe("the apiserver's thin etcd write client (real etcd)", function () {
     }
   });
 
+  it('never sends a write to a member that accepts connections but is not serving yet (a restarting etcd)', async () => {
+    // etcd listens before it serves: a write queued there past its deadline would be applied once it serves,
+    // after the client was told it failed. Until etcd sends its HTTP/2 settings, nothing may be sent.
+    const received: Buffer[] = [];
+    const starting = net.createServer((socket) => socket.on('data', (b: Buffer) => received.push(b)));
+    await new Promise<void>((resolve) => starting.listen(0, '127.0.0.1', resolve));
+    try {
+      const store = storeOver([`http://127.0.0.1:${(starting.address() as net.AddressInfo).port}`]);
+      const err = await store.create('/t/early', obj('early', 1)).catch((e: unknown) => e);
+      expect(String(err)).to.match(/DEADLINE_EXCEEDED.*not serving yet; the write was not sent/);
+      const frames = http2FrameTypes(Buffer.concat(received));
+      expect(frames, 'the connection preface and settings went out').to.include(SETTINGS);
+      expect(frames, 'frames sent (0 is DATA, 1 is HEADERS)').to.not.include.members([DATA, HEADERS]);
+    } finally {
+      starting.close();
+    }
+  });
+
   it('answers 503 when no member can be reached', async () => {
     const refusing = net.createServer();
     await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
@@ -95,3 +114,13 @@ describe("the apiserver's thin etcd write client (real etcd)", function () {
     expect(toApiError(err, winston.createLogger({ silent: true })).code).to.equal(503);
   });
 });
+
+const [DATA, HEADERS, SETTINGS] = [0, 1, 4];
+const PREFACE_BYTES = 24; // "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+// The types of the HTTP/2 frames a client sent, after its connection preface.
+function http2FrameTypes(bytes: Buffer): number[] {
+  const types: number[] = [];
+  for (let at = PREFACE_BYTES; at + 9 <= bytes.length; at += 9 + bytes.readUIntBE(at, 3)) types.push(bytes[at + 3]!);
+  return types;
+}
