@@ -11,6 +11,9 @@
  * SIGTERM that lands after the trap but before the command started makes it
  * skip the command (status 143) instead of starting one that never got it.
  * One that lands before the trap kills the shim itself (no exit file).
+ * One that lands between the shim's fork of the command and its exec is
+ * lost: the fork still has the shell's handler, which swallows it. So a stop
+ * waits for commandStarted first (stop.ts).
  *
  * The shim also starts a watchdog (bash, in the same process group): it
  * sleeps until the node's fencing deadline (epoch ms) the agent keeps
@@ -36,7 +39,10 @@ import path from 'node:path';
 import type { WorkItemInstanceSpec } from '../../../api/workitem.js';
 import { volumeEnvName } from '../../../api/names.js';
 import { OperationError } from '../../operations/errors.js';
-import { readProcStat } from './proc.js';
+import { childPids, commandLine, readProcStat } from './proc.js';
+
+/** The watchdog's $0, which tells it from the command among the shim's children. */
+const WATCHDOG_NAME = 'cairn-watchdog';
 
 /**
  * The fencing watchdog: bash, because its builtins let it wake without forking ($EPOCHREALTIME for
@@ -62,13 +68,28 @@ const WATCHDOG = [
 const SHIM = [
   'exitf=$1; procs=$2; fence=$3; watchdog=$4; shift 4',
   'if [ -n "$procs" ]; then echo $$ > "$procs" || exit 125; fi',
-  'if [ -n "$fence" ]; then LC_ALL=C /bin/bash -c "$watchdog" cairn-watchdog "$exitf" "$fence" $$ & fi',
+  `if [ -n "$fence" ]; then LC_ALL=C /bin/bash -c "$watchdog" ${WATCHDOG_NAME} "$exitf" "$fence" $$ & fi`,
   'trap stopping=1 TERM INT HUP',
   'if [ -z "$stopping" ]; then "$@"; code=$?; else code=143; fi',
   'if [ -n "$fence" ]; then kill $! 2>/dev/null; fi',
   'echo "$$ $code" > "$exitf.tmp" && mv -f "$exitf.tmp" "$exitf"',
   'exit $code',
 ].join('\n');
+
+/**
+ * Whether the shim `pid` has exec'd the command, or is gone: it has a child that is neither the watchdog
+ * nor a fork not yet exec'd (which still shows the shim's own command line) nor in the midst of an exec
+ * (an empty one). The shim forks the command once, at its start, so from then on a signal to the group
+ * reaches the command.
+ */
+export function commandStarted(pid: number): boolean {
+  const shim = commandLine(pid)?.join('\0');
+  if (!shim) return true; // gone, or a zombie
+  return childPids(pid).some((child) => {
+    const argv = commandLine(child) ?? [];
+    return argv.length > 0 && argv.join('\0') !== shim && argv[3] !== WATCHDOG_NAME;
+  });
+}
 
 /** PATH of instances when the agent has none. */
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';

@@ -55,6 +55,24 @@ export function readProcStat(pid: number): ProcStat | undefined {
   }
 }
 
+/** The argv of `pid`, or undefined when there is no such process. */
+export function commandLine(pid: number): string[] | undefined {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pids of `pid`'s children; [] when it is gone. */
+export function childPids(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 let cachedBootId: string | undefined;
 let cachedBootTimeMs: number | undefined;
 

@@ -1,6 +1,8 @@
 /**
- * Stopping an instance: SIGTERM to its whole process group, up to the grace
- * period for the shim (and so the command it waits for) to end, then
+ * Stopping an instance: once the shim has started the command (a SIGTERM
+ * before its exec could be lost, launch.ts), SIGTERM to its whole process
+ * group, up to the grace period for the shim (and so the command it waits
+ * for) to end, then
  * SIGKILL to the group; finally a SIGKILL sweep of the group for members
  * that outlived the shim. The instance is not the worker's child, so its end
  * is seen by polling /proc (zombies count as gone). Runs in a worker; an
@@ -10,9 +12,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSameProcess, type ProcessState } from './state.js';
 import { bootId, readProcStat } from './proc.js';
+import { commandStarted } from './launch.js';
 
-/** How often the stop checks whether the instance is gone. */
+/** How often the stop checks whether the instance is gone: first after 1 ms, doubling up to this. */
 const POLL_MS = 50;
+/** How long a stop waits for a shim that has just started to exec the command; then it signals all the same. */
+const START_WAIT_MS = 2_000;
 /** How long to wait for the kernel to deliver a SIGKILL before giving up. */
 const KILL_WAIT_MS = 5_000;
 
@@ -29,26 +34,29 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-async function waitGone(state: ProcessState, ms: number, signal: AbortSignal): Promise<boolean> {
+// Polls until `done` holds (true) or `ms` have passed (false); most processes end within milliseconds.
+async function waitUntil(done: () => boolean, ms: number, signal: AbortSignal): Promise<boolean> {
   const deadline = Date.now() + ms;
-  for (;;) {
-    if (!isSameProcess(state, readProcStat(state.pid), bootId())) return true;
+  for (let poll = 1; ; poll = Math.min(poll * 2, POLL_MS)) {
+    if (done()) return true;
     if (Date.now() >= deadline) return false;
-    await sleep(Math.min(POLL_MS, Math.max(1, deadline - Date.now())), undefined, { signal }).catch((err: unknown) => {
+    await sleep(Math.min(poll, Math.max(1, deadline - Date.now())), undefined, { signal }).catch((err: unknown) => {
       throw signal.aborted ? signal.reason : err;
     });
   }
 }
 
 /** Stops the instance `state` describes: SIGTERM, `graceMs`, SIGKILL. */
-export async function stopInstance(state: ProcessState, graceMs: number, signal: AbortSignal): Promise<StopOutcome> {
-  if (!isSameProcess(state, readProcStat(state.pid), bootId())) return 'gone';
+export async function stopInstance(state: Pick<ProcessState, 'pid' | 'startTicks' | 'bootId'>, graceMs: number, signal: AbortSignal): Promise<StopOutcome> {
+  const gone = () => !isSameProcess(state, readProcStat(state.pid), bootId());
+  if (gone()) return 'gone';
+  await waitUntil(() => commandStarted(state.pid), START_WAIT_MS, signal);
   if (!signalGroup(state.pid, 'SIGTERM')) return 'gone';
   let outcome: StopOutcome = 'SIGTERM';
-  if (!(await waitGone(state, graceMs, signal))) {
+  if (!(await waitUntil(gone, graceMs, signal))) {
     outcome = 'SIGKILL';
     signalGroup(state.pid, 'SIGKILL');
-    if (!(await waitGone(state, KILL_WAIT_MS, signal))) throw new Error(`process group ${state.pid} survived SIGKILL for ${KILL_WAIT_MS} ms`);
+    if (!(await waitUntil(gone, KILL_WAIT_MS, signal))) throw new Error(`process group ${state.pid} survived SIGKILL for ${KILL_WAIT_MS} ms`);
   }
   signalGroup(state.pid, 'SIGKILL');
   return outcome;

@@ -1,0 +1,42 @@
+/**
+ * A stop that comes right after a start: the shim forks the command and the
+ * fork execs it; a SIGTERM in between is swallowed by the shell's handler
+ * the fork inherited, and the command then runs out the grace period. The
+ * stop waits for the exec (commandStarted), so every such stop is a SIGTERM.
+ */
+import { expect } from 'chai';
+import fs from 'node:fs';
+import path from 'node:path';
+import { launch } from '../../../../../agent/drivers/process/launch.js';
+import { bootId } from '../../../../../agent/drivers/process/proc.js';
+import { stopInstance, type StopOutcome } from '../../../../../agent/drivers/process/stop.js';
+import { tempDir } from '../../helpers.js';
+
+// Before the fix, 1–2 % of these stops (20 % with the watchdog) ran out the grace period.
+const RUNS = 300;
+
+describe('process driver: a stop right after a start (real processes)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  beforeEach(() => (dir = tempDir('stop')));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  for (const fenced of [false, true]) {
+    it(`ends every one with SIGTERM, never the grace period and SIGKILL (${fenced ? 'with' : 'without'} the fencing watchdog)`, async () => {
+      const fencePath = path.join(dir, 'fence');
+      fs.writeFileSync(fencePath, `${Date.now() + 600_000}\n`);
+      const outcomes: Record<StopOutcome, number> = { SIGTERM: 0, SIGKILL: 0, gone: 0 };
+      for (let i = 0; i < RUNS; i++) {
+        const { pid, startTicks } = launch({ argv: ['/bin/sleep', '1000'], env: { PATH: '/bin:/usr/bin' }, cwd: dir, logPath: path.join(dir, 'log'), exitPath: path.join(dir, 'exit'), ...(fenced ? { fencePath } : {}) });
+        spinFor((i % 7) * 0.3); // the window is a millisecond or so after the launch
+        outcomes[await stopInstance({ pid, startTicks, bootId: bootId() }, 500, new AbortController().signal)]++;
+      }
+      expect(outcomes).to.deep.equal({ SIGTERM: RUNS, SIGKILL: 0, gone: 0 });
+    });
+  }
+});
+
+function spinFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+}
