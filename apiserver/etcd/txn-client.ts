@@ -60,7 +60,7 @@ export class ThinTxnClient implements TxnSender {
   // One attempt: the next member in `order` whose breaker lets the call through. A call that reached
   // a member fails as it failed there; when no breaker let it through, the last refusal says so.
   private async onSomeMember<T>(order: Iterator<Host>, call: (channel: GrpcChannel) => Promise<T>): Promise<T> {
-    let refusal: unknown = new Error('no etcd endpoints');
+    let refusal: unknown;
     for (let i = 0; i < this.hosts.length; i++) {
       const host = order.next().value as Host;
       let reached = false;
@@ -75,7 +75,7 @@ export class ThinTxnClient implements TxnSender {
         refusal = err;
       }
     }
-    throw refusal;
+    throw refusal ?? new Error('no etcd endpoints');
   }
 }
 
