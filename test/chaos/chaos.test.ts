@@ -35,6 +35,8 @@ const SEED = Number(process.env.CAIRN_CHAOS_SEED ?? Date.now() % 1_000_000);
 const ONLY = process.env.CAIRN_CHAOS_ONLY?.split(',');
 const kinds = <K extends string>(all: readonly K[]) => all.filter((k) => !ONLY || ONLY.includes(k));
 const KILLS = kinds(KILL_KINDS);
+/** CAIRN_CHAOS_TIMELINES=1 prints what every trial waited on, and when (else only failed and slow trials keep it). */
+const PRINT_TIMELINES = process.env.CAIRN_CHAOS_TIMELINES === '1';
 const PARTITIONS = kinds(PARTITION_KINDS);
 const CLOCK_OFFSETS = { apiserver: '+40m', c1: '-15m', c2: '+1h' };
 
@@ -51,6 +53,10 @@ class Figures {
       console.log(`      ${kind.padEnd(15)} ${String(ms.length).padStart(3)} trials, repaired and converged in p50 ${(sorted[Math.floor(sorted.length / 2)]! / 1000).toFixed(1)} s, max ${(sorted.at(-1)! / 1000).toFixed(1)} s`);
     }
   }
+}
+
+function printTimeline(what: string, ms: number, timeline: Timeline): void {
+  if (PRINT_TIMELINES) console.log(`      ${what}: ${(ms / 1000).toFixed(1)} s\n${timeline.text().replace(/^/gm, '        ')}`);
 }
 
 /** A trial slower than this to converge keeps its logs (only the slowest of a test, to look at afterwards). */
@@ -133,8 +139,10 @@ describe(`chaos: kill -9 loops and partitions on separate network hosts, the con
       await eventually(`the kill -9 of ${what} repaired`, async () => repaired(), 60_000, 50).catch(fail);
       timeline.note('repaired');
       await waitConverged(c, 90_000, timeline).catch(fail);
-      figures.add(kind, Date.now() - started);
-      await slowest.note(c, `kill -9 of ${what} (trial ${n + 1})`, Date.now() - started, timeline);
+      const [trial, ms] = [`kill -9 of ${what} (trial ${n + 1})`, Date.now() - started];
+      figures.add(kind, ms);
+      printTimeline(trial, ms, timeline);
+      await slowest.note(c, trial, ms, timeline);
     }
     figures.print(`kill -9 trials (seed ${SEED}):`);
     slowest.print();
@@ -159,8 +167,10 @@ describe(`chaos: kill -9 loops and partitions on separate network hosts, the con
       const data = await waitVolumeHealed(c, 90_000, timeline).catch((err: Error) => {
         throw new Error(`after the partition ${what} (trial ${n + 1}, seed ${SEED}): ${err.message}`);
       });
-      figures.add(kind, Date.now() - started);
-      await slowest.note(c, `the partition ${what} (trial ${n + 1})`, Date.now() - started, timeline);
+      const [trial, ms] = [`the partition ${what} (trial ${n + 1})`, Date.now() - started];
+      figures.add(kind, ms);
+      printTimeline(trial, ms, timeline);
+      await slowest.note(c, trial, ms, timeline);
       checked = data.records;
     }
     figures.print(`partition trials (seed ${SEED}):`);
