@@ -2,9 +2,8 @@
  * Stopping an instance: once the shim has started the command (a SIGTERM
  * before its exec could be lost, launch.ts), SIGTERM to its whole process
  * group, up to the grace period for the shim (and so the command it waits
- * for) to end, then
- * SIGKILL to the group; finally a SIGKILL sweep of the group for members
- * that outlived the shim. The instance is not the worker's child, so its end
+ * for) to end, then SIGKILL to the group; finally a SIGKILL sweep of the
+ * group for members that outlived the shim. The instance is not the worker's child, so its end
  * is seen by polling /proc (zombies count as gone). Runs in a worker; an
  * abort of the operation stops the waiting at once with the abort's reason,
  * leaving the instance as it is for the next operation to finish.
