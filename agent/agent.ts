@@ -52,7 +52,7 @@ import { nodeReport } from './report.js';
 import { TunnelClient } from './tunnel/tunnel-client.js';
 
 /** How often running instances' processes are checked (cheaply, through /proc). */
-const LIVENESS_SWEEP_MS = 2_000;
+const LIVENESS_SWEEP_MS = 1_000;
 /** How often the copies of the Node and the Cluster are refreshed (metadata-copy.ts). */
 const NODE_COPY_REFRESH_MS = 60_000;
 /** How often the volfile server checks whether a mount's volfile changed (a brick moved). */
