@@ -68,9 +68,19 @@ export function commandLine(pid: number): string[] | undefined {
 export function childPids(pid: number): number[] {
   try {
     return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
-  } catch {
-    return [];
+  } catch (err) {
+    // A kernel built without CONFIG_PROC_CHILDREN has no such file.
+    return (err as NodeJS.ErrnoException).code === 'ENOENT' && fs.existsSync(`/proc/${pid}`) ? childPidsByScan(pid) : [];
   }
+}
+
+/** The pids of `pid`'s children, found by reading every process's parent (childPids without the kernel's list). */
+export function childPidsByScan(pid: number): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number)
+    .filter((p) => readProcStat(p)?.ppid === pid);
 }
 
 let cachedBootId: string | undefined;

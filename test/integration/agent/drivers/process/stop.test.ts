@@ -3,13 +3,16 @@
  * fork execs it; a SIGTERM in between is swallowed by the shell's handler
  * the fork inherited, and the command then runs out the grace period. The
  * stop waits for the exec (commandStarted), so every such stop is a SIGTERM.
+ * It tells the command from the shim's other children through the kernel's
+ * list of a process's children, or a scan of /proc where there is none.
  */
 import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { launch } from '../../../../../agent/drivers/process/launch.js';
-import { bootId } from '../../../../../agent/drivers/process/proc.js';
+import { bootId, childPids, childPidsByScan } from '../../../../../agent/drivers/process/proc.js';
 import { stopInstance, type StopOutcome } from '../../../../../agent/drivers/process/stop.js';
+import { eventually } from '../../../../support/eventually.js';
 import { tempDir } from '../../helpers.js';
 
 // Before the fix, 1–2 % of these stops (20 % with the watchdog) ran out the grace period.
@@ -34,6 +37,19 @@ describe('process driver: a stop right after a start (real processes)', function
       expect(outcomes).to.deep.equal({ SIGTERM: RUNS, SIGKILL: 0, gone: 0 });
     });
   }
+
+  it("finds a shim's children the same way with the kernel's list and without it (a kernel without CONFIG_PROC_CHILDREN)", async () => {
+    const fencePath = path.join(dir, 'fence');
+    fs.writeFileSync(fencePath, `${Date.now() + 600_000}\n`);
+    const { pid, startTicks } = launch({ argv: ['/bin/sleep', '1000'], env: { PATH: '/bin:/usr/bin' }, cwd: dir, logPath: path.join(dir, 'log'), exitPath: path.join(dir, 'exit'), fencePath });
+    try {
+      await eventually('the command and the watchdog', () => childPids(pid).length === 2, 5_000, 10);
+      expect(childPidsByScan(pid).sort()).to.deep.equal(childPids(pid).sort());
+    } finally {
+      await stopInstance({ pid, startTicks, bootId: bootId() }, 500, new AbortController().signal);
+    }
+    expect(childPids(pid)).to.deep.equal([]);
+  });
 });
 
 function spinFor(ms: number): void {
