@@ -16,7 +16,7 @@ import { eventually } from '../../../../support/eventually.js';
 import { tempDir } from '../../helpers.js';
 
 // Before the fix, 1–2 % of these stops (20 % with the watchdog) ran out the grace period.
-const RUNS = 300;
+const RUNS = 150;
 
 describe('process driver: a stop right after a start (real processes)', function () {
   this.timeout(60_000);
