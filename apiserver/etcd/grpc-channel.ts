@@ -53,6 +53,7 @@ export class GrpcChannel {
   /** Calls `method` ("/etcdserverpb.KV/Txn") with one message; the answer's message bytes. */
   unary(method: string, message: Uint8Array, deadlineMs: number): Promise<Buffer> {
     return new Promise((resolve, reject) => {
+      const session = this.connected();
       let req: http2.ClientHttp2Stream | undefined;
       let settled = false;
       // Errors are made only for the outcome that counts: a stream emits 'close' after every answer.
@@ -66,7 +67,7 @@ export class GrpcChannel {
       };
       const timer = setTimeout(() => {
         req?.close(http2.constants.NGHTTP2_CANCEL);
-        const waited = req ? '' : ' (etcd accepted the connection but is not serving yet; the write was not sent)';
+        const waited = req ? '' : session.connecting ? ' (still connecting; the write was not sent)' : ' (etcd accepted the connection but is not serving yet; the write was not sent)';
         settle(() => [grpcError(DEADLINE_EXCEEDED, `Deadline exceeded after ${deadlineMs} ms${waited}, remote_addr=${this.authority}`)]);
       }, deadlineMs);
       const send = (session: http2.ClientHttp2Session) => {
@@ -76,7 +77,6 @@ export class GrpcChannel {
         this.answer(req, settle);
         req.end(frame(message));
       };
-      const session = this.connected();
       const serving = this.serving.get(session);
       if (serving === true) send(session);
       else void serving?.then(() => send(session));
