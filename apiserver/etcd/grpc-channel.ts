@@ -73,7 +73,11 @@ export class GrpcChannel {
       const send = (session: http2.ClientHttp2Session) => {
         if (settled) return;
         if (session.closed || session.destroyed) return settle(() => [this.unavailable('the connection closed before etcd was serving')]);
-        req = session.request({ ':method': 'POST', ':path': method, 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': `${deadlineMs}m` });
+        try {
+          req = session.request({ ':method': 'POST', ':path': method, 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': `${deadlineMs}m` });
+        } catch (err) {
+          return settle(() => [this.unavailable((err as Error).message)]); // e.g. etcd sent GOAWAY meanwhile
+        }
         this.answer(req, settle);
         req.end(frame(message));
       };
@@ -124,7 +128,7 @@ export class GrpcChannel {
     const s = http2.connect(this.authority, { ca: this.tls?.rootCertificate, cert: this.tls?.certChain, key: this.tls?.privateKey, settings: { initialWindowSize: WINDOW_BYTES } });
     s.on('connect', () => {
       this.lastError = '';
-      s.setLocalWindowSize(WINDOW_BYTES);
+      if (!s.destroyed) s.setLocalWindowSize(WINDOW_BYTES); // a reset() while connecting destroys it first
     });
     s.on('error', (err: Error) => (this.lastError = err.message));
     s.on('goaway', () => this.forget(s));

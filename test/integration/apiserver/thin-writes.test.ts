@@ -6,11 +6,13 @@
  * answered as the 503 clients retry.
  */
 import { expect } from 'chai';
-import { Etcd3 } from 'etcd3';
+import { Etcd3, isRecoverableError } from 'etcd3';
 import net from 'node:net';
 import winston from 'winston';
 import { etcdHostPolicy, POINT_CALL_DEADLINE_MS } from '../../../apiserver/etcd/fault-handling.js';
+import { GrpcChannel } from '../../../apiserver/etcd/grpc-channel.js';
 import { ThinTxnClient } from '../../../apiserver/etcd/txn-client.js';
+import { decodeTxnOutcome, encodeTxnIfMod } from '../../../apiserver/etcd/txn-codec.js';
 import { toApiError } from '../../../apiserver/http/respond.js';
 import { EtcdStore } from '../../../apiserver/storage/etcd-store.js';
 import { startThrowawayEtcd, type ThrowawayEtcd } from '../../../hack/etcd.js';
@@ -99,6 +101,22 @@ describe("the apiserver's thin etcd write client (real etcd)", function () {
       expect(frames, 'frames sent (0 is DATA, 1 is HEADERS)').to.not.include.members([DATA, HEADERS]);
     } finally {
       starting.close();
+    }
+  });
+
+  it('survives a reset of a channel that is still connecting: the waiting write fails as recoverable, the next one succeeds', async () => {
+    // reset() after another write failed, while this channel connects: the session is destroyed before its
+    // 'connect' event. That event's handler once threw on it, uncaught, and the API server exited.
+    for (let i = 0; i < 3; i++) {
+      const channel = new GrpcChannel(etcd.endpoint);
+      opened.push(channel);
+      const waiting = channel.unary('/etcdserverpb.KV/Txn', encodeTxnIfMod({ key: Buffer.from(`/t/reset-${i}`), modRevision: 0, then: { put: Buffer.from('x') } }), POINT_CALL_DEADLINE_MS);
+      channel.reset();
+      const err = await waiting.then(() => undefined, (e: unknown) => e);
+      expect(err instanceof Error && isRecoverableError(err), String(err)).to.equal(true);
+      await new Promise((r) => setTimeout(r, 50)); // the destroyed session's 'connect' comes after the call's end
+      const outcome = decodeTxnOutcome(await channel.unary('/etcdserverpb.KV/Txn', encodeTxnIfMod({ key: Buffer.from(`/t/reset-${i}`), modRevision: 0, then: { put: Buffer.from('x') } }), POINT_CALL_DEADLINE_MS));
+      expect(outcome.succeeded).to.equal(true);
     }
   });
 
