@@ -1,5 +1,5 @@
-/** Runs a program to completion for a test, collecting its output; a hung one is killed after a timeout. */
-import { spawn } from 'node:child_process';
+/** Runs a program to completion for a test, collecting its output; a hung one is killed after a timeout. And kills one. */
+import { spawn, type ChildProcess } from 'node:child_process';
 
 /** The outcome of one run. */
 export interface ProcessResult {
@@ -32,4 +32,11 @@ export function runProcess(program: string, args: string[], opts: ProcessRunOpti
     });
     child.stdin.end(opts.stdin ?? '');
   });
+}
+
+/** SIGKILLs a child and resolves once it has exited (at once if it already had: its 'exit' has been and gone). */
+export async function killAndWait(child: ChildProcess): Promise<void> {
+  const gone = new Promise((res) => (child.exitCode !== null || child.signalCode !== null ? res(null) : child.once('exit', res)));
+  child.kill('SIGKILL');
+  await gone;
 }

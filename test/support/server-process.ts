@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawnCairn } from '../../hack/cairn-process.js';
+import { killAndWait } from './run-process.js';
 
 /** A running server process. */
 export interface ServerProcess {
@@ -69,11 +70,7 @@ export async function startServerProcess(o: ServerProcessOptions = {}): Promise<
     child,
     logs: cairn.logs,
     stop: cairn.stop,
-    kill9: async () => {
-      const gone = new Promise((r) => child.once('exit', r));
-      child.kill('SIGKILL');
-      await gone;
-    },
+    kill9: () => killAndWait(child),
     async cleanup() {
       await proc.stop();
       if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -67,6 +67,8 @@ export class ChaosCluster {
   readonly agents = new Map<string, AgentProcess>();
   /** Processes that exited by themselves and were started again, as a supervisor would. */
   readonly selfExits: string[] = [];
+  /** Processes that exited by themselves and are not restarted: each fails the run. */
+  readonly crashes: string[] = [];
   private destroyed = false;
   apiserver!: ServerProcess;
   client!: CairnClient;
@@ -142,9 +144,14 @@ export class ChaosCluster {
 
   /** Starts (or starts again, on its data dir and port) the apiserver on cp. */
   async startApiserver(): Promise<void> {
-    this.apiserver = await startServerProcess({
+    const proc = await startServerProcess({
       dataDir: this.dataDir, port: API_PORT, etcdEndpoints: this.etcdEndpoints(), launcher: this.net.launcher('cp'), env: skewedEnv(this.o.clockOffsets?.apiserver),
       extraArgs: ['--listen', '0.0.0.0', '--advertise-address', this.net.host('cp').addresses.lan!],
+    });
+    this.apiserver = proc;
+    // Nothing restarts an apiserver that exits by itself (trials kill it with a signal): that is a crash.
+    proc.child.once('exit', (code, signal) => {
+      if (!signal && !this.destroyed) this.crashes.push(`the apiserver exited by itself (status ${code}): ${proc.logs().trim().split('\n').slice(-12).join('\n')}`);
     });
   }
 

@@ -5,7 +5,7 @@
  * it did, for the figures. Randomness comes from a seeded generator, so a
  * failing run can be replayed with its printed seed.
  */
-import type { ChildProcess } from 'node:child_process';
+import { killAndWait } from '../../support/run-process.js';
 import { copiesOf, processesWith } from '../../support/agent-process.js';
 import { tag } from '../../e2e/agent/harness.js';
 import type { ChaosCluster } from './chaos-cluster.js';
@@ -14,13 +14,6 @@ import { NS, PING_TIMEOUT_S } from './workload.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
-
-/** SIGKILLs a child and resolves once it has exited. */
-async function killAndWait(child: ChildProcess): Promise<void> {
-  const gone = new Promise((res) => (child.exitCode !== null || child.signalCode !== null ? res(null) : child.once('exit', res)));
-  child.kill('SIGKILL');
-  await gone;
-}
 
 function kill9(pid: number): void {
   try {

@@ -46,8 +46,9 @@ export async function startWorkload(c: ChaosCluster, marker: string, tickers: nu
   return [...names, 'writer'];
 }
 
-/** Why the cluster has not converged ('' once it has): Nodes Ready, Instances Running, the Volume Ready. */
+/** Why the cluster has not converged ('' once it has): no crash, Nodes Ready, Instances Running, the Volume Ready. */
 export async function notConverged(c: ChaosCluster): Promise<string> {
+  if (c.crashes.length) return c.crashes.join('; ');
   const nodes = (await c.client.list('Node', { namespace: NS })).items.filter((n) => n.status?.phase !== 'Ready');
   if (nodes.length) return `nodes not Ready: ${nodes.map((n) => `${n.metadata.name} (${n.status?.phase})`).join(', ')}`;
   const instances = (await c.client.list('Instance', { namespace: NS })).items.filter((i) => i.status?.phase !== 'Running');
