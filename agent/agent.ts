@@ -51,8 +51,8 @@ import { reconcileWorkItem, type AgentReconcilerDeps } from './reconciler.js';
 import { nodeReport } from './report.js';
 import { TunnelClient } from './tunnel/tunnel-client.js';
 
-/** How often running instances' processes are checked (cheaply, through /proc). */
-const LIVENESS_SWEEP_MS = 1_000;
+/** How often running instances' and bricks' processes are checked (cheaply, through /proc), and mounts' clients. */
+const LIVENESS_SWEEP = { instancesMs: 2_000, bricksMs: 1_000 };
 /** How often the copies of the Node and the Cluster are refreshed (metadata-copy.ts). */
 const NODE_COPY_REFRESH_MS = 60_000;
 /** How often the volfile server checks whether a mount's volfile changed (a brick moved). */
@@ -140,7 +140,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   informer.start();
   const workers = controller.run();
   const volfiles = await startVolfileServer(volfileSocket(opts.dataDir), mountVolfileLookup(items, opts.dataDir), (m, meta) => log.info(m, meta));
-  const timers = [startLogRotation(opts, log), startLivenessSweep(items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS), startMountWatch(opts.dataDir, items, (k) => controller!.queue.add(k), LIVENESS_SWEEP_MS), setInterval(() => volfiles.refresh(), VOLFILE_REFRESH_MS), setInterval(() => void copyNodeAndCluster(client, copy, opts), NODE_COPY_REFRESH_MS)];
+  const timers = [startLogRotation(opts, log), ...startLivenessSweep(items, (k) => controller!.queue.add(k), LIVENESS_SWEEP), startMountWatch(opts.dataDir, items, (k) => controller!.queue.add(k), LIVENESS_SWEEP.bricksMs), setInterval(() => volfiles.refresh(), VOLFILE_REFRESH_MS), setInterval(() => void copyNodeAndCluster(client, copy, opts), NODE_COPY_REFRESH_MS)];
   // Its own pool: the tunnel is long-lived and must not take a socket the WorkItem traffic needs.
   const tunnel = new TunnelClient({ kubeConfig: kubeConfig.withOwnPool(), cluster: opts.cluster, nodeName: opts.nodeName, dataDir: opts.dataDir, items, log });
   tunnel.start();

@@ -34,9 +34,19 @@ export function staleWorkItems(items: readonly WorkItem[]): string[] {
   }).map(keyOf);
 }
 
-/** Runs the sweep every intervalMs; returns its timer. */
-export function startLivenessSweep(items: () => readonly WorkItem[], enqueue: (key: string) => void, intervalMs: number): NodeJS.Timeout {
-  const timer = setInterval(() => staleWorkItems(items()).forEach(enqueue), intervalMs);
-  timer.unref();
-  return timer;
+/** How often the sweep looks at instances, and at bricks. */
+export interface SweepIntervals {
+  instancesMs: number;
+  bricksMs: number;
+}
+
+/**
+ * Runs the sweep; returns its timers. Bricks get their own, shorter interval: a node has a few, and a
+ * dead one leaves its Volume degraded, while hundreds of instances looked at as often would cost the
+ * idle agent more than its budget.
+ */
+export function startLivenessSweep(items: () => readonly WorkItem[], enqueue: (key: string) => void, every: SweepIntervals): NodeJS.Timeout[] {
+  const sweep = (type: WorkItem['spec']['type'], ms: number) =>
+    setInterval(() => staleWorkItems(items().filter((w) => w.spec.type === type)).forEach(enqueue), ms).unref();
+  return [sweep('InstanceRuntime', every.instancesMs), sweep('VolumeReplica', every.bricksMs)];
 }

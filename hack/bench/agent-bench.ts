@@ -4,12 +4,14 @@
  * (`sleep`), created at once through a real `cairn apiserver` over a fresh
  * throwaway etcd. Measures seconds until all are Done, operations/s, agent
  * RSS and CPU while starting them, the agent's idle CPU with all 500
- * running (one node lease renewed, whatever the number of instances), the
+ * running (one node lease renewed, whatever the number of instances;
+ * measured from 5 s after the last is Done, as the agent is still busy
+ * with the last of them for a few seconds), the
  * CPU of the 500 shims' fencing watchdogs, and seconds to stop them all
  * again (delete → finalizers gone). Targets: all Running ≤ 15 s, idle CPU
  * ≤ 2 %.
  *
- * Usage: `npm run bench:agent [-- --instances 500 --idle-seconds 30]`.
+ * Usage: `npm run bench:agent [-- --instances 500 --idle-seconds 30 --settle-seconds 5]`.
  * Exit status: 0 targets met, 3 a target missed, 1 the run failed. Every
  * process it starts — including the 500 detached instances — is stopped on
  * exit, failure, SIGINT/SIGTERM and watchdog.
@@ -26,6 +28,8 @@ import { expectStatus, fmt, numberArg, processTree, request, runBenchmark, runCo
 
 const N = numberArg('instances', 500);
 const IDLE_SECONDS = numberArg('idle-seconds', 30);
+// The agent is busy with the last WorkItems for a few seconds after they are Done: that is not idle.
+const SETTLE_SECONDS = numberArg('settle-seconds', 5);
 const CLUSTER = 'bench';
 const NODE = 'bench-node';
 const GROUP_PATH = '/apis/cairn.dev/v1alpha1';
@@ -148,6 +152,7 @@ async function main(): Promise<boolean> {
   });
   const startSeconds = (performance.now() - t0) / 1000;
   const startCpu = agentCpuSeconds(pid) - cpu0;
+  await new Promise((r) => setTimeout(r, SETTLE_SECONDS * 1000));
   const idle0 = agentCpuSeconds(pid);
   const shimsDir = path.join(dir, 'agent', 'instances');
   const shims0 = shimCpuSeconds(shimsDir);
@@ -164,7 +169,7 @@ async function main(): Promise<boolean> {
     ['operations/s (start)', fmt(N / startSeconds, 1), '', undefined],
     ['agent CPU while starting (s, % of one core, with its workers)', `${fmt(startCpu, 1)} (${fmt((100 * startCpu) / startSeconds)} %)`, '', undefined],
     ['agent RSS peak while starting (MiB, with its workers)', fmt(peakRss), '', undefined],
-    [`agent idle CPU with ${N} running (${IDLE_SECONDS} s)`, `${fmt(idleCpuPercent, 2)} %`, '≤ 2 %', idleCpuPercent <= 2],
+    [`agent idle CPU with ${N} running (${IDLE_SECONDS} s, from ${SETTLE_SECONDS} s after)`, `${fmt(idleCpuPercent, 2)} %`, '≤ 2 %', idleCpuPercent <= 2],
     ['agent RSS idle (MiB, with its warm workers)', fmt(idleRss), '', undefined],
     [`${N} shims' fencing watchdogs, idle CPU`, `${fmt(shimsCpuPercent, 2)} %`, '', undefined],
     [`seconds to stop and remove all ${N}`, fmt(stopSeconds, 1), '', undefined],
