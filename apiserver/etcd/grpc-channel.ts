@@ -70,7 +70,7 @@ export class GrpcChannel {
         const waited = req ? '' : session.connecting ? ' (still connecting; the write was not sent)' : ' (etcd accepted the connection but is not serving yet; the write was not sent)';
         settle(() => [grpcError(DEADLINE_EXCEEDED, `Deadline exceeded after ${deadlineMs} ms${waited}, remote_addr=${this.authority}`)]);
       }, deadlineMs);
-      const send = (session: http2.ClientHttp2Session) => {
+      const send = () => {
         if (settled) return;
         if (session.closed || session.destroyed) return settle(() => [this.unavailable('the connection closed before etcd was serving')]);
         try {
@@ -82,8 +82,8 @@ export class GrpcChannel {
         req.end(frame(message));
       };
       const serving = this.serving.get(session);
-      if (serving === true) send(session);
-      else void serving?.then(() => send(session));
+      if (serving === true) send();
+      else void serving?.then(send);
     });
   }
 
@@ -110,7 +110,10 @@ export class GrpcChannel {
     req.on('close', () => settle(() => [this.unavailable(`the stream closed without an answer (code ${req.rstCode})`)]));
   }
 
-  /** Opens a new connection for the next call (after a host failure); calls in flight end on the old one. */
+  /**
+   * Opens a new connection for the next call (after a host failure); calls in flight end on the old one,
+   * and calls still waiting for etcd to serve it fail as UNAVAILABLE (retried like any).
+   */
   reset(): void {
     const old = this.session;
     this.session = undefined;
