@@ -42,8 +42,8 @@ export interface SweepIntervals {
 
 /**
  * Runs the sweep; returns its timers. Bricks get their own, shorter interval: a node has a few, and a
- * dead one leaves its Volume degraded, while hundreds of instances looked at as often would cost the
- * idle agent more than its budget.
+ * dead one leaves its Volume degraded until it runs again. Instances, which may be hundreds, are read
+ * less often.
  */
 export function startLivenessSweep(items: () => readonly WorkItem[], enqueue: (key: string) => void, every: SweepIntervals): NodeJS.Timeout[] {
   const sweep = (type: WorkItem['spec']['type'], ms: number) =>
