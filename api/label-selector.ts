@@ -333,8 +333,9 @@ class ParsedLabelSelector implements LabelSelector {
     return this.requirements.length === 0;
   }
 
-  matches(labels: Record<string, string> = {}): boolean {
-    return this.requirements.every((r) => requirementMatches(r, labels));
+  /** Whether `labels` (absent or null: none) satisfy every requirement. */
+  matches(labels?: Record<string, string> | null): boolean {
+    return this.requirements.every((r) => requirementMatches(r, labels ?? {}));
   }
 
   toString(): string {

@@ -39,7 +39,7 @@ export function afterDelete(obj: KubeObject, propagation: Propagation, now: stri
 
 /** Fills in server-set metadata for a new object. */
 export function prepareForCreate(def: ResourceDefinition, obj: KubeObject, now: string, uid: string): KubeObject {
-  const metadata = { ...obj.metadata };
+  const metadata = withoutNulls(obj.metadata);
   for (const f of SYSTEM_FIELDS) delete metadata[f];
   delete metadata.resourceVersion;
   metadata.uid = uid;
@@ -51,6 +51,16 @@ export function prepareForCreate(def: ResourceDefinition, obj: KubeObject, now: 
 }
 
 /**
+ * A copy of `metadata` without its null fields: kube decodes `"labels": null` as no labels and stores none,
+ * and readers here, label selectors among them, take a field as absent or a map.
+ */
+function withoutNulls(metadata: KubeObject['metadata']): KubeObject['metadata'] {
+  const out = { ...metadata };
+  for (const [key, value] of Object.entries(out)) if (value === null) delete out[key as keyof typeof out];
+  return out;
+}
+
+/**
  * Merges a client's new object with the stored one: system fields are kept,
  * the main endpoint cannot change status and `/status` can change nothing
  * else, and generation moves when anything outside metadata and status does.
@@ -58,7 +68,7 @@ export function prepareForCreate(def: ResourceDefinition, obj: KubeObject, now: 
 export function prepareForUpdate(def: ResourceDefinition, old: KubeObject, next: KubeObject, sub: Subresource): KubeObject {
   const out: KubeObject = sub === 'status' ? { ...old, status: next.status } : { ...next };
   if (sub === 'status' && next.status === undefined) delete out.status;
-  out.metadata = { ...(sub === 'status' ? old.metadata : next.metadata) };
+  out.metadata = withoutNulls(sub === 'status' ? old.metadata : next.metadata);
   for (const f of SYSTEM_FIELDS) copyField(out.metadata, old.metadata, f);
   // A client that replaces the object without managedFields (kubectl edit) keeps the recorded ownership, as in kube.
   if (out.metadata.managedFields === undefined && old.metadata.managedFields !== undefined) out.metadata.managedFields = old.metadata.managedFields;

@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import { cairnPath, cluster, instance } from '../../support/fixtures.js';
 import { rawRequest, type RawRequest, type RawResponse } from '../../support/http.js';
 import { startTestEnv, type TestEnv } from '../../support/in-process.js';
+import { openWatch } from '../../support/watch-stream.js';
 
 const APPLY = 'application/apply-patch+yaml';
 const JSON_PATCH = 'application/json-patch+json';
@@ -50,6 +51,26 @@ describe('apiserver hostile input (issue 17)', function () {
     expect(delay.max / 1e6, 'event loop blocked (ms)').to.be.lessThan(500);
     return res;
   }
+
+  it('stores "labels": null as no labels, so a label-selector watch survives it (it once threw in the watch cache, and the process exited)', async () => {
+    const list = await send({ path: `${inst}?labelSelector=app%3Dx` });
+    const watch = await openWatch(env.kubeconfig, `${inst}?watch=true&labelSelector=app%3Dx&resourceVersion=${list.json.metadata.resourceVersion}`);
+    try {
+      const nulls = { ...instance('null-labels', ns), metadata: { name: 'null-labels', namespace: ns, labels: null, annotations: null } };
+      const created = await send({ method: 'POST', path: inst, body: JSON.stringify(nulls) });
+      expect(created.status, created.text).to.equal(201);
+      expect(created.json.metadata).to.not.have.any.keys('labels', 'annotations');
+      const patched = await send({ method: 'PATCH', path: `${inst}/null-labels`, body: JSON.stringify([{ op: 'add', path: '/metadata/labels', value: null }]), contentType: JSON_PATCH });
+      expect(patched.status, patched.text).to.equal(200);
+      expect(patched.json.metadata).to.not.have.property('labels');
+      const labelled = await send({ method: 'PATCH', path: `${inst}/null-labels`, body: JSON.stringify({ metadata: { labels: { app: 'x' } } }), contentType: 'application/merge-patch+json' });
+      expect(labelled.status, labelled.text).to.equal(200);
+      await watch.until((evs) => evs.some((e) => e.type === 'ADDED' && e.object.metadata.name === 'null-labels'));
+      expect((await send({ path: `${inst}?labelSelector=app%3Dx` })).json.items.map((i: { metadata: { name: string } }) => i.metadata.name)).to.deep.equal(['null-labels']);
+    } finally {
+      watch.close();
+    }
+  });
 
   it('refuses a YAML apply whose keys are nested mappings (once 14 s to minutes of one CPU)', async () => {
     for (const n of [300, 1000]) {
