@@ -61,7 +61,13 @@ async function serve(
   auditWhenAnswered(sec, res, attrs, r.path);
   const admit = self ? undefined : await authorizeRequest(sec, attrs);
   const level = priorityLevel(user, r.info, r.query);
-  if (level === 'progress' || level === 'workload') res.once('close', await ctx.seats.take(level));
+  if (level === 'progress' || level === 'workload') {
+    const release = await ctx.seats.take(level);
+    // A client that went away while it waited has closed the response: a 'close' listener added now would
+    // never run, so the seat would never come back (and its body would never be read to the end).
+    if (res.closed) return release();
+    res.once('close', release);
+  }
   const body = await readBody(req);
   const apiReq = Object.assign(req, { path: r.path, query: r.query, body, user, admit }) as ApiRequest;
   if (self) return self(apiReq, res, r.info);

@@ -5,6 +5,8 @@
  * requests sent in the same burst are all served, and a watch takes no seat.
  */
 import { expect } from 'chai';
+import type { ClientRequest } from 'node:http';
+import https from 'node:https';
 import { rawRequest } from '../../support/http.js';
 import { startTestEnv, type TestEnv } from '../../support/in-process.js';
 import { openWatch } from '../../support/watch-stream.js';
@@ -33,5 +35,27 @@ describe('apiserver: priority levels', function () {
     expect(refused[0]!.json.message).to.match(/overloaded.*--max-requests-inflight/);
     expect((await Promise.all(leases)).map((r) => r.status)).to.deep.equal(Array(30).fill(201));
     watch.close();
+  });
+
+  it('gives the seat back when a queued client goes away before its turn (it was never released, and the level starved)', async () => {
+    const cluster = env.kubeconfig.getCurrentCluster()!;
+    const auth = { ca: Buffer.from(cluster.caData!, 'base64'), headers: { authorization: `Bearer ${env.kubeconfig.getCurrentUser()!.token}`, 'content-type': 'application/json' } };
+    const url = new URL('/api/v1/namespaces/pl/configmaps', cluster.server);
+    // The seat's holder: a create whose body arrives slowly (the body is read once the seat is taken).
+    const body = JSON.stringify({ metadata: { name: 'slow' } });
+    let holder!: ClientRequest;
+    const held = new Promise<number>((resolve) => {
+      holder = https.request(url, { ...auth, method: 'POST', headers: { ...auth.headers, 'content-length': String(body.length) } }, (res) => (res.resume(), resolve(res.statusCode!)));
+      holder.write(body.slice(0, 5));
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const queued = https.get(url, auth, () => undefined).on('error', () => undefined);
+    await new Promise((r) => setTimeout(r, 200));
+    queued.destroy(); // gone while it waits in the queue
+    await new Promise((r) => setTimeout(r, 200));
+    holder.end(body.slice(5));
+    expect(await held).to.equal(201);
+    const next = await Promise.race([rawRequest(env.kubeconfig, { path: '/api/v1/namespaces/pl/configmaps' }), new Promise<undefined>((r) => setTimeout(r, 5000))]);
+    expect(next?.status, 'a list after them is served').to.equal(200);
   });
 });
