@@ -36,6 +36,7 @@ function joinPeer(client: WebSocket, peer: WebSocket): void {
   peer.on('error', (err) => client.close(4503, truncate(`the replica holding the tunnel failed: ${err.message}`)));
   client.on('message', (data: Buffer) => (peer.readyState === WebSocket.OPEN ? peer.send(data) : pending.push(Buffer.from(data))));
   client.on('close', () => peer.terminate());
+  client.on('error', () => peer.terminate()); // a malformed frame from the user; without a listener it would end the process
 }
 
 function consolePath(t: InstanceTarget): string {

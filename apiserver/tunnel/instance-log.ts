@@ -52,6 +52,7 @@ export async function serveInstanceLog(deps: LogDeps, req: ApiRequest, res: Serv
         res.flushHeaders();
       });
       current.on('data', (chunk) => {
+        if (offset === undefined) return; // before its Start: it would send the headers without the offset
         sent += chunk.length;
         res.write(chunk);
       });

@@ -94,7 +94,24 @@ export class NodeTunnel {
     const stream = frame && this.streams.get(frame.stream);
     if (!frame || !stream) return;
     if (frame.kind === FrameKind.Data) stream.emit('data', frame.payload);
-    else if (frame.kind === FrameKind.Start) stream.emit('start', payloadJson<{ offset: number }>(frame.payload)?.offset ?? 0);
-    else if (frame.kind === FrameKind.Close) stream.finish(payloadJson<StreamEnd>(frame.payload), false);
+    else if (frame.kind === FrameKind.Start) stream.emit('start', startOffset(frame.payload));
+    else if (frame.kind === FrameKind.Close) stream.finish(streamEnd(frame.payload), false);
   }
+}
+
+// An agent's frames are input like any other: a bad offset must not reach an HTTP header, nor a bad status
+// a WebSocket close code (either would throw here, in the tunnel's message handler, and end the process).
+
+/** The offset of a Start frame's payload; 0 unless a non-negative integer. */
+export function startOffset(payload: Buffer): number {
+  const offset = payloadJson<{ offset?: unknown }>(payload)?.offset;
+  return Number.isSafeInteger(offset) && (offset as number) >= 0 ? (offset as number) : 0;
+}
+
+/** The failure of a Close frame's payload (none when empty), its status kept only when an HTTP error status. */
+export function streamEnd(payload: Buffer): StreamEnd | undefined {
+  const end = payloadJson<{ status?: unknown; message?: unknown }>(payload);
+  if (!end) return undefined;
+  const status = Number.isInteger(end.status) && (end.status as number) >= 400 && (end.status as number) <= 599 ? (end.status as number) : 502;
+  return { status, message: typeof end.message === 'string' ? end.message : 'the agent ended the stream with a malformed failure' };
 }

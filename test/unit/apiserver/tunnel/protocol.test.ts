@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { decodeFrame, encodeFrame, FrameKind, payloadJson } from '../../../../api/tunnel.js';
 import { logOptions } from '../../../../apiserver/tunnel/instance-log.js';
 import { logPath } from '../../../../apiserver/tunnel/log-source.js';
+import { startOffset, streamEnd } from '../../../../apiserver/tunnel/node-tunnel.js';
 
 describe('tunnel protocol', () => {
   it('round-trips frames of every kind (property)', () => {
@@ -13,6 +14,16 @@ describe('tunnel protocol', () => {
       }),
     );
   });
+  it("keeps a bad offset or close status from an agent out of HTTP headers and WebSocket close codes", () => {
+    const json = (v: unknown) => Buffer.from(JSON.stringify(v));
+    expect([{ offset: 42 }, { offset: '1\r\nX: y' }, { offset: -1 }, { offset: 1.5 }, {}, [1]].map((p) => startOffset(json(p)))).to.deep.equal([42, 0, 0, 0, 0, 0]);
+    expect(streamEnd(Buffer.alloc(0))).to.equal(undefined);
+    expect(streamEnd(json({ status: 404, message: 'no such instance' }))).to.deep.equal({ status: 404, message: 'no such instance' });
+    for (const bad of [{}, { status: 1500 }, { status: 'x', message: 7 }, { status: 200 }]) {
+      expect(streamEnd(json(bad)), JSON.stringify(bad)).to.deep.equal({ status: 502, message: 'the agent ended the stream with a malformed failure' });
+    }
+  });
+
   it('carries objects as JSON and rejects short or unknown frames', () => {
     const f = decodeFrame(encodeFrame(FrameKind.Open, 7, { kind: 'log', name: 'x' }))!;
     expect(payloadJson(f.payload)).to.deep.equal({ kind: 'log', name: 'x' });
