@@ -101,7 +101,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const client = new CairnClient(kubeConfig, `cairn-agent/${opts.nodeName}`);
   const rotator = opts.credential && new CredentialRotator(kubeConfig, opts.credential, { dataDir: opts.dataDir, connection: { ...opts.connection, server: opts.credential.server }, clock, log });
   rotator?.start();
-  const store = LocalStore.at(opts.dataDir);
+  const store = LocalStore.at(opts.dataDir, (err) => log.error('cannot write the local copy of the WorkItems; retrying', { error: err.message, dataDir: opts.dataDir }));
   store.load();
   const copy = MetadataCopy.at(opts.dataDir);
   const source = { group: GROUP, version: VERSION, plural: PLURALS.WorkItem, namespace: opts.cluster, fieldSelector: `spec.nodeName=${opts.nodeName}` };
@@ -120,7 +120,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const stored = store.storedFence;
   // Its own connection pool: a renewal must not wait behind hundreds of status writes (the term would lapse).
   const fenceConfig = kubeConfig.withOwnPool();
-  const fence = new NodeFence(fenceConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence, copy) }, stored);
+  const fence = new NodeFence(fenceConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence, copy, log) }, stored);
   const claims = new InstanceClaims(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds, clock, onChange: (key, term, leaseName) => {
     store.recordClaim(key, term);
     if (term) copy.save('Lease', claims.lease(key));
@@ -157,7 +157,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       for (const t of timers) clearInterval(t);
       await runner.shutdown(opts.shutdownGraceMs);
       await Promise.race([workers, new Promise((r) => setTimeout(r, opts.shutdownGraceMs))]);
-      persistFence(store, fence, copy);
+      persistFence(store, fence, copy, log);
       await informer.stop();
       await volfiles.close();
       await monitor?.close();
@@ -227,10 +227,15 @@ async function registerUntilDone(client: CairnClient, opts: AgentOptions, probed
  * Writes the term and the claims made in it now (on every renewal, and at shutdown): a restarted agent must
  * find the latest. The node lease goes to the metadata copy too, so a restore of etcd continues the term.
  */
-function persistFence(store: LocalStore, fence: NodeFence, copy: MetadataCopy): void {
-  store.recordFence(fence);
-  store.flush();
-  copy.save('Lease', fence.lease);
+function persistFence(store: LocalStore, fence: NodeFence, copy: MetadataCopy, log: Logger): void {
+  try {
+    store.recordFence(fence);
+    store.flush();
+    copy.save('Lease', fence.lease);
+  } catch (err) {
+    // A full or read-only disk: the renewal stands, and the next one writes again. Thrown, it would end the agent.
+    log.error('cannot write the fencing term to the data dir', { error: (err as Error).message });
+  }
 }
 
 /** Refreshes the copies of the node's Node and Cluster (two GETs; a failure keeps the previous copies). */

@@ -37,11 +37,12 @@ export class LocalStore {
     private readonly dir: string,
     private readonly fenceFile: string,
     private readonly flushMs = 1000,
+    private readonly onFlushError: (err: Error) => void = () => undefined,
   ) {}
 
-  /** The store under a data dir. */
-  static at(dataDir: string): LocalStore {
-    return new LocalStore(path.join(dataDir, 'workitems'), path.join(dataDir, 'fencing.json'));
+  /** The store under a data dir; `onFlushError` hears of a background flush that failed (it is retried). */
+  static at(dataDir: string, onFlushError?: (err: Error) => void): LocalStore {
+    return new LocalStore(path.join(dataDir, 'workitems'), path.join(dataDir, 'fencing.json'), 1000, onFlushError);
   }
 
   /** Loads what a previous run left (a corrupt file is set aside, not fatal). */
@@ -150,7 +151,18 @@ export class LocalStore {
   }
 
   private scheduleFlush(): void {
-    this.timer ??= setTimeout(() => this.flush(), this.flushMs).unref();
+    this.timer ??= setTimeout(() => this.flushInBackground(), this.flushMs).unref();
+  }
+
+  // In a timer nothing would catch a failure (a full or read-only disk) but the process's end: report it
+  // and try again; what was not written stays dirty.
+  private flushInBackground(): void {
+    try {
+      this.flush();
+    } catch (err) {
+      this.onFlushError(err as Error);
+      this.scheduleFlush();
+    }
   }
 }
 

@@ -37,6 +37,21 @@ describe('agent LocalStore', () => {
     expect(again.storedFence).to.include({ term: 'term-1', lastRenewAt: 1000 });
   });
 
+  it('reports a background flush that cannot write (a full or read-only disk) and writes once it can, never throwing in its timer', async () => {
+    const items = path.join(dir, 'workitems');
+    fs.writeFileSync(items, 'not a directory'); // every write under it fails, as on a disk that refuses them
+    const failures: string[] = [];
+    const store = new LocalStore(items, path.join(dir, 'fencing.json'), 10, (err) => failures.push(err.message));
+    store.put(item('a'));
+    await new Promise((r) => setTimeout(r, 60));
+    expect(failures.length, 'failed flushes reported').to.be.greaterThan(0);
+    fs.rmSync(items);
+    await new Promise((r) => setTimeout(r, 60));
+    const again = new LocalStore(items, path.join(dir, 'fencing.json'));
+    again.load();
+    expect(again.list().map((w) => w.metadata.name)).to.deep.equal(['a']);
+  });
+
   it('forgets a claim given up, and the claim of a deleted WorkItem', () => {
     const store = LocalStore.at(dir);
     store.put(item('a'));
