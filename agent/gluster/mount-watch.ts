@@ -20,8 +20,19 @@ export function usersOf(items: readonly WorkItem[], namespace: string, volumeNam
 /** Starts the look every intervalMs; returns its timer. */
 export function startMountWatch(dataDir: string, items: () => readonly WorkItem[], enqueue: (key: string) => void, intervalMs: number): NodeJS.Timeout {
   const timer = setInterval(() => {
-    for (const { namespace, volumeName } of deadMounts(dataDir)) usersOf(items(), namespace, volumeName).forEach(enqueue);
+    for (const { namespace, volumeName } of deadMountsNow(dataDir)) usersOf(items(), namespace, volumeName).forEach(enqueue);
   }, intervalMs);
   timer.unref();
   return timer;
+}
+
+// A mount detached meanwhile (an operation worker removes its run dir) vanishes between two reads: this
+// round sees nothing of it, and the next one looks again. Thrown in the timer, it would end the agent.
+function deadMountsNow(dataDir: string): ReturnType<typeof deadMounts> {
+  try {
+    return deadMounts(dataDir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
 }
