@@ -134,6 +134,8 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const tunnelDeps: LogDeps = { ctx, tunnels: new Tunnels(client, peerUrl, log, (open) => metrics.tunnels.set(open)), peers: { adminToken: admin.token, caPem: pki.caCertPem, self: peerUrl } };
   tunnels = tunnelDeps;
   for (const s of [server, peer]) s?.on('upgrade', upgradeListener(tunnelDeps, security));
+  // Once listening, a failed accept() (EMFILE, ENFILE) is emitted on the server: with no listener it would end the process.
+  for (const s of [server, peer]) s?.on('error', (err: Error) => log.error('the API server could not accept a connection', { error: err.message }));
   const kubeconfigPath = o.kubeconfigPath ?? path.join(o.dataDir, 'admin.kubeconfig');
   await writeKubeconfig(kubeconfigPath, buildKubeconfig({ server: url, token: admin.token, namespace: o.kubeconfigNamespace, ...(o.insecureHttp ? {} : { caCertPem: pki.caCertPem }) }));
   const compactor = new Compactor(etcd, o.compactionIntervalMs, log);

@@ -45,6 +45,7 @@ export async function startHealthServer(opts: HealthServerOptions): Promise<Heal
   for (const [path, fn] of Object.entries(opts.json ?? {})) app.get(path, (_req, res) => void res.json(fn()));
   const server = http.createServer(app);
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(opts.port, opts.host, resolve));
+  server.on('error', () => undefined); // a failed accept() once listening (EMFILE): the monitor is not worth the process
   const { port } = server.address() as AddressInfo;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return {
