@@ -6,14 +6,13 @@
  * lost leadership and exited comes back as a follower.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Logger } from 'winston';
 
 /** What to run and how to report it. */
 export interface ChildSupervisorOptions {
   name: string;
   command: string;
   args: string[];
-  log: Logger;
+  log: { warn(message: string, meta?: Record<string, unknown>): void };
   graceMs?: number;
 }
 
@@ -30,17 +29,26 @@ export class ChildSupervisor {
   start(): void {
     if (this.stopping) return;
     const startedAt = Date.now();
-    // The IPC channel is how the child notices that this process died (even by SIGKILL): it disconnects.
-    const child = spawn(this.opts.command, this.opts.args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let child: ChildProcess;
+    try {
+      // The IPC channel is how the child notices that this process died (even by SIGKILL): it disconnects.
+      child = spawn(this.opts.command, this.opts.args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    } catch (err) {
+      return this.restartLater(startedAt, { error: (err as Error).message });
+    }
     this.child = child;
-    child.once('exit', (code, signal) => {
-      this.child = undefined;
-      if (this.stopping) return;
-      if (Date.now() - startedAt > 60_000) this.backoffMs = 1000;
-      this.opts.log.warn(`${this.opts.name} exited; restarting`, { code, signal, restartInMs: this.backoffMs });
-      this.restartTimer = setTimeout(() => this.start(), this.backoffMs);
-      this.backoffMs = Math.min(this.backoffMs * 2, 30_000);
-    });
+    // A spawn that fails under pressure (EAGAIN, EMFILE) emits 'error' and no 'exit'; unheard, it would end this process.
+    child.once('error', (err) => child.pid === undefined && this.restartLater(startedAt, { error: err.message }));
+    child.once('exit', (code, signal) => this.restartLater(startedAt, { code, signal }));
+  }
+
+  private restartLater(startedAt: number, why: Record<string, unknown>): void {
+    this.child = undefined;
+    if (this.stopping) return;
+    if (Date.now() - startedAt > 60_000) this.backoffMs = 1000;
+    this.opts.log.warn(`${this.opts.name} exited; restarting`, { ...why, restartInMs: this.backoffMs });
+    this.restartTimer = setTimeout(() => this.start(), this.backoffMs);
+    this.backoffMs = Math.min(this.backoffMs * 2, 30_000);
   }
 
   /** Stops the child: SIGTERM, then SIGKILL after the grace period. */
