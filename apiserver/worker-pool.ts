@@ -55,9 +55,24 @@ export async function startWorkerPool(n: number, opts: ApiServerOptions, log: Lo
       // Workers that die before any has served are a configuration problem, not a crash to ride out.
       if (!started && ++failures >= n) return fail(new Error(`every apiserver worker exited before serving (last exit: ${code ?? signal}); see the log above`));
       log.error('apiserver worker exited; starting another', { pid: worker.process.pid, code, signal });
-      setTimeout(fork, 1000);
+      forkLater();
+    });
+    // A fork that fails under pressure (EAGAIN, EMFILE) emits 'error' and no 'exit'; unheard, it would end the primary.
+    worker.on('error', (err) => {
+      log.error('apiserver worker failed', { pid: worker.process.pid, error: err.message });
+      if (worker.process.pid === undefined && !stopping) forkLater();
     });
     return worker;
+  };
+  const forkLater = (): void => {
+    setTimeout(() => {
+      try {
+        fork();
+      } catch (err) {
+        log.error('cannot start an apiserver worker; trying again', { error: (err as Error).message });
+        forkLater();
+      }
+    }, 1000);
   };
   for (let i = 0; i < n; i++) fork();
   const { url, kubeconfigPath } = await ready.catch(async (err: unknown) => {

@@ -43,11 +43,13 @@ interface Pending {
   stderrTail: string;
 }
 
+// Called from the child's 'exit' handler and a timer, where a throw would end the agent: a group already
+// gone (ESRCH) or one holding a process the agent may not signal (EPERM, in a container) is left as it is.
 function killGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    if (!['ESRCH', 'EPERM'].includes(String((err as NodeJS.ErrnoException).code))) throw err;
   }
 }
 
