@@ -51,8 +51,9 @@ class PeerLog extends EventEmitter implements TunnelStream {
 
   write(): void {}
 
+  // Ends like a stream through a local tunnel: 'end' at once, so the request reading it ends too.
   close(): void {
-    this.ended = true;
+    this.finish(undefined, false);
     this.abort();
   }
 
