@@ -33,6 +33,7 @@ import type { WorkItem, WorkItemBrickSpec, WorkItemOwedEntry } from '../../../ap
 import { classify, OperationError } from '../../operations/errors.js';
 import type { Driver, DriverEnv, Observation, OperationContext } from '../driver.js';
 import { ownerKey, safeName } from '../paths.js';
+import { commandLine } from '../process/proc.js';
 import { ensureBrickFilesystem, removeBrickFilesystem, usableBytes } from './brick-filesystem.js';
 import { isMountPoint, stopClient, waitForMount } from './gluster-mount.js';
 
@@ -74,7 +75,7 @@ function runningPid(runDir: string, role: Role = 'brick'): number | undefined {
   const { volfile, pidfile } = files(runDir, role);
   try {
     const pid = Number(fs.readFileSync(pidfile, 'utf8').trim());
-    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const cmdline = commandLine(pid) ?? [];
     return cmdline.some((a) => a.endsWith(PROGRAM[role])) && cmdline.includes(volfile) ? pid : undefined;
   } catch {
     return undefined;

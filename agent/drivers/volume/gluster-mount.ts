@@ -27,7 +27,7 @@ import { OperationError } from '../../operations/errors.js';
 import type { OperationContext } from '../driver.js';
 import { volfileKey, volfileSocket } from '../../gluster/volfile-server.js';
 import { ownerKey, safeName } from '../paths.js';
-import { isLive, readProcStat } from '../process/proc.js';
+import { commandLine, isLive, readProcStat } from '../process/proc.js';
 
 const run = promisify(execFile);
 const LOCK_WAIT_MS = 30_000;
@@ -159,7 +159,7 @@ async function detachGluster(namespace: string, volumeName: string, user: string
 export function stopClient(pidfile: string): void {
   const pid = Number(fs.existsSync(pidfile) ? fs.readFileSync(pidfile, 'utf8').trim() : 0);
   try {
-    if (pid && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(pidfile)) process.kill(pid, 'SIGTERM');
+    if (pid && commandLine(pid)?.some((a) => a.includes(pidfile))) process.kill(pid, 'SIGTERM');
   } catch {
     // Gone already.
   }
@@ -173,7 +173,7 @@ function clientRuns(rd: string): boolean {
   const pidfile = path.join(rd, 'client.pid');
   try {
     const pid = Number(fs.readFileSync(pidfile, 'utf8').trim());
-    return isLive(readProcStat(pid)) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(pidfile);
+    return isLive(readProcStat(pid)) && commandLine(pid)?.some((a) => a.includes(pidfile)) === true;
   } catch {
     return false;
   }
