@@ -281,9 +281,15 @@ export class Informer<T extends ListedObject> {
           this.abortWatch?.abort();
           return;
         }
-        if (obj?.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion;
-        if (type === 'ADDED' || type === 'MODIFIED') this.upsert(objectKey(obj), obj);
-        else if (type === 'DELETED') this.remove(obj);
+        // client-node's Watch swallows what its callback throws: caught here, an event that failed is
+        // undone and relisted instead of being lost with the cache and its handlers out of step.
+        try {
+          this.applyEvent(type, obj);
+        } catch (err) {
+          this.opts.log?.error('an informer event could not be handled; relisting', { resource: this.source.plural, type, object: objectKey(obj), error: String(err) });
+          gone = true;
+          this.abortWatch?.abort();
+        }
       };
       const onDone = (err: unknown) => {
         idle.cancel();
@@ -299,6 +305,28 @@ export class Informer<T extends ListedObject> {
         reject,
       );
     });
+  }
+
+  // One watch event, all or nothing: if the transform or a handler throws, the cache keeps the key as it
+  // was, so the relist that follows delivers the change again, and the resourceVersion is not advanced.
+  private applyEvent(type: string, obj: T): void {
+    if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') this.applyChange(type, obj);
+    if (obj?.metadata?.resourceVersion) this.resourceVersion = obj.metadata.resourceVersion; // a BOOKMARK's too
+  }
+
+  private applyChange(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void {
+    const key = objectKey(obj);
+    const before = this.store.get(key);
+    try {
+      if (type === 'DELETED') this.remove(obj);
+      else this.upsert(key, obj);
+    } catch (err) {
+      const now = this.store.get(key);
+      if (before) this.store.set(key, before);
+      else this.store.delete(key);
+      this.index(key, before, now);
+      throw err;
+    }
   }
 
   private remove(obj: T): void {

@@ -54,10 +54,11 @@ describe('runtime Informer (real etcd, in-process apiserver)', function () {
   let client: CairnClient;
   const informers: Array<{ stop(): Promise<void> }> = [];
   const warnings: string[] = [];
-  const log = { warn: (m: string) => warnings.push(m), info: () => undefined, debug: () => undefined, error: () => undefined } as unknown as Logger;
+  const errors: string[] = [];
+  const log = { warn: (m: string) => warnings.push(m), info: () => undefined, debug: () => undefined, error: (m: string, meta: { object?: string }) => errors.push(`${m}: ${meta.object}`) } as unknown as Logger;
 
-  function informer<T extends Instance | WorkItem>(source: InformerSource): Informer<T> {
-    const i = new Informer<T>(kc, source, { log });
+  function informer<T extends Instance | WorkItem>(source: InformerSource, transform?: <U>(o: U) => U): Informer<T> {
+    const i = new Informer<T>(kc, source, { log, transform });
     informers.push(i);
     return i;
   }
@@ -66,7 +67,7 @@ describe('runtime Informer (real etcd, in-process apiserver)', function () {
     env = await startTestEnv();
     kc = loadKubeConfig({ kubeconfig: env.server.kubeconfigPath });
     client = new CairnClient(kc);
-    for (const c of ['inf-a', 'inf-b', 'inf-c', 'inf-w', 'inf-gone']) await client.create('Cluster', cluster(c) as unknown as Cluster);
+    for (const c of ['inf-a', 'inf-b', 'inf-c', 'inf-w', 'inf-gone', 'inf-throw']) await client.create('Cluster', cluster(c) as unknown as Cluster);
   });
   after(async () => {
     await Promise.all(informers.map((i) => i.stop()));
@@ -175,6 +176,38 @@ describe('runtime Informer (real etcd, in-process apiserver)', function () {
     await sleep(300);
     expect(seen.filter((s) => s.includes('after-stop'))).to.deep.equal([]);
     expect(i.get('inf-b/after-stop')).to.equal(undefined);
+  });
+
+  it('an event whose transform or handler throws is not lost: it is undone, logged, and delivered again by a relist', async () => {
+    const ns = 'inf-throw';
+    await client.create('Instance', inst('flaky', ns));
+    const throwOnce = (what: string) => {
+      let thrown = false;
+      return (o: Instance) => {
+        if (o.spec.cpus !== Number(what) || thrown) return;
+        thrown = true;
+        throw new Error(`cpus=${what} refused once`);
+      };
+    };
+    const transformThrow = throwOnce('3');
+    const i = informer<Instance>({ ...INSTANCES, namespace: ns }, (o) => (transformThrow(o as Instance), o));
+    // client-node's Watch would swallow these throws; before, the first left the cache without the change
+    // and the second kept every later handler from hearing of it, with the resourceVersion moved past both.
+    const handlerThrow = throwOnce('5');
+    i.addHandlers({ update: (_old, o) => handlerThrow(o) });
+    const seen = record(i);
+    i.start();
+    await i.waitForSync();
+
+    await client.patch('Instance', ns, 'flaky', { spec: { cpus: 3 } });
+    await eventually('the transform-refused change reaches the cache', () => i.get(`${ns}/flaky`)?.spec.cpus === 3, 10_000, 20);
+    await client.patch('Instance', ns, 'flaky', { spec: { cpus: 5 } });
+    await eventually('the handler-refused change reaches every handler', () => seen.includes(`update ${ns}/flaky cpus=5`), 10_000, 20);
+    expect(seen).to.deep.equal([`add ${ns}/flaky`, `update ${ns}/flaky cpus=3`, `update ${ns}/flaky cpus=5`]);
+    expect(errors.filter((e) => e.includes(`${ns}/flaky`))).to.have.length(2);
+
+    await client.patch('Instance', ns, 'flaky', { spec: { cpus: 6 } });
+    await eventually('it watches again after the relists', () => seen.includes(`update ${ns}/flaky cpus=6`), 5000, 10);
   });
 
   it('relists after 410 Gone and converges, delivering the update, add and delete it missed', async () => {
