@@ -41,7 +41,21 @@ export class ClientNodeClient implements ApiClient {
   async watch(path: string, query: Query, onEvent: (type: string, obj: unknown) => void, headers?: Record<string, string>): Promise<WatchHandle> {
     let settle!: (err?: unknown) => void;
     const done = new Promise<void>((resolve, reject) => (settle = (err) => (err ? reject(err) : resolve())));
-    const abort = await new Watch(headers ? withHeaders(this.kc, headers) : this.kc).watch(path, query, (type, obj) => onEvent(type, obj), (err) => settle(isAbort(err) ? undefined : err));
+    // client-node's Watch swallows what its callback throws; as the https client does, it ends the watch.
+    let thrown = false;
+    let abort: AbortController | undefined;
+    const handle = (type: string, obj: unknown) => {
+      if (thrown) return;
+      try {
+        onEvent(type, obj);
+      } catch (err) {
+        thrown = true;
+        settle(err);
+        abort?.abort();
+      }
+    };
+    abort = await new Watch(headers ? withHeaders(this.kc, headers) : this.kc).watch(path, query, handle, (err) => settle(isAbort(err) ? undefined : err));
+    if (thrown) abort.abort();
     return { stop: () => abort.abort(), done };
   }
 

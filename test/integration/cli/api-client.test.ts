@@ -119,4 +119,17 @@ describe('the CLI API clients, https and client-node alike (real apiserver)', fu
     const refused = async (c: ApiClient) => (await c.watch('/apis/cairn.dev/v1alpha1/nothings', {}, () => undefined)).done.then(() => 'ended', (err: { statusCode?: number; message?: string }) => `${err.statusCode} ${err.message}`);
     expect(await refused(clients.https)).to.equal(await refused(clients.node)).and.to.equal('404 Not Found');
   });
+
+  it('watch alike: a handler that throws ends the watch with its error, and hears nothing more', async () => {
+    const throwing = async (c: ApiClient) => {
+      let calls = 0;
+      const h = await c.watch(cairnPath('instances', NS), { resourceVersion: '0' }, () => {
+        calls++;
+        throw new Error('handler refused the event');
+      });
+      const outcome = await h.done.then(() => 'ended', (err: Error) => err.message);
+      return `${outcome} after ${calls} call(s)`;
+    };
+    expect(await throwing(clients.https)).to.equal(await throwing(clients.node)).and.to.equal('handler refused the event after 1 call(s)');
+  });
 });
