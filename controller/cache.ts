@@ -87,9 +87,9 @@ export class ControllerCache {
     await Promise.all(this.all.map((i) => i.stop()));
   }
 
-  /** Whether every informer has synced. */
+  /** Whether the informers the reconcilers read have synced (the leader's readiness; see start()). */
   get synced(): boolean {
-    return this.all.every((i) => i.hasSynced);
+    return this.all.every((i) => i.hasSynced || this.gcOnly.includes(i));
   }
 
   /** The Cluster a namespace belongs to. */

@@ -13,6 +13,7 @@ import { DaemonSet, Deployment } from 'kubernetes-models/apps/v1';
 import { CustomResourceDefinition } from 'kubernetes-models/apiextensions.k8s.io/v1';
 import { ClusterRole, ClusterRoleBinding } from 'kubernetes-models/rbac.authorization.k8s.io/v1';
 import { ServiceAccount } from 'kubernetes-models/v1';
+import { ruleAllows, type PolicyRule } from '../../../apiserver/auth/rbac.js';
 import { Helm } from '../../support/helm.js';
 import { CHARTS_DIR, CRD_DIR } from '../../support/paths.js';
 
@@ -69,6 +70,23 @@ describe('the Helm charts (real helm 3.17)', function () {
     expect(agent.containers[0].securityContext.privileged).to.equal(true);
     expect(agent.volumes.map((v: any) => v.hostPath.path)).to.deep.equal(['/var/lib/cairn/agent', '/dev/kvm', '/dev/fuse']);
     expect(agent.containers[0].args).to.include('--cluster=demo');
+  });
+
+  it("grants the controller's ClusterRole every request the controller makes (its informers' lists and watches, the garbage collector's deletes and patches)", async () => {
+    const objects = (await render([])) as any[];
+    const role = objects.find((o) => o.kind === 'ClusterRole' && o.metadata.name.endsWith('-controller'));
+    const user = { name: 'system:serviceaccount:cairn-system:cairn-controller', groups: [] };
+    const allowed = (apiGroup: string, resource: string, verb: string) => (role.rules as PolicyRule[]).some((r) => ruleAllows(r, { user, verb, resource: { apiGroup, resource } }));
+    const requests: Array<[string, string, string[]]> = [
+      ...['clusters', 'nodes', 'instances', 'volumes', 'workitems'].map((r): [string, string, string[]] => ['cairn.dev', r, ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete']]),
+      ['cairn.dev', 'instances/status', ['update', 'patch']],
+      ['coordination.k8s.io', 'leases', ['get', 'list', 'watch', 'create', 'update', 'delete']],
+      ['', 'events', ['create', 'patch']],
+      ['', 'secrets', ['list', 'watch', 'patch', 'delete']],
+      ['', 'configmaps', ['list', 'watch', 'patch', 'delete']],
+    ];
+    const missing = requests.flatMap(([g, r, verbs]) => verbs.filter((v) => !allowed(g, r, v)).map((v) => `${v} ${g || 'core'}/${r}`));
+    expect(missing).to.deep.equal([]);
   });
 
   it('carries crds/ byte for byte (run npm run chart:crds after changing a CRD)', () => {
