@@ -36,9 +36,22 @@ export function createRequestListener(ctx: ApiContext, sec: Security, app: Liste
     const info = parseResourcePath(path);
     if (!info) return app(req, res);
     const query = q < 0 ? {} : querystring.parse(url.slice(q + 1));
-    ctx.metrics.observeRequest(requestLabels(req.method ?? 'GET', info, query), res);
+    ctx.metrics.observeRequest(requestLabels(req.method ?? 'GET', served(ctx, info, selfService, subresources), query), res);
     serve(ctx, sec, { selfService, subresources }, req, res, { info, path, query }).catch((err) => sendError(res, err, ctx.log));
   };
+}
+
+/**
+ * The request's resource as metrics may name it: a URL names any group, resource and subresource it likes,
+ * and one series per made-up name would grow the metrics without bound, so what is not served is `unknown`.
+ */
+function served(ctx: ApiContext, info: RequestInfo, selfService: Record<string, unknown>, subresources: Record<string, unknown>): RequestInfo {
+  const key = `${info.group}/${info.plural}`;
+  const def = ctx.registry.find(info.group, info.version, info.plural);
+  if (!def && !selfService[key] && key !== '/namespaces') return { ...info, group: '', version: '', plural: 'unknown', subresource: undefined };
+  const sub = info.subresource;
+  if (!sub || (sub === 'status' && def?.hasStatus) || subresources[`${key}/${sub}`]) return info;
+  return { ...info, subresource: 'unknown' };
 }
 
 /** The labels kube-apiserver gives a request in its metrics. */

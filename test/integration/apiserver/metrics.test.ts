@@ -57,6 +57,20 @@ describe('apiserver /metrics (issue 16)', function () {
     expect(sample(await metrics(), 'apiserver_request_total', { verb: 'watch', resource: 'instances', code: '200' })).to.be.at.least(1);
   });
 
+  it('names what is not served `unknown`: made-up URLs, even without a token, add no series of their own', async () => {
+    for (let i = 0; i < 20; i++) {
+      const made = [`/apis/g${i}.example/v${i}/things${i}`, `/api/v1/namespaces/${ns}/stuff${i}`, `${cairnPath('instances', ns, 'm-0')}/sub${i}`];
+      for (const path of made) expect((await rawRequest(env.kubeconfig, { path, authorization: i % 2 ? null : undefined })).status).to.be.oneOf([401, 404]);
+    }
+    const text = await metrics();
+    expect(text).to.not.match(/things\d|stuff\d|sub\d|g\d+\.example/);
+    expect(sample(text, 'apiserver_request_total', { resource: 'unknown' })).to.be.at.least(20);
+    expect(sample(text, 'apiserver_request_total', { resource: 'instances', subresource: 'unknown' })).to.be.at.least(10);
+    expect(sample(text, 'apiserver_request_total', { resource: 'instances', subresource: 'status', code: '200' }), 'a served subresource keeps its name').to.equal(0);
+    expect((await rawRequest(env.kubeconfig, { path: `${cairnPath('instances', ns, 'm-0')}/status` })).status).to.equal(200);
+    expect(sample(await metrics(), 'apiserver_request_total', { resource: 'instances', subresource: 'status', code: '200' })).to.equal(1);
+  });
+
   it('is refused without a token', async () => {
     expect((await rawRequest(env.kubeconfig, { path: '/metrics', authorization: null })).status).to.equal(401);
   });
