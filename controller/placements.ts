@@ -96,6 +96,13 @@ export class Placements {
     return out;
   }
 
+  /** WorkItems of one namespace: cached ones plus assumed ones not yet cached. */
+  workItemsIn(namespace: string): WorkItem[] {
+    const out = this.cache.inNamespace(this.cache.workItems, namespace);
+    for (const [key, w] of this.assumed) if (w.metadata.namespace === namespace && !this.cache.workItems.get(key)) out.push(w);
+    return out;
+  }
+
   /** What is placed on each node of a namespace. */
   usage(namespace: string): ReadonlyMap<string, NodeUsage> {
     return this.tally.get(namespace) ?? new Map();

@@ -57,7 +57,8 @@ function observe(deps: VolumeReconcilerDeps, volume: Volume, workItems: VolumeOb
 /**
  * Where bricks go: the node's data dir, and a port no other brick of the cluster has (unique in the
  * cluster, not only on the node: nodes that share a machine, as in a demo, share its ports), counting
- * the ports handed out in this reconcile, whose WorkItems the cache does not hold yet.
+ * the ports handed out in this reconcile and in others not yet seen back through the watch (assumed
+ * WorkItems: two Volumes reconciled at once took the same ports, and the second brick never bound).
  */
 function brickHomes(deps: VolumeReconcilerDeps, namespace: string): VolumeObserved['brickHome'] {
   let used: Set<number | undefined> | undefined;
@@ -66,7 +67,7 @@ function brickHomes(deps: VolumeReconcilerDeps, namespace: string): VolumeObserv
     if (!dataDir) return undefined;
     const placed = existing?.spec.volumeReplica?.brick?.port;
     if (placed) return { dataDir, port: placed };
-    used ??= new Set(deps.cache.workItems.list().filter((w: WorkItem) => w.metadata.namespace === namespace).map((w) => w.spec.volumeReplica?.brick?.port));
+    used ??= new Set(deps.placements.workItemsIn(namespace).map((w: WorkItem) => w.spec.volumeReplica?.brick?.port));
     let port = BRICK_PORT_BASE;
     while (used.has(port)) port++;
     used.add(port);

@@ -135,6 +135,19 @@ describe('controller: scheduling, status and WorkItem specs (real etcd + apiserv
     for (const w of items) expect(w.spec.volumeReplica).to.deep.include({ volumeName: 'data', size: '1Gi' });
   });
 
+  it('gives every brick of the cluster its own port, even to Volumes created at once (reconciled before their WorkItems come back)', async () => {
+    const names = Array.from({ length: 8 }, (_, i) => `burst-${i}`);
+    await Promise.all(names.map((name) => c.client.create('Volume', { metadata: { name, namespace: NS }, spec: { size: '64Mi', replicas: 2 } })));
+    const items = await until('every burst replica has its WorkItem', async () => {
+      const all = (await c.client.list('WorkItem', { namespace: NS })).items.filter((w) => w.spec.volumeReplica);
+      return all.filter((w) => w.spec.volumeReplica!.volumeName.startsWith('burst-')).length === 2 * names.length ? all : undefined;
+    });
+    const ports = items.map((w) => w.spec.volumeReplica!.brick?.port);
+    const repeated = ports.filter((p, i) => ports.indexOf(p) !== i);
+    expect(repeated, `ports of the cluster's bricks: ${ports.join(' ')}`).to.deep.equal([]);
+    for (const name of names) await c.client.delete('Volume', NS, name);
+  });
+
   it('places what it can of a volume with more replicas than nodes and says why the rest is missing', async () => {
     await c.client.create('Volume', { metadata: { name: 'wide', namespace: NS }, spec: { size: '1Gi', replicas: 3 } });
     const message = '0/2 nodes are available: 2 already holds a replica. 1 of 3 replicas is still missing.';
