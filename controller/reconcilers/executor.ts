@@ -28,15 +28,18 @@ export interface ExecutorDeps {
   stale: StaleGuard;
 }
 
-/** Applies actions and status for one owner object; returns the owner as last written. */
-export async function execute<O extends Owner>(deps: ExecutorDeps, kind: O['kind'] & ('Instance' | 'Volume'), owner: O, actions: Action[], status: O['status'] | undefined): Promise<O> {
+/**
+ * Applies actions and status for one owner object; returns the owner as last written. `createFailed` hears of
+ * each WorkItem whose create was refused (and only those: one created is assumed placed even if the attempt fails).
+ */
+export async function execute<O extends Owner>(deps: ExecutorDeps, kind: O['kind'] & ('Instance' | 'Volume'), owner: O, actions: Action[], status: O['status'] | undefined, createFailed: (w: WorkItem) => void = () => undefined): Promise<O> {
   let latest = owner;
   const ns = owner.metadata.namespace!;
   const key = `${ns}/${owner.metadata.name}`;
   // The finalizer goes first (alone, it changes the owner's resourceVersion); WorkItem writes are independent of each other.
   const finalizer = actions.find((a) => a.type === 'addFinalizer' || a.type === 'removeFinalizer');
   const others = actions.filter((a) => a !== finalizer);
-  const workItemWrites = Promise.allSettled(others.map((a) => applyWorkItemAction(deps, kind, owner, ns, a)));
+  const workItemWrites = Promise.allSettled(others.map((a) => applyWorkItemAction(deps, kind, owner, ns, a, createFailed)));
   let finalizerError: { err: unknown } | undefined;
   if (finalizer) {
     const before = latest.metadata.resourceVersion;
@@ -59,10 +62,13 @@ export async function execute<O extends Owner>(deps: ExecutorDeps, kind: O['kind
   return written;
 }
 
-async function applyWorkItemAction(deps: ExecutorDeps, kind: 'Instance' | 'Volume', owner: Owner, ns: string, a: Action): Promise<void> {
+async function applyWorkItemAction(deps: ExecutorDeps, kind: 'Instance' | 'Volume', owner: Owner, ns: string, a: Action, createFailed: (w: WorkItem) => void): Promise<void> {
   switch (a.type) {
     case 'createWorkItem':
-      return createIgnoringExisting(deps.client, a.workItem);
+      return createIgnoringExisting(deps.client, a.workItem).catch((err: unknown) => {
+        createFailed(a.workItem);
+        throw err;
+      });
     case 'updateWorkItem':
       return void (await deps.client.replace('WorkItem', a.workItem));
     case 'deleteWorkItem':

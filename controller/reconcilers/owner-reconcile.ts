@@ -36,11 +36,7 @@ export async function reconcileOwner<O extends Instance | Volume>(
   const p = plan(owner, workItems);
   const created = p.actions.flatMap((a) => (a.type === 'createWorkItem' ? [a.workItem] : []));
   for (const w of created) deps.placements.assume(w);
-  try {
-    await execute(deps, kind, owner, p.actions, p.deferStatus ? undefined : p.status);
-  } catch (err) {
-    for (const w of created) deps.placements.forget(w);
-    throw err;
-  }
+  // Only a refused create is forgotten: a WorkItem created in an attempt that failed otherwise is placed all the same.
+  await execute(deps, kind, owner, p.actions, p.deferStatus ? undefined : p.status, (w) => deps.placements.forget(w));
   return p.requeueAfterMs !== undefined ? { requeueAfterMs: p.requeueAfterMs } : undefined;
 }

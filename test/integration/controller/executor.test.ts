@@ -6,7 +6,9 @@
  * awaited — never left running past the attempt (the work queue would
  * start the next one on top of them, after the reconciler forgot its
  * assumed placements) and never left with an unhandled rejection, which
- * terminates a Node.js process.
+ * terminates a Node.js process. Only a create that was refused is reported
+ * as such (the reconciler then drops its assumed placement): one that landed
+ * places its WorkItem on the node whatever else failed.
  */
 import { expect } from 'chai';
 import { CairnClient } from '../../../api/client/cairn-client.js';
@@ -58,11 +60,13 @@ describe('controller executor: failed writes (real etcd + apiserver)', function 
     const inst = await staleInstance('a');
     const bad: WorkItem = desiredInstanceWorkItem(inst, undefined, new Map(), 'n1');
     bad.spec.instance!.cpus = 0; // refused by the WorkItem schema (minimum 1): this write fails too
-    const err = await execute(deps, 'Instance', inst, [{ type: 'addFinalizer' }, { type: 'createWorkItem', workItem: bad }], inst.status).then(
+    const refused: string[] = [];
+    const err = await execute(deps, 'Instance', inst, [{ type: 'addFinalizer' }, { type: 'createWorkItem', workItem: bad }], inst.status, (w) => refused.push(w.metadata.name!)).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(err).to.be.instanceOf(ApiStatusError);
+    expect(refused, 'the refused create is reported (its assumed placement is dropped)').to.deep.equal([bad.metadata.name]);
     await new Promise((r) => setTimeout(r, 300));
     expect(unhandled.map(String), 'unhandled rejections').to.deep.equal([]);
   });
@@ -70,11 +74,13 @@ describe('controller executor: failed writes (real etcd + apiserver)', function 
   it('does not return before a WorkItem create of the same attempt has landed', async () => {
     const inst = await staleInstance('b');
     const wi = desiredInstanceWorkItem(inst, undefined, new Map(), 'n1');
-    const err = await execute(deps, 'Instance', inst, [{ type: 'addFinalizer' }, { type: 'createWorkItem', workItem: wi }], inst.status).then(
+    const refused: string[] = [];
+    const err = await execute(deps, 'Instance', inst, [{ type: 'addFinalizer' }, { type: 'createWorkItem', workItem: wi }], inst.status, (w) => refused.push(w.metadata.name!)).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect((err as ApiStatusError | undefined)?.code).to.equal(409);
+    expect(refused, 'a create that landed is not reported refused, though the attempt failed: its placement stays assumed').to.deep.equal([]);
     expect(await client.get('WorkItem', NS, wi.metadata.name!), 'the create had settled when execute rejected').to.not.equal(undefined);
   });
 });
