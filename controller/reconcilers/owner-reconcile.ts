@@ -30,6 +30,7 @@ export async function reconcileOwner<O extends Instance | Volume>(
   if (owner && deps.stale.isStale(key, owner.metadata.resourceVersion)) return;
   const workItems = deps.placements.workItemsOf(kind, namespace, name);
   if (!owner) {
+    deps.stale.forget(key);
     for (const w of workItems.filter((w) => !w.metadata.deletionTimestamp)) await deps.client.delete('WorkItem', namespace, w.metadata.name!, { uid: w.metadata.uid });
     return;
   }

@@ -20,7 +20,8 @@ export interface ClusterReconcilerDeps {
 /** Reconciles the Cluster with this name (its namespace). */
 export async function reconcileCluster(deps: ClusterReconcilerDeps, name: string): Promise<Result | void> {
   const cluster = deps.cache.clusters.get(name);
-  if (!cluster || deps.stale.isStale(name, cluster.metadata.resourceVersion)) return;
+  if (!cluster) return deps.stale.forget(name);
+  if (deps.stale.isStale(name, cluster.metadata.resourceVersion)) return;
   const { cache } = deps;
   const plan = planCluster({
     cluster,

@@ -29,8 +29,12 @@ export interface NodeReconcilerDeps {
 /** Reconciles the Node with key namespace/name. */
 export async function reconcileNode(deps: NodeReconcilerDeps, key: string): Promise<Result | void> {
   const node = deps.cache.nodes.get(key);
-  if (!node) deps.allocationWrites.delete(key);
-  if (!node || deps.stale.isStale(key, node.metadata.resourceVersion)) return;
+  if (!node) {
+    deps.allocationWrites.delete(key);
+    deps.stale.forget(key);
+    return;
+  }
+  if (deps.stale.isStale(key, node.metadata.resourceVersion)) return;
   const namespace = node.metadata.namespace!;
   const name = node.metadata.name!;
   const now = deps.clock.now();
