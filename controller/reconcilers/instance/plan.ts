@@ -87,8 +87,10 @@ function planDeletion(o: InstanceObserved): Plan<InstanceStatus> {
     if (node.unreachable && !node.lost) requeueAfterMs = earliest(requeueAfterMs, node.lostInMs + 100);
   }
   if (o.workItems.length === 0 && o.instance.metadata.finalizers?.includes(CONTROLLER_FINALIZER)) {
+    // The lease first, the finalizer once it is gone (its deletion wakes us): together, a failed lease delete
+    // beside a finalizer removed left the lease behind for good, as nothing reconciles an Instance that is gone.
     if (o.fencing.leaseName && o.fencing.resourceVersion) actions.push({ type: 'deleteLease', name: o.fencing.leaseName });
-    actions.push({ type: 'removeFinalizer' });
+    else actions.push({ type: 'removeFinalizer' });
   }
   const placement: Placement = { kind: 'stopping', workItem: o.workItems[0] };
   return { actions, status: instanceStatus(o, placement), requeueAfterMs };
