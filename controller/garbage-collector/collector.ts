@@ -76,8 +76,18 @@ export class GarbageCollector {
    */
   async collect(): Promise<{ requeueAfterMs?: number }> {
     let retry = false;
+    const failures: string[] = [];
     const exists = (uid: string) => this.sources.some((s) => s.informer.byIndex(UID_INDEX, uid).length > 0);
-    for (const a of planCollection(this.candidates(), exists)) retry = (await this.carryOut(a)) || retry;
+    for (const a of planCollection(this.candidates(), exists)) {
+      try {
+        retry = (await this.carryOut(a)) || retry;
+      } catch (err) {
+        this.log.warn('garbage collection step failed; retrying with backoff', { step: a.type, object: describe(a.target), error: String(err) });
+        failures.push(`${a.type} ${describe(a.target)}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    // A failure (the API refusing or away) is the work queue's to back off from; a lost race is retried soon.
+    if (failures.length > 0) throw new Error(`${failures.length} garbage collection step(s) failed, the first: ${failures[0]}`);
     return retry ? { requeueAfterMs: RETRY_MS } : {};
   }
 
@@ -85,28 +95,23 @@ export class GarbageCollector {
     return this.sources.flatMap((s) => s.informer.byIndex(CANDIDATE_INDEX, CANDIDATE).map((o) => ({ kind: s.kind, ...gcFields(o) })));
   }
 
-  // True when the step must be planned again (the object changed under it).
+  // True when the step must be planned again (the object changed under it); throws when the API failed it.
   private async carryOut(a: GcAction): Promise<boolean> {
-    try {
-      switch (a.type) {
-        case 'deleteDependent':
-          this.log.info('deleting a dependent of an owner being deleted in the foreground', { object: describe(a.target), owner: describe(a.owner) });
-          return await this.delete(a.target);
-        case 'deleteOrphaned':
-          if (!(await this.ownersGone(a.target))) return false;
-          this.log.info('deleting an object whose owners are all gone', { object: describe(a.target), owners: a.target.ownerReferences.map((r) => `${r.kind}/${r.name}`) });
-          return await this.delete(a.target);
-        case 'dropOwnerRefs': {
-          const left = a.target.ownerReferences.filter((r) => !a.uids.includes(r.uid));
-          const op = left.length > 0 ? { op: 'replace', path: '/metadata/ownerReferences', value: left } : { op: 'remove', path: '/metadata/ownerReferences' };
-          return await this.patch(a.target, [op]);
-        }
-        case 'dropFinalizer':
-          return await this.patch(a.target, [{ op: 'replace', path: '/metadata/finalizers', value: a.target.finalizers.filter((f) => f !== a.finalizer) }]);
+    switch (a.type) {
+      case 'deleteDependent':
+        this.log.info('deleting a dependent of an owner being deleted in the foreground', { object: describe(a.target), owner: describe(a.owner) });
+        return await this.delete(a.target);
+      case 'deleteOrphaned':
+        if (!(await this.ownersGone(a.target))) return false;
+        this.log.info('deleting an object whose owners are all gone', { object: describe(a.target), owners: a.target.ownerReferences.map((r) => `${r.kind}/${r.name}`) });
+        return await this.delete(a.target);
+      case 'dropOwnerRefs': {
+        const left = a.target.ownerReferences.filter((r) => !a.uids.includes(r.uid));
+        const op = left.length > 0 ? { op: 'replace', path: '/metadata/ownerReferences', value: left } : { op: 'remove', path: '/metadata/ownerReferences' };
+        return await this.patch(a.target, [op]);
       }
-    } catch (err) {
-      this.log.warn('garbage collection step failed; retrying', { step: a.type, object: describe(a.target), error: String(err) });
-      return true;
+      case 'dropFinalizer':
+        return await this.patch(a.target, [{ op: 'replace', path: '/metadata/finalizers', value: a.target.finalizers.filter((f) => f !== a.finalizer) }]);
     }
   }
 
