@@ -32,16 +32,19 @@ const REASONS: Record<number, string> = { 400: 'BadRequest', 403: 'Forbidden', 4
 /** Serves one log request (already authenticated and authorized). */
 export async function serveInstanceLog(deps: LogDeps, req: ApiRequest, res: ServerResponse, namespace: string, name: string): Promise<void> {
   const opts = logOptions(req.query);
-  let target = await instanceTarget(deps.ctx, deps.tunnels, req.headers, namespace, name, 'log');
-  let offset: number | undefined;
-  let sent = 0;
-  let clientGone = false;
+  // A client may leave at any await, this handler's or before it (authentication, authorization): its 'close'
+  // has then fired already, and a stream opened after it would follow the log for good with no reader.
+  let clientGone = res.closed;
   let source: TunnelStream | undefined;
   res.once('close', () => {
     clientGone = true;
     source?.close();
   });
+  let target = await instanceTarget(deps.ctx, deps.tunnels, req.headers, namespace, name, 'log');
+  let offset: number | undefined;
+  let sent = 0;
   for (;;) {
+    if (clientGone) return void res.end();
     const resume = offset === undefined ? {} : { fromOffset: offset + sent };
     const current = (source = openLogSource(target, { ...opts, ...resume }, req.user, deps.peers));
     const end = await new Promise<{ failure?: StreamEnd; lost: boolean }>((resolve) => {
