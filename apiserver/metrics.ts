@@ -41,6 +41,8 @@ export class ApiServerMetrics {
   });
   /** Watches ended because their client read too slowly: `stream` (over its own cap) or `budget` (the slowest, over the process-wide budget). */
   readonly watchEvictions = new Counter({ name: 'cairn_apiserver_watch_evictions_total', help: 'Watches cut off because their client read too slowly', labelNames: ['reason'], registers: [this.registry] });
+  /** Log follows and consoles ended because their client read too slowly (the tunnel cannot pause one stream). */
+  readonly streamEvictions = new Counter({ name: 'cairn_apiserver_stream_evictions_total', help: 'Log follows and consoles cut off because their client read too slowly', labelNames: ['kind'], registers: [this.registry] });
   /** Bytes written to watches that their clients have not read yet. */
   readonly watchBufferedBytes: Gauge;
   /** Answered resource requests by verb, resource and HTTP code. */

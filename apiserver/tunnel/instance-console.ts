@@ -8,6 +8,7 @@
 import WebSocket from 'ws';
 import { CONSOLE_PROTOCOL } from '../../api/tunnel.js';
 import type { UserInfo } from '../auth/tokens.js';
+import { STREAM_LIMIT_BYTES } from '../http/watch-budget.js';
 import { forwardWebSocket } from './forward.js';
 import type { LogDeps } from './instance-log.js';
 import type { InstanceTarget } from './instance-target.js';
@@ -18,25 +19,38 @@ const NORMAL = 1000;
 /** Joins the user's WebSocket to the console until either side ends. */
 export function joinConsole(deps: LogDeps, client: WebSocket, t: InstanceTarget, user: UserInfo): void {
   deps.ctx.log.info('console opened', { instance: `${t.namespace}/${t.name}`, node: t.node, user: user.name });
-  if ('peer' in t.route) return joinPeer(client, forwardWebSocket(t.route.peer, consolePath(t), CONSOLE_PROTOCOL, user, deps.peers));
+  const cut = () => {
+    deps.ctx.log.warn('a console reader fell too far behind; ending its session', { instance: `${t.namespace}/${t.name}`, user: user.name });
+    deps.ctx.metrics.streamEvictions.inc({ kind: 'console' });
+  };
+  if ('peer' in t.route) return joinPeer(client, forwardWebSocket(t.route.peer, consolePath(t), CONSOLE_PROTOCOL, user, deps.peers), cut);
   const stream = t.route.local.openStream({ kind: 'console', namespace: t.namespace, name: t.name });
-  stream.on('data', (chunk) => client.readyState === WebSocket.OPEN && client.send(chunk));
+  stream.on('data', (chunk) => sendOrCut(client, chunk, cut));
   stream.on('end', (failure) => client.close(failure ? 4000 + failure.status : NORMAL, truncate(failure?.message ?? 'the console closed')));
   client.on('message', (data: Buffer) => stream.write(Buffer.from(data)));
   client.on('close', () => stream.close());
   client.on('error', () => stream.close());
 }
 
-function joinPeer(client: WebSocket, peer: WebSocket): void {
+function joinPeer(client: WebSocket, peer: WebSocket, cut: () => void): void {
   const pending: Buffer[] = [];
   peer.on('open', () => pending.splice(0).forEach((b) => peer.send(b)));
-  peer.on('message', (data: Buffer) => client.readyState === WebSocket.OPEN && client.send(data));
+  peer.on('message', (data: Buffer) => sendOrCut(client, data, cut));
   peer.on('close', (code, reason) => client.close(code === NORMAL || code >= 3000 ? code : NORMAL, reason));
   peer.on('unexpected-response', (_req, res) => client.close(4000 + (res.statusCode ?? 502), truncate(`the replica holding the tunnel refused the console: ${res.statusMessage ?? ''}`)));
   peer.on('error', (err) => client.close(4503, truncate(`the replica holding the tunnel failed: ${err.message}`)));
   client.on('message', (data: Buffer) => (peer.readyState === WebSocket.OPEN ? peer.send(data) : pending.push(Buffer.from(data))));
   client.on('close', () => peer.terminate());
   client.on('error', () => peer.terminate()); // a malformed frame from the user; without a listener it would end the process
+}
+
+// The tunnel cannot pause one stream: a user this far behind is cut off (its 'close' ends the session), not buffered for.
+function sendOrCut(client: WebSocket, data: Buffer, cut: () => void): void {
+  if (client.readyState !== WebSocket.OPEN) return;
+  client.send(data);
+  if (client.bufferedAmount <= STREAM_LIMIT_BYTES) return;
+  cut();
+  client.terminate();
 }
 
 function consolePath(t: InstanceTarget): string {

@@ -10,6 +10,7 @@ import type { LogOptions, StreamEnd } from '../../api/tunnel.js';
 import { ApiError, badRequest } from '../errors.js';
 import type { ApiContext, ApiRequest } from '../http/context.js';
 import { sendError } from '../http/respond.js';
+import { STREAM_LIMIT_BYTES } from '../http/watch-budget.js';
 import { FORWARDED_HEADER, type PeerCredentials } from './forward.js';
 import { instanceTarget, type InstanceTarget } from './instance-target.js';
 import { LOG_OFFSET_HEADER, openLogSource } from './log-source.js';
@@ -58,6 +59,12 @@ export async function serveInstanceLog(deps: LogDeps, req: ApiRequest, res: Serv
         if (offset === undefined) return; // before its Start: it would send the headers without the offset
         sent += chunk.length;
         res.write(chunk);
+        // The tunnel cannot pause one stream: a client this far behind is cut off, as a watch is, not buffered for.
+        if (res.writableLength > STREAM_LIMIT_BYTES && !res.destroyed) {
+          deps.ctx.log.warn('a log reader fell too far behind; ending its stream', { instance: `${namespace}/${name}`, user: req.user.name, bufferedBytes: res.writableLength });
+          deps.ctx.metrics.streamEvictions.inc({ kind: 'log' });
+          res.destroy();
+        }
       });
       current.on('end', (failure, lost) => resolve({ ...(failure ? { failure } : {}), lost }));
     });

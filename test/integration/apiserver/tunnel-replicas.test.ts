@@ -92,6 +92,25 @@ describe('tunnels across apiserver replicas', function () {
     f.close();
   });
 
+  it('cuts off a follow whose reader fell more than 16 MiB behind, instead of buffering the log for it', async () => {
+    const res = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => {
+      https.get(logUrl(env.server, '?follow=true'), { ca: ca(), headers: { Authorization: `Bearer ${env.token}` } }, resolve).on('error', reject);
+    });
+    expect(res.statusCode).to.equal(200);
+    res.pause(); // a reader that stopped reading (a paused pager)
+    const mib = Buffer.from(`${'x'.repeat(1023)}\n`.repeat(1024));
+    for (let i = 0; i < 48; i++) fs.appendFileSync(logFile, mib);
+    const size = fs.statSync(logFile).size;
+    const evictions = async () => Number(/cairn_apiserver_stream_evictions_total\{kind="log"\} (\d+)/.exec((await rawRequest(env.kubeconfig, { path: '/metrics' })).text)?.[1] ?? 0);
+    await eventually('the replica cuts the reader off', async () => (await evictions()) === 1, 30_000, 100);
+    let received = 0;
+    res.on('data', (c: Buffer) => (received += c.length));
+    res.on('error', () => undefined);
+    res.resume();
+    await eventually('the stream ends', () => res.destroyed || res.complete, 20_000, 50);
+    expect(received, 'bytes the reader got before the cut').to.be.below(size);
+  });
+
   it('carries a console session through the replica without the tunnel', async () => {
     // A VM's console is a unix socket in its directory; this one answers every line it gets.
     const net = await import('node:net');
