@@ -100,8 +100,10 @@ export class ResourceCache {
 
   /** Detaches a watcher. */
   unsubscribe(sub: Subscriber): void {
-    const set = this.subscriberSet(sub);
-    if (set.delete(sub) && set !== this.unindexed) {
+    // Looked up, not made: after closeAll() the watcher's set is gone, and an empty one made here stayed for good.
+    const byValue = sub.indexedBy && this.indexedSubs.get(sub.indexedBy.field);
+    const set = byValue ? byValue.get(sub.indexedBy!.value) : this.unindexed;
+    if (set?.delete(sub) && set !== this.unindexed) {
       this.indexedCount--;
       if (set.size === 0) this.indexedSubs.get(sub.indexedBy!.field)?.delete(sub.indexedBy!.value);
     }

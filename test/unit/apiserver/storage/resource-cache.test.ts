@@ -192,6 +192,17 @@ describe('ResourceCache', () => {
     });
   });
 
+  describe('unsubscribe after closeAll', () => {
+    it('leaves no empty subscriber set behind (a watcher unsubscribes when closed)', () => {
+      const subs = ['n1', 'n2', 'n3'].map((n) => recorder(onNode(n), { field: 'spec.nodeName', value: n }));
+      for (const s of subs) cache.subscribe(s, 0);
+      cache.closeAll();
+      for (const s of subs) cache.unsubscribe(s);
+      const indexed = (cache as unknown as { indexedSubs: Map<string, Map<string, Set<Subscriber>>> }).indexedSubs;
+      expect([...indexed.values()].map((byValue) => [...byValue.keys()])).to.deep.equal([[]]);
+    });
+  });
+
   describe('reset', () => {
     it('closes watchers attached before it: they saw the old contents and must re-watch', () => {
       const early = recorder(everything);
