@@ -66,6 +66,8 @@ export async function startVolfileServer(socketPath: string, lookup: (key: strin
     socket.on('close', () => {
       sockets.delete(socket);
       for (const s of subscribers) if (s.socket === socket) subscribers.delete(s);
+      // A volfile no mount follows any more is not looked up again (each refresh looked up every one ever served).
+      for (const key of served.keys()) if (![...subscribers].some((s) => s.key === key)) served.delete(key);
     });
   });
 

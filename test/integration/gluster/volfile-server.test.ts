@@ -3,6 +3,7 @@
  * mount fetches its volfile over the unix socket, and when the volfile
  * changes (a brick moved) the server's FETCHSPEC callback makes the mount
  * switch graphs under an open file: new writes land on the new brick.
+ * Once the mount is gone, its volfile is no longer looked up.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -62,5 +63,13 @@ describe('gluster: the agent volfile server switches a mount to a new graph', fu
       return fs.existsSync(path.join(placed[3]!.path, 'after.txt'));
     }, 10_000, 200);
     expect(fs.existsSync(path.join(placed[2]!.path, 'after.txt')), 'the old brick is out of the graph').to.equal(false);
+
+    unmount(mnt);
+    mnt = undefined;
+    await eventually('a volfile no mount follows is not looked up again', () => {
+      const before = asked.length;
+      server!.refresh();
+      return asked.length === before;
+    }, 5_000, 100);
   });
 });
