@@ -46,6 +46,14 @@ export async function watchEtcd(
       if (out) onEvent(out);
     }
   });
-  watcher.on('error', (err) => onClose(err));
-  return { stop: () => watcher.cancel().catch(() => undefined) };
+  // etcd cancelled it (its start compacted while it replayed): a cancel() now would wait for an answer that never
+  // comes, holding the watcher's listeners (and this request's stream) until etcd3's watch stream reconnects.
+  let cancelledByEtcd = false;
+  watcher.on('error', (err) => {
+    cancelledByEtcd = true;
+    watcher.removeAllListeners();
+    watcher.on('error', () => undefined);
+    onClose(err);
+  });
+  return { stop: () => (cancelledByEtcd ? Promise.resolve() : watcher.cancel().catch(() => undefined)) };
 }
