@@ -32,7 +32,7 @@ import { isSameProcess } from '../process/state.js';
 import { stopInstance, type StopOutcome } from '../process/stop.js';
 import { bootId, readProcStat } from '../process/proc.js';
 import { CONSOLE_SOCKET, qemuArgs, type VmDisk, type VmPaths } from './command.js';
-import { withQmp } from './qmp.js';
+import { withQmp, type QmpClient } from './qmp.js';
 
 /** The qemu binary the driver runs. */
 export const QEMU_BINARY = 'qemu-system-x86_64';
@@ -212,9 +212,17 @@ function markerSeen(file: string, offset: number, marker: string): boolean {
   }
 }
 
-/** QMP run state of a live VM, or 'unknown' when its socket does not answer. */
+/** How long a status read waits for qemu: to greet, and then to answer. */
+const QMP_STATUS_MS = 1500;
+
+/** QMP run state of a live VM, or 'unknown' when its socket does not answer (in time). */
 export async function qmpState(dir: string): Promise<string> {
-  return withQmp(vmPaths(dir).qmpSocket, async (qmp) => (await qmp.execute<{ status: string }>('query-status')).status, 1500).catch(() => 'unknown');
+  const query = (qmp: QmpClient) => {
+    // A qemu that greets and then stalls would otherwise hold this read, and the WorkItem's reconcile, for good.
+    const timer = setTimeout(() => qmp.close(), QMP_STATUS_MS);
+    return qmp.execute<{ status: string }>('query-status').finally(() => clearTimeout(timer));
+  };
+  return withQmp(vmPaths(dir).qmpSocket, async (qmp) => (await query(qmp)).status, QMP_STATUS_MS).catch(() => 'unknown');
 }
 
 /** The status fields of a VM. */
