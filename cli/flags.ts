@@ -1,5 +1,5 @@
 /** Parsing of flag values shared by every command. */
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -26,7 +26,26 @@ export function parseCount(value: string): number {
   return Number(value);
 }
 
-/** A comma-separated list. */
+/** A comma-separated list of at least one item. */
 export function parseList(value: string): string[] {
-  return value.split(',').map((s) => s.trim()).filter(Boolean);
+  const items = value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (items.length === 0) throw new InvalidArgumentError(`"${value}" names nothing; give one or more, comma-separated`);
+  return items;
+}
+
+/** Milliseconds as a duration flag takes them back: `60s`, `5m`, `24h`, `250ms`; 0 as `0`. */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return '0';
+  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}
+
+/** A duration flag whose help shows its default as one to type (`60s`), not in milliseconds. */
+export function durationOption(flags: string, description: string, defaultMs: number): Option {
+  return new Option(flags, description).argParser(parseDuration).default(defaultMs, formatDuration(defaultMs));
+}
+
+/** `--log-level`: one of winston's levels the processes use (another would silently drop every line). */
+export function logLevelOption(defaultLevel: string): Option {
+  return new Option('--log-level <level>', 'how much to log').choices(['error', 'warn', 'info', 'debug']).default(defaultLevel);
 }

@@ -34,10 +34,20 @@ import { waitCommand } from './commands/wait.js';
 
 /** The `cairn` command with every subcommand. */
 export function cairnProgram(): Command {
+  return withHelpHint(program());
+}
+
+// addCommand() copies no settings to a subcommand: the hint after a usage error is given to each one.
+function withHelpHint(command: Command): Command {
+  command.showHelpAfterError('(run with --help for usage)');
+  for (const sub of command.commands) withHelpHint(sub);
+  return command;
+}
+
+function program(): Command {
   return new Command('cairn')
     .description('Cairn: a declarative control plane for clusters of machines running instances and replicated volumes')
     .version(cairnVersion(), '--version', 'print the Cairn version')
-    .showHelpAfterError('(run with --help for usage)')
     .addCommand(applyCommand())
     .addCommand(getCommand())
     .addCommand(describeCommand())

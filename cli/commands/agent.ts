@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { QUANTITY_PATTERN } from '../../api/quantity.js';
 import { addConnectionFlags } from '../connection-flags.js';
-import { parseCount, parseDuration, parsePort } from '../flags.js';
+import { durationOption, logLevelOption, parseCount, parsePort } from '../flags.js';
 import type { AgentFlags } from '../run/agent.js';
 
 function parseLabels(value: string): Record<string, string> {
@@ -33,16 +33,16 @@ export function agentCommand(): Command {
     .option('--cpus <n>', 'cpus to offer (default: detected)', parseCount)
     .option('--memory <quantity>', 'memory to offer (default: detected), e.g. 8Gi', parseQuantityFlag)
     .option('--storage <quantity>', 'storage to offer (default: free space under --data-dir)', parseQuantityFlag)
-    .option('--heartbeat-interval <duration>', 'how often the node Lease (heartbeat and fence) is renewed; match the Cluster\'s failureDetection.heartbeatIntervalSeconds', parseDuration, 2_000)
-    .option('--lease-duration <duration>', 'node Lease duration: the node counts as unreachable after this long without renewal, and its instances stop themselves before that (docs/fencing.md); match the Cluster\'s failureDetection.nodeLeaseDurationSeconds', parseDuration, 10_000)
+    .addOption(durationOption('--heartbeat-interval <duration>', 'how often the node Lease (heartbeat and fence) is renewed; match the Cluster\'s failureDetection.heartbeatIntervalSeconds', 2_000))
+    .addOption(durationOption('--lease-duration <duration>', 'node Lease duration: the node counts as unreachable after this long without renewal, and its instances stop themselves before that (docs/fencing.md); match the Cluster\'s failureDetection.nodeLeaseDurationSeconds', 10_000))
     .option('--workers <n>', 'WorkItems reconciled at once', parseCount, 8)
     .option('--monitor-bind <address>', 'address of /healthz, /metrics and /status', '127.0.0.1')
     .option('--monitor-port <port>', 'port of /healthz, /metrics and /status (0 picks a free one)', parsePort, 8443)
-    .option('--shutdown-grace <duration>', 'on shutdown, time between SIGTERM and SIGKILL of running operations', parseDuration, 5_000)
-    .option('--watch-idle-timeout <duration>', 'restart the WorkItem watch when it delivers nothing, not even a bookmark, for this long (a partition can leave a connection silently dead)', parseDuration, 60_000)
+    .addOption(durationOption('--shutdown-grace <duration>', 'on shutdown, time between SIGTERM and SIGKILL of running operations', 5_000))
+    .addOption(durationOption('--watch-idle-timeout <duration>', 'restart the WorkItem watch when it delivers nothing, not even a bookmark, for this long (a partition can leave a connection silently dead)', 60_000))
     .addOption(new Option('--qemu-accelerator <choice>', 'accelerator of qemu VMs whose spec says auto: auto boots a probe guest under KVM at start and falls back to tcg (software emulation) when KVM does not run it').choices(['auto', 'kvm', 'tcg']).default('auto'))
     .option('--migration-address <ip>', 'address other nodes reach this node on for live migrations into it (qemu -incoming and the NBD disk export)', '127.0.0.1')
-    .option('--log-level <level>', 'error, warn, info or debug', 'info')
+    .addOption(logLevelOption('info'))
     .addOption(new Option('--join-token <token>', 'join the cluster: exchange this token (from cairn token create) for a node credential kept in --data-dir; needs --server and --certificate-authority').env('CAIRN_JOIN_TOKEN'))
     .addHelpText('after', `
 With --join-token, or once joined (the data dir holds node-credential.json), the agent authenticates

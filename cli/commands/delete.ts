@@ -1,6 +1,6 @@
 /** `cairn delete`: its arguments, flags and help; what it does is in ../run/delete.ts, loaded when it runs. */
 import type { Command } from 'commander';
-import { parseDuration } from '../flags.js';
+import { durationOption } from '../flags.js';
 import { clientCommand, runWithClient } from '../client/command.js';
 import { addFilenameFlags, dryRunOption } from '../client/verb-flags.js';
 
@@ -35,7 +35,7 @@ export function deleteCommand(): Command {
     .option('--all', 'delete every object of KIND in the namespace (with -A, everywhere)')
     .option('--ignore-not-found', 'an object that does not exist is not an error')
     .option('--wait', 'wait until every deleted object is gone (its finalizers done)')
-    .option('--timeout <duration>', 'how long --wait waits in all', parseDuration, 60_000)
+    .addOption(durationOption('--timeout <duration>', 'how long --wait waits in all', 60_000))
     .addOption(dryRunOption('the server checks each deletion without doing it'))
     .addHelpText('after', EXAMPLES)
     .action(runWithClient(async (ctx, args: string[]) => (await import('../run/delete.js')).runDelete(ctx, args)));

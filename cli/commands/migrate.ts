@@ -1,7 +1,7 @@
 /** `cairn migrate`: its arguments, flags and help; what it does is in ../run/migrate.ts, loaded when it runs. */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { clientCommand, runWithClient } from '../client/command.js';
-import { parseDuration } from '../flags.js';
+import { durationOption } from '../flags.js';
 
 const HELP = `
 A request is carried out once: when status.migration says the migration to NODE
@@ -26,7 +26,7 @@ export function migrateCommand(): Command {
     .argument('[name]', 'instance name (unless given as instance/NAME)')
     .requiredOption('--to <node>', 'the node to move the instance to')
     .option('--wait', 'wait until the migration is Completed (exit 0) or Failed (exit 1, with the reason)')
-    .addOption(new Option('--timeout <duration>', 'how long --wait (and a retry\'s wait for the controller) waits, e.g. 90s, 10m').argParser(parseDuration).default(600_000, '10m'))
+    .addOption(durationOption('--timeout <duration>', 'how long --wait (and a retry\'s wait for the controller) waits, e.g. 90s, 10m', 600_000))
     .addHelpText('after', HELP)
     .action(runWithClient(async (ctx, kind: string, name: string | undefined) => (await import('../run/migrate.js')).migrate(ctx, name === undefined ? [kind] : [kind, name])));
 }

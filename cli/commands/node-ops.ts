@@ -3,7 +3,7 @@
  * help; what they do is in ../run/node-ops.ts, loaded when one runs.
  */
 import type { Command } from 'commander';
-import { parseDuration } from '../flags.js';
+import { durationOption } from '../flags.js';
 import { clientCommand, runWithClient } from '../client/command.js';
 
 /** `cairn cordon NODE`. */
@@ -30,7 +30,7 @@ export function drainCommand(): Command {
     .description('Cordon a node and move its instances elsewhere (Node.spec.drain); --wait until it is empty')
     .argument('<node>', 'node name')
     .option('--wait', 'wait until the node reports phase Drained')
-    .option('--timeout <duration>', 'how long --wait waits', parseDuration, 300_000)
+    .addOption(durationOption('--timeout <duration>', 'how long --wait waits', 300_000))
     .addHelpText('after', '\nExamples:\n  cairn drain node-b -n demo --wait --timeout 2m\n  cairn uncordon node-b -n demo    # end the drain')
     .action(runWithClient(async (ctx, node: string) => (await import('../run/node-ops.js')).drain(ctx, node)));
 }

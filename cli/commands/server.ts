@@ -8,7 +8,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseQuantity, QUANTITY_PATTERN } from '../../api/quantity.js';
 import { defaultApiServerOptions, defaultAuditLogRotation } from '../../apiserver/options.js';
 import { addEtcdTlsFlags } from '../etcd-flags.js';
-import { parseCount, parseDuration, parseList, parsePort } from '../flags.js';
+import { durationOption, logLevelOption, parseCount, parseList, parsePort } from '../flags.js';
 import type { ServerFlags } from '../run/server.js';
 
 function addApiServerFlags(cmd: Command): Command {
@@ -20,11 +20,11 @@ function addApiServerFlags(cmd: Command): Command {
     .option('--crd-dir <dir>', 'CustomResourceDefinitions to serve (default: the crds/ shipped with Cairn)')
     .option('--kubeconfig <path>', 'where to write the admin kubeconfig (default: <data-dir>/admin.kubeconfig)')
     .option('--kubeconfig-namespace <cluster>', "namespace (Cluster) of the admin kubeconfig's context, so clients need no -n")
-    .option('--compaction-interval <duration>', 'how often to compact etcd history (0 disables)', parseDuration, defaultApiServerOptions.compactionIntervalMs)
-    .option('--event-ttl <duration>', 'how long Events are kept', parseDuration, defaultApiServerOptions.eventTtlSeconds * 1000)
-    .option('--node-credential-ttl <duration>', 'lifetime of the credential an agent gets for its join token; agents renew it at two thirds of it', parseDuration, defaultApiServerOptions.nodeCredentialTtlMs)
+    .addOption(durationOption('--compaction-interval <duration>', 'how often to compact etcd history (0 disables)', defaultApiServerOptions.compactionIntervalMs))
+    .addOption(durationOption('--event-ttl <duration>', 'how long Events are kept', defaultApiServerOptions.eventTtlSeconds * 1000))
+    .addOption(durationOption('--node-credential-ttl <duration>', 'lifetime of the credential an agent gets for its join token; agents renew it at two thirds of it', defaultApiServerOptions.nodeCredentialTtlMs))
     .option('--encryption-key-file <file>', 'the AES-GCM keys Secrets are encrypted with in etcd, the first one for writes (default: <data-dir>/encryption-keys.yaml, made with a new key when missing; every apiserver of one etcd needs the same file)')
-    .option('--log-level <level>', 'error, warn, info or debug', defaultApiServerOptions.logLevel)
+    .addOption(logLevelOption(defaultApiServerOptions.logLevel))
     .option('--workers <n>', 'apiserver processes sharing the port (one per core uses the whole machine; each keeps its own watch cache)', parseCount, 1)
     .option('--max-requests-inflight <n>', 'requests served at once, apart from watches, leases and node agents (priority and fairness: a flood waits or gets 429, heartbeats never do); 0: no limit', parseLimit, defaultApiServerOptions.maxRequestsInflight)
     .option('--max-requests-queued <n>', 'requests that may wait for one of those seats; beyond, 429 with Retry-After', parseLimit, defaultApiServerOptions.maxRequestsQueued)

@@ -1,6 +1,6 @@
 /** `cairn status`: its flags and help; what it does is in ../run/status.ts, loaded when it runs. */
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { parseDuration } from '../flags.js';
+import { InvalidArgumentError, type Command } from 'commander';
+import { durationOption } from '../flags.js';
 import { clientCommand, runWithClient } from '../client/command.js';
 import type { StatusOutput } from '../run/status.js';
 
@@ -15,8 +15,8 @@ export function statusCommand(): Command {
   return clientCommand('status', { allNamespaces: true })
     .description('Show the cluster at a glance: nodes and their allocation, instances and volumes by phase, convergence and what fails')
     .option('-w, --watch', 'keep watching: redraw in place on a terminal, print a line per change otherwise; Ctrl-C ends it')
-    .option('--until-converged', 'watch until every node, instance and volume has converged and nothing fails (exit 0), or --timeout passes (exit 1)')
-    .addOption(new Option('--timeout <duration>', 'how long --until-converged waits, e.g. 90s, 2m').argParser(parseDuration).default(300_000, '5m'))
+    .option('--until-converged', 'watch until every node, instance and volume has converged and nothing fails (exit 0), or --timeout passes (exit 1); interrupted first, it exits 130 (Ctrl-C), 143 (SIGTERM) or 141 (its output closed)')
+    .addOption(durationOption('--timeout <duration>', 'how long --until-converged waits, e.g. 90s, 2m', 300_000))
     .option('-o, --output <format>', 'text or json (with --watch, one JSON document per line)', parseOutput, 'text')
     .addHelpText(
       'after',

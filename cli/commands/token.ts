@@ -1,13 +1,13 @@
 /** `cairn token create|revoke`: their arguments, flags and help; what they do is in ../run/token.ts, loaded when one runs. */
 import { Command } from 'commander';
-import { parseCount, parseDuration } from '../flags.js';
+import { durationOption, parseCount } from '../flags.js';
 import { clientCommand, runWithClient } from '../client/command.js';
 
 function createCommand(): Command {
   return clientCommand('create')
     .description('Create a join token for a Cluster and print it (only its digest is stored)')
     .requiredOption('--cluster <name>', 'the Cluster the joining nodes belong to')
-    .option('--ttl <duration>', 'how long the token may be used (0: no expiry)', parseDuration, 24 * 3600_000)
+    .addOption(durationOption('--ttl <duration>', 'how long the token may be used (0: no expiry)', 24 * 3600_000))
     .option('--uses <n>', 'how many nodes may join with it', parseCount, 1)
     .option('--description <text>', 'what the token is for')
     .addHelpText('after', `

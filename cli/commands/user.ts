@@ -1,6 +1,6 @@
 /** `cairn user create`: its arguments, flags and help; what it does is in ../run/user.ts, loaded when it runs. */
 import { Command } from 'commander';
-import { parseDuration } from '../flags.js';
+import { durationOption } from '../flags.js';
 import { clientCommand, runWithClient } from '../client/command.js';
 import { USER_ROLES as ROLES } from '../../api/names.js';
 
@@ -11,8 +11,9 @@ function createCommand(): Command {
     .argument('<name>', 'the user name RBAC bindings refer to')
     .requiredOption('--role <role>', `one of ${ROLES.join(', ')} (the ClusterRoles cairn:admin, cairn:operator, cairn:viewer)`)
     .option('--cluster <name>', 'grant the role in this Cluster only (a RoleBinding in its namespace); default: every Cluster')
-    .option('--ttl <duration>', 'how long the token is valid (0: no expiry)', parseDuration, 0)
-    .option('-o, --output <file>', 'where to write the kubeconfig (mode 0600)', undefined)
+    .addOption(durationOption('--ttl <duration>', 'how long the token is valid (0: no expiry)', 0))
+    .option('-o, --output <file>', 'where to write the kubeconfig (mode 0600); an existing file is refused unless --force', undefined)
+    .option('--force', 'replace an existing output file (its other contexts are lost)', false)
     .addHelpText('after', `
 Examples:
   cairn user create alice --role operator --cluster prod          # writes ./alice.kubeconfig

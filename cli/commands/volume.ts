@@ -3,9 +3,9 @@
  * verbs as changes of a Volume's spec (options, state, size); what they do
  * is in ../run/volume.ts, loaded when one runs.
  */
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import { clientCommand, runWithClient } from '../client/command.js';
-import { parseDuration } from '../flags.js';
+import { durationOption } from '../flags.js';
 
 type Verb = 'set' | 'get' | 'reset' | 'start' | 'stop' | 'expand';
 
@@ -19,7 +19,7 @@ function verb(name: Verb, description: string, examples: string): Command {
 const waitFlags = (cmd: Command, until: string) =>
   cmd
     .option('--wait', `wait until ${until}`)
-    .addOption(new Option('--timeout <duration>', 'how long --wait waits, e.g. 90s, 10m').argParser(parseDuration).default(300_000, '5m'));
+    .addOption(durationOption('--timeout <duration>', 'how long --wait waits, e.g. 90s, 10m', 300_000));
 
 const run = (name: Verb) => runWithClient(async (ctx, volume: string, rest: string[] | undefined) => (await import('../run/volume.js')).volumeVerb(ctx, name, volume, rest ?? []));
 

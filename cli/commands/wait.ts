@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { clientCommand, runWithClient } from '../client/command.js';
 import { parseWaitFor } from '../client/wait-for.js';
-import { parseDuration } from '../flags.js';
+import { durationOption } from '../flags.js';
 
 const EXAMPLES = `
 Examples:
@@ -22,7 +22,7 @@ export function waitCommand(): Command {
     .requiredOption('--for <condition>', 'condition=TYPE[=VALUE] (default value True), delete, or jsonpath={PATH}[=VALUE]', parseWaitFor)
     .option('--all', 'every object of the kind in the namespace')
     .option('-l, --selector <selector>', 'label selector, e.g. app=web')
-    .option('--timeout <duration>', 'how long to wait, e.g. 30s, 5m (0: check once)', parseDuration, 30_000)
+    .addOption(durationOption('--timeout <duration>', 'how long to wait, e.g. 30s, 5m (0: check once)', 30_000))
     .addHelpText('after', EXAMPLES)
     .action(runWithClient(async (ctx, kind: string, names: string[]) => (await import('../run/wait.js')).wait(ctx, [kind, ...names])));
 }

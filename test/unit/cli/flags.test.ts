@@ -1,6 +1,7 @@
-import { InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { expect } from 'chai';
 import { parseDuration, parseList, parsePort } from '../../../cli/flags.js';
+import { cairnProgram } from '../../../cli/program.js';
 
 describe('parseDuration', () => {
   const ok: [value: string, ms: number][] = [
@@ -52,9 +53,31 @@ describe('parseList', () => {
     ['a,b,c', ['a', 'b', 'c']],
     [' a , b ', ['a', 'b']],
     ['a,,b,', ['a', 'b']],
-    ['', []],
   ];
   for (const [value, list] of cases) {
     it(`${JSON.stringify(value)} → ${JSON.stringify(list)}`, () => expect(parseList(value)).to.deep.equal(list));
   }
+
+  it('refuses a list that names nothing (an empty --etcd-endpoints crashed etcd status)', () => {
+    for (const value of ['', ',', ' , ']) expect(() => parseList(value), JSON.stringify(value)).to.throw(InvalidArgumentError, 'names nothing; give one or more, comma-separated');
+  });
+});
+
+describe('the cairn program', () => {
+  it('hints at --help after a usage error in every command, subcommands included', () => {
+    const missing: string[] = [];
+    const walk = (c: Command, path: string) => {
+      if (!(c as unknown as { _showHelpAfterError: unknown })._showHelpAfterError) missing.push(path);
+      for (const sub of c.commands) walk(sub, `${path} ${sub.name()}`);
+    };
+    walk(cairnProgram(), 'cairn');
+    expect(missing).to.deep.equal([]);
+  });
+
+  it('takes only the log levels the processes know (another dropped every line)', () => {
+    for (const command of ['server', 'apiserver', 'controller', 'agent']) {
+      const option = cairnProgram().commands.find((c) => c.name() === command)!.options.find((o) => o.long === '--log-level');
+      expect(option?.argChoices, command).to.deep.equal(['error', 'warn', 'info', 'debug']);
+    }
+  });
 });
