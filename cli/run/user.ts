@@ -5,7 +5,9 @@
  * (RoleBinding in its namespace) — and writes a kubeconfig for it that
  * kubectl and cairn read as they are.
  */
-import { promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs } from 'node:fs';
+import path from 'node:path';
+import { createFileExclusive } from '../../api/atomic-write.js';
 import { buildKubeconfig, writeKubeconfig } from '../../apiserver/kubeconfig.js';
 import { ApiStatusError } from '../../api/client/errors.js';
 import type { ClientContext } from '../client/context.js';
@@ -20,6 +22,7 @@ interface UserFlags {
   cluster?: string;
   ttl: number;
   output?: string;
+  force: boolean;
 }
 
 function roleName(role: string): string {
@@ -62,9 +65,29 @@ export async function createUser(ctx: ClientContext, name: string): Promise<void
   const role = roleName(f.role);
   const server = ctx.rest.cluster?.server;
   if (!server) throw new CliError('the kubeconfig has no current cluster', 'pass --kubeconfig or --server');
+  const file = f.output ?? `${name}.kubeconfig`;
+  // Checked before the token exists: a token whose kubeconfig cannot be written is one nobody can use.
+  await checkOutput(file, f.force);
   const t = await storeToken(ctx, { type: 'user', user: name, description: `user ${name}, ${role}${f.cluster ? ` in ${f.cluster}` : ''}` }, f.ttl);
   const binding = await bind(ctx, name, role, f.cluster);
-  const file = f.output ?? `${name}.kubeconfig`;
-  await writeKubeconfig(file, buildKubeconfig({ server, token: t.token, user: name, ...(f.cluster ? { namespace: f.cluster } : {}), ...(await currentCa(ctx)) }));
+  const kubeconfig = buildKubeconfig({ server, token: t.token, user: name, ...(f.cluster ? { namespace: f.cluster } : {}), ...(await currentCa(ctx)) });
+  if (f.force) await writeKubeconfig(file, kubeconfig);
+  else if (!(await createFileExclusive(file, kubeconfig))) throw existing(file, `token ${t.id} was made meanwhile; revoke it with cairn token revoke ${t.id}`);
   process.stdout.write(`user ${name} created: token ${t.id}${t.expires ? ` (expires ${t.expires})` : ''}, ${binding}, kubeconfig ${file}\n`);
+}
+
+/** The output file may be written: absent (or --force), in a directory this user can write. */
+async function checkOutput(file: string, force: boolean): Promise<void> {
+  const exists = await fs.stat(file).then(
+    () => true,
+    () => false,
+  );
+  if (exists && !force) throw existing(file, '');
+  await fs.access(path.dirname(path.resolve(file)), fsConstants.W_OK).catch(() => {
+    throw new CliError(`cannot write the kubeconfig to ${file}: its directory is not writable`, 'pass -o with a path in a directory you can write');
+  });
+}
+
+function existing(file: string, more: string): CliError {
+  return new CliError(`${file} exists; user create does not overwrite a file (it may hold other contexts)`, `pass -o with a new path, or --force to replace it${more ? `; ${more}` : ''}`);
 }

@@ -93,6 +93,21 @@ describe('users and roles through cairn user create, cairn and kubectl (e2e)', f
     expect(after.stderr).to.match(new RegExp(`token ${id} was revoked`));
   });
 
+  it('refuses to overwrite an existing kubeconfig (before any token is made) unless --force', async () => {
+    const before = fs.readFileSync(kubeconfigOf('alice'), 'utf8');
+    const tokens = async () => (await c.cairn(['get', 'tokens', '-o', 'name'])).stdout.trim().split('\n').length;
+    const count = await tokens();
+    const r = await c.cairn(['user', 'create', 'alice2', '--role', 'viewer', '-o', kubeconfigOf('alice')]);
+    expect(r.code).to.equal(1);
+    expect(r.stderr).to.include(`${kubeconfigOf('alice')} exists; user create does not overwrite a file (it may hold other contexts)\nhint: pass -o with a new path, or --force to replace it`);
+    expect(fs.readFileSync(kubeconfigOf('alice'), 'utf8')).to.equal(before);
+    expect(await tokens(), 'no token was made').to.equal(count);
+    const forced = await c.cairn(['user', 'create', 'alice2', '--role', 'viewer', '-o', kubeconfigOf('alice2'), '--force']);
+    expect(forced.code, forced.stderr).to.equal(0);
+    const again = await c.cairn(['user', 'create', 'alice2', '--role', 'viewer', '-o', kubeconfigOf('alice2'), '--force']);
+    expect(again.code, again.stderr).to.equal(0);
+  });
+
   it('an unknown role is refused with the roles there are', async () => {
     const r = await c.cairn(['user', 'create', 'bob', '--role', 'root']);
     expect(r.code).to.equal(1);
