@@ -27,6 +27,9 @@ export interface FollowOptions {
   timeoutMs: number;
 }
 
+// 128 + SIGPIPE: what a shell reports for a command whose reader went away (`| head`).
+const SIGPIPE_EXIT = 141;
+
 /** Follows the cluster until interrupted or, with untilConverged, settled; resolves with the exit code. */
 export async function followStatus(ctx: ClientContext, o: FollowOptions): Promise<number> {
   let pendingRedraw: NodeJS.Timeout | undefined;
@@ -64,6 +67,8 @@ export async function followStatus(ctx: ClientContext, o: FollowOptions): Promis
     if (JSON.stringify(final) !== lastDrawn) o.view.update(final);
     o.view.finish(final, outcome === 'interrupted');
     if (outcome === 'timeout') throw notConverged(final, o.timeoutMs);
+    // Stopped before it converged: a script waiting on --until-converged must not read that as converged.
+    if (outcome === 'interrupted' && o.untilConverged) return (await interruption.done) || SIGPIPE_EXIT;
     return 0;
   } finally {
     watcher.stop();

@@ -145,6 +145,15 @@ describe('cairn status and failures (e2e)', function () {
     expect(r.stderr).to.match(/^error: not converged after 3s: 3\/5 converged, 2 failing; not converged: instance demo\/big Pending \(Unschedulable\), volume demo\/huge Pending \(Unschedulable\)\nhint: cairn failures/);
   });
 
+  it('status --until-converged stopped before it converged exits 130 on SIGINT, 143 on SIGTERM (a script must not read it as converged)', async () => {
+    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      const wait = start(['status', '--until-converged', '--timeout', '90s']);
+      await eventually('the first summary', () => wait.stdout().includes('converged ['), 30_000, 100);
+      wait.child.kill(signal);
+      expect(await wait.exited, signal).to.equal(code);
+    }
+  });
+
   it('status --watch (piped): the block once, then a line per change, never an escape code; SIGINT exits 0', async () => {
     const watch = start(['status', '--watch']);
     await eventually('the first summary', () => watch.stdout().includes('converged ['), 30_000, 100);
