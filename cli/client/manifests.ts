@@ -109,6 +109,16 @@ export function selectManifests(manifests: Manifest[], selector: string | undefi
   return manifests.filter((m) => parsed.matches(m.object.metadata.labels as Record<string, string> | undefined));
 }
 
+/**
+ * The manifests a verb acts on (`-f` read, `-l` applied), refusing none at all as kubectl does: an empty
+ * input or a mistyped selector must not pass for "nothing to change" (diff) or "deleted" (delete).
+ */
+export function manifestsFor(verb: string, files: string[], opts: { recursive?: boolean; selector?: string }): Manifest[] {
+  const manifests = selectManifests(readManifests(files, { recursive: opts.recursive }), opts.selector);
+  if (manifests.length === 0) throw new CliError(`no objects passed to ${verb}`, opts.selector ? `no object of the input has the labels ${opts.selector}` : 'the files hold no objects');
+  return manifests;
+}
+
 /** The required fields a document lacks: apiVersion, kind, metadata.name. */
 export function missingFields(value: Record<string, unknown>): string[] {
   const meta = value.metadata;

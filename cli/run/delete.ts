@@ -12,7 +12,7 @@ import type { ClientContext } from '../client/context.js';
 import { parseDeleteArgs, type DeleteRequest } from '../client/delete-args.js';
 import { formatError } from '../client/errors.js';
 import { listNamespace } from '../client/read-objects.js';
-import { readManifests, selectManifests } from '../client/manifests.js';
+import { manifestsFor } from '../client/manifests.js';
 import { kindName } from '../client/printers.js';
 import { toTarget } from '../client/targets.js';
 import { listObjects, waitFor } from '../client/watch.js';
@@ -74,7 +74,7 @@ async function findVictims(ctx: ClientContext, req: DeleteRequest, catalog: Reso
   const rule = { namespace: ctx.namespace, explicit: ctx.explicitNamespace };
   const victims: Victim[] = [];
   let failures = 0;
-  for (const m of selectManifests(readManifests(flags.filename ?? [], { recursive: flags.recursive }), flags.selector)) {
+  for (const m of manifestsFor('delete', flags.filename ?? [], flags)) {
     try {
       victims.push(toTarget(m, catalog, rule));
     } catch (err) {

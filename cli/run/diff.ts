@@ -8,7 +8,7 @@ import { applyErrorText, applyTarget, readLive } from '../client/apply.js';
 import type { ClientContext } from '../client/context.js';
 import { diffFileName, diffYaml, runDiffProgram, type DiffPair } from '../client/diff.js';
 import { exitCodeOf, formatError } from '../client/errors.js';
-import { readManifests, selectManifests } from '../client/manifests.js';
+import { manifestsFor } from '../client/manifests.js';
 import { toTarget } from '../client/targets.js';
 
 interface DiffFlags {
@@ -39,7 +39,7 @@ export async function runDiff(ctx: ClientContext): Promise<number> {
 
 async function diffPairs(ctx: ClientContext): Promise<DiffPair[]> {
   const flags = ctx.flags as unknown as DiffFlags;
-  const manifests = selectManifests(readManifests(flags.filename ?? [], { recursive: flags.recursive }), flags.selector);
+  const manifests = manifestsFor('diff', flags.filename ?? [], flags);
   const catalog = await ctx.catalog();
   const rule = { namespace: ctx.namespace, explicit: ctx.explicitNamespace };
   const pairs: DiffPair[] = [];

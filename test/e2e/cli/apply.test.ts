@@ -176,6 +176,15 @@ describe('cairn apply, diff, delete (e2e)', function () {
       expect(unknown.code).to.equal(2);
       expect(unknown.stderr).to.contain('no matches for kind "Foo"');
     });
+
+    it('exits 2 when the input holds no object, or the selector matches none (not "in sync")', async () => {
+      const empty = await cairn(['diff', '-f', '-'], '');
+      expect(empty.code).to.equal(2);
+      expect(empty.stderr).to.equal('error: no objects passed to diff\nhint: the files hold no objects\n');
+      const typo = await cairn(['diff', '-f', '-', '-l', 'app=shpo'], instance('x', 1));
+      expect(typo.code).to.equal(2);
+      expect(typo.stderr).to.equal('error: no objects passed to diff\nhint: no object of the input has the labels app=shpo\n');
+    });
   });
 
   describe('apply --prune', () => {
@@ -224,6 +233,12 @@ describe('cairn apply, diff, delete (e2e)', function () {
       const r = await cairn(['delete', '-f', path.join(manifests, '10-web.yaml')]);
       expect(r.code).to.equal(0);
       expect(lines(r)).to.deep.equal(['instance.cairn.dev "web" deleted', 'volume.cairn.dev "data" deleted']);
+    });
+
+    it('refuses an input that holds no object (nothing was deleted)', async () => {
+      const r = await cairn(['delete', '-f', '-'], '');
+      expect(r.code).to.equal(1);
+      expect(r.stderr).to.equal('error: no objects passed to delete\nhint: the files hold no objects\n');
     });
 
     it('deletes by label selector', async () => {
