@@ -14,11 +14,13 @@ export interface KindTarget {
 
 /** The targets of `args` (`verb` names the command in messages). */
 export function resolveKindArgs(catalog: ResourceCatalog, args: readonly string[], verb: string): KindTarget[] {
-  if (args.length === 0) throw new CliError(`you must specify the type of resource to ${verb}`, `e.g. 'cairn ${verb} instances'; list the types with 'kubectl api-resources'`);
+  const noType = () => new CliError(`you must specify the type of resource to ${verb}`, `e.g. 'cairn ${verb} instances'; list the types with 'kubectl api-resources'`);
+  if (args.length === 0) throw noType();
   if (args.some((a) => a.includes('/'))) return typeNamePairs(catalog, args, verb);
   const [kinds, ...names] = args;
-  const resources = kinds!.split(',').filter(Boolean).flatMap((word) => catalog.resolve(word));
-  return unique(resources).map((r) => ({ r, names }));
+  const words = kinds!.split(',').filter(Boolean);
+  if (words.length === 0) throw noType(); // `cairn get ,` or `''`
+  return unique(words.flatMap((word) => catalog.resolve(word))).map((r) => ({ r, names }));
 }
 
 /** Names in the message `-A` with a NAME gives, as kubectl words it. */

@@ -69,5 +69,6 @@ describe('resolveKindArgs', () => {
     expect(() => resolveKindArgs(catalog, ['inst', 'inst/web'], 'get')).to.throw(CliError, /there is no need to specify a resource type as a separate argument/);
     expect(() => resolveKindArgs(catalog, ['pods'], 'get')).to.throw(CliError, `the server doesn't have a resource type "pods"`);
     expect(() => resolveKindArgs(catalog, [], 'describe')).to.throw(CliError, 'you must specify the type of resource to describe');
+    for (const empty of [',', '', ',,']) expect(() => resolveKindArgs(catalog, [empty], 'get'), `"${empty}"`).to.throw(CliError, 'you must specify the type of resource to get');
   });
 });
