@@ -11,6 +11,7 @@ import type { ConnectionOptions } from '../../api/client/kubeconfig.js';
 import { CREDENTIAL_FILE, credentialConnection, obtainCredential, type StoredCredential } from '../../agent/credentials.js';
 import { realClock } from '../../runtime/clock.js';
 import { createLogger } from '../../api/log.js';
+import { shutDown } from './shut-down.js';
 import { startAgent } from '../../agent/agent.js';
 import { cairnVersion } from '../../api/version.js';
 import { connectionOptions, type ConnectionFlags } from '../connection-flags.js';
@@ -81,7 +82,7 @@ export async function runAgent(flags: AgentFlags): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info('shutting down; instances keep running', { signal });
-    void agent.stop().then(() => process.exit(0));
+    void shutDown(log, [['stopping the agent', () => agent.stop()]]);
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));

@@ -5,6 +5,7 @@
  * SIGTERM/SIGINT after releasing the lease.
  */
 import { createLogger } from '../../api/log.js';
+import { shutDown } from './shut-down.js';
 import { startControllerManager } from '../../controller/manager.js';
 import { validateLeaderTimings } from '../../runtime/leader-election.js';
 import { connectionOptions, type ConnectionFlags } from '../connection-flags.js';
@@ -45,7 +46,7 @@ export async function runController(flags: ControllerFlags): Promise<void> {
     log,
   });
   log.info('controller started', { identity: manager.identity, pid: process.pid, health: manager.healthUrl });
-  const shutdown = () => void manager.stop().then(() => process.exit(0));
+  const shutdown = () => void shutDown(log, [['stopping the controller', () => manager.stop()]]);
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
   onParentGone = shutdown;

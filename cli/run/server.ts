@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../../api/log.js';
+import { shutDown } from './shut-down.js';
 import { explainEtcdFailure } from '../../apiserver/etcd/client-tls.js';
 import { lockDataDir } from '../../apiserver/etcd/data-dir-lock.js';
 import { EtcdSupervisor } from '../../apiserver/etcd/supervisor.js';
@@ -96,11 +97,12 @@ export async function runServer(flags: ServerFlags, embedEtcd: boolean): Promise
     if (stopping) return;
     stopping = true;
     log.info('shutting down', { signal });
-    await controller?.stop();
-    await server.close();
-    await etcd?.stop();
-    unlock();
-    process.exit(0);
+    await shutDown(log, [
+      ['stopping the controller', () => controller?.stop()],
+      ['closing the API server', () => server.close()],
+      ['stopping the embedded etcd', () => etcd?.stop()],
+      ['unlocking the data dir', unlock],
+    ]);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
