@@ -17,7 +17,7 @@ import type { ConnectionFlags } from '../connection-flags.js';
 import { ResourceCatalog } from './catalog.js';
 import { CliError } from './errors.js';
 import { HttpsClient } from './https-client.js';
-import { readKubeconfig } from './kubeconfig-file.js';
+import { readKubeconfig, type HttpsSettings } from './kubeconfig-file.js';
 
 /** Flags every client verb accepts. */
 export interface ClientFlags extends ConnectionFlags {
@@ -67,12 +67,34 @@ async function connect(flags: ClientFlags): Promise<{ rest: ApiClient; contextNs
   }
   const opts = connectionOptions(flags);
   const settings = readKubeconfig(opts);
-  if (settings) return { rest: new HttpsClient(settings), contextNs: settings.namespace };
+  const where = file ?? '~/.kube/config';
+  if (settings) return { rest: checkedClient(settings, flags, where), contextNs: settings.namespace };
   const { ClientNodeClient } = await import('./client-node-client.js');
   try {
     const client = ClientNodeClient.load(opts);
     return { rest: client, contextNs: client.namespace };
   } catch (err) {
-    throw new CliError((err as Error).message, 'list the contexts with: kubectl config get-contexts');
+    // client-node's own messages ("No active cluster!") do not say which file they are about; Cairn's do.
+    const message = (err as Error).message;
+    throw new CliError(message.includes('kubeconfig') ? message : `cannot use the kubeconfig ${where}: ${message}`, 'check that it is a kubeconfig; list its contexts with: kubectl config get-contexts');
   }
+}
+
+// The server and CA the flags or the kubeconfig name, checked first: Node's own errors ("Invalid URL", an ENOENT
+// of a path) would say neither which flag nor which file to fix.
+function checkedClient(settings: HttpsSettings, flags: ClientFlags, kubeconfig: string): HttpsClient {
+  const { server, caFile } = settings.cluster;
+  const source = (flag: string | undefined, name: string, field: string) => (flag ? name : `${field} in the kubeconfig ${kubeconfig}`);
+  if (!/^https?:\/\/./i.test(server) || !URL.canParse(server)) {
+    throw new CliError(`the server ${JSON.stringify(server)} (${source(flags.server, '--server', 'cluster.server')}) is not a URL`, 'give it as https://HOST:PORT, e.g. https://127.0.0.1:6443');
+  }
+  if (caFile) {
+    try {
+      fs.accessSync(caFile, fs.constants.R_OK);
+    } catch (err) {
+      const reason = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'it does not exist' : (err as Error).message;
+      throw new CliError(`cannot read the certificate authority ${caFile} (${source(flags.certificateAuthority, '--certificate-authority', 'cluster.certificate-authority')}): ${reason}`, "give the path of the cluster's CA certificate (PEM); cairn server writes it to <data-dir>/pki/ca.crt");
+    }
+  }
+  return new HttpsClient(settings);
 }

@@ -61,6 +61,19 @@ describe('cairn client verbs: reaching the server', function () {
     expect(r.stderr).to.match(/^Error from server \(Unauthorized\)/);
   });
 
+  it('a server that is not a URL, an unreadable CA or a file that is no kubeconfig is named, with where it came from', async () => {
+    const notUrl = await runCairn(['get', 'clusters', '--server', '127.0.0.1:6443'], { env: bare });
+    expect([notUrl.code, notUrl.stderr]).to.deep.equal([1, 'error: the server "127.0.0.1:6443" (--server) is not a URL\nhint: give it as https://HOST:PORT, e.g. https://127.0.0.1:6443\n']);
+    const noCa = await runCairn(['get', 'clusters', '--kubeconfig', server.kubeconfig, '--certificate-authority', path.join(home, 'ca.crt')]);
+    expect(noCa.code).to.equal(1);
+    expect(noCa.stderr).to.match(new RegExp(`^error: cannot read the certificate authority ${path.join(home, 'ca.crt')} \\(--certificate-authority\\): it does not exist\nhint: `));
+    const notKubeconfig = path.join(home, 'notes.txt');
+    fs.writeFileSync(notKubeconfig, 'just some text\n');
+    const r = await runCairn(['get', 'clusters', '--kubeconfig', notKubeconfig], { env: bare });
+    expect(r.code).to.equal(1);
+    expect(r.stderr).to.match(new RegExp(`^error: cannot use the kubeconfig ${notKubeconfig}: .+\nhint: check that it is a kubeconfig`));
+  });
+
   it('a refused connection names the server', async () => {
     const r = await runCairn(['get', 'clusters', '--kubeconfig', server.kubeconfig, '--server', 'https://127.0.0.1:1']);
     expect(r.code).to.equal(1);
