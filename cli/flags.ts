@@ -40,9 +40,17 @@ export function formatDuration(ms: number): string {
   return `${ms}ms`;
 }
 
-/** A duration flag whose help shows its default as one to type (`60s`), not in milliseconds. */
-export function durationOption(flags: string, description: string, defaultMs: number): Option {
-  return new Option(flags, description).argParser(parseDuration).default(defaultMs, formatDuration(defaultMs));
+/**
+ * A duration flag whose help shows its default as one to type (`60s`), not in milliseconds. `positive`
+ * refuses 0 where it would make a loop spin (a heartbeat or retry interval).
+ */
+export function durationOption(flags: string, description: string, defaultMs: number, opts: { positive?: boolean } = {}): Option {
+  const parse = (value: string) => {
+    const ms = parseDuration(value);
+    if (opts.positive && ms === 0) throw new InvalidArgumentError(`"${value}" is no time at all; give a duration above 0, e.g. ${formatDuration(defaultMs)}`);
+    return ms;
+  };
+  return new Option(flags, description).argParser(parse).default(defaultMs, formatDuration(defaultMs));
 }
 
 /** `--log-level`: one of winston's levels the processes use (another would silently drop every line). */

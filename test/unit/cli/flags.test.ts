@@ -74,6 +74,14 @@ describe('the cairn program', () => {
     expect(missing).to.deep.equal([]);
   });
 
+  it('refuses 0 for the intervals a loop would spin on', () => {
+    for (const [command, flag] of [['agent', '--heartbeat-interval'], ['agent', '--lease-duration'], ['controller', '--retry-period'], ['controller', '--renew-deadline'], ['controller', '--lease-duration']]) {
+      const option = cairnProgram().commands.find((c) => c.name() === command)!.options.find((o) => o.long === flag)!;
+      expect(() => option.parseArg!('0s', undefined), `${command} ${flag}`).to.throw(InvalidArgumentError, 'is no time at all');
+      expect(option.parseArg!('3s', undefined)).to.equal(3000);
+    }
+  });
+
   it('takes only the log levels the processes know (another dropped every line)', () => {
     for (const command of ['server', 'apiserver', 'controller', 'agent']) {
       const option = cairnProgram().commands.find((c) => c.name() === command)!.options.find((o) => o.long === '--log-level');
