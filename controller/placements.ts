@@ -13,7 +13,10 @@
  * Concurrency model: scheduling decisions are computed synchronously and
  * assumed before the first await, so no other worker can decide on a
  * tally that lacks them. An assumption is dropped once the cache holds
- * the WorkItem it stands for, or when its write failed.
+ * the WorkItem it stands for, or when its write failed, or after
+ * ASSUMED_TTL_MS (as kube-scheduler expires an assumed Pod): a WorkItem
+ * created and deleted while the watch was down is never seen by the
+ * relist that follows, and would otherwise stay placed for good.
  */
 import type { Instance } from '../api/instance.js';
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../api/names.js';
@@ -54,13 +57,19 @@ function addUsage(into: NodeUsage, u: NodeUsage, sign: 1 | -1): void {
   into.volumeReplicas += sign * u.volumeReplicas;
 }
 
+/** How long an assumption may wait for its WorkItem to show up in the cache. */
+export const ASSUMED_TTL_MS = 60_000;
+
 /** Assumed placements plus the cache: the scheduler's view of a cluster. */
 export class Placements {
-  private readonly assumed = new Map<string, WorkItem>();
+  private readonly assumed = new Map<string, { w: WorkItem; at: number }>();
   private readonly counted = new Map<string, Contribution>();
   private readonly tally = new Map<string, Map<string, NodeUsage>>();
 
-  constructor(private readonly cache: ControllerCache) {
+  constructor(
+    private readonly cache: ControllerCache,
+    private readonly now: () => number = Date.now,
+  ) {
     cache.workItems.addHandlers({
       add: (w) => this.observed(w),
       update: (_old, w) => this.observed(w),
@@ -73,7 +82,7 @@ export class Placements {
 
   /** Records a WorkItem about to be created. */
   assume(workItem: WorkItem): void {
-    this.assumed.set(keyOf(workItem), workItem);
+    this.assumed.set(keyOf(workItem), { w: workItem, at: this.now() });
     this.count(workItem);
   }
 
@@ -89,9 +98,9 @@ export class Placements {
   /** WorkItems of one owner: cached ones plus assumed ones not yet cached. */
   workItemsOf(kind: 'Instance' | 'Volume', namespace: string, name: string): WorkItem[] {
     const out = this.cache.workItemsOf(kind, namespace, name);
-    for (const [key, w] of this.assumed) {
+    for (const w of this.liveAssumptions()) {
       if (w.metadata.namespace !== namespace || w.metadata.labels?.[OWNER_KIND_LABEL] !== kind || w.metadata.labels?.[OWNER_NAME_LABEL] !== name) continue;
-      if (!out.some((c) => keyOf(c) === key)) out.push(w);
+      if (!out.some((c) => keyOf(c) === keyOf(w))) out.push(w);
     }
     return out;
   }
@@ -99,8 +108,17 @@ export class Placements {
   /** WorkItems of one namespace: cached ones plus assumed ones not yet cached. */
   workItemsIn(namespace: string): WorkItem[] {
     const out = this.cache.inNamespace(this.cache.workItems, namespace);
-    for (const [key, w] of this.assumed) if (w.metadata.namespace === namespace && !this.cache.workItems.get(key)) out.push(w);
+    for (const w of this.liveAssumptions()) if (w.metadata.namespace === namespace && !this.cache.workItems.get(keyOf(w))) out.push(w);
     return out;
+  }
+
+  // The assumptions not yet expired; expired ones are dropped (and uncounted) on the way.
+  private *liveAssumptions(): Generator<WorkItem> {
+    const now = this.now();
+    for (const { w, at } of this.assumed.values()) {
+      if (now - at < ASSUMED_TTL_MS) yield w;
+      else this.forget(w);
+    }
   }
 
   /** What is placed on each node of a namespace. */

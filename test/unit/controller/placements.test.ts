@@ -6,7 +6,7 @@ import type { Volume } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import type { ControllerCache } from '../../../controller/cache.js';
 import type { InformerHandlers } from '../../../runtime/informer.js';
-import { Placements } from '../../../controller/placements.js';
+import { ASSUMED_TTL_MS, Placements } from '../../../controller/placements.js';
 import { NS, instance, instanceWorkItem, replicaDone, replicaWorkItem, volume } from './reconcilers/builders.js';
 
 const key = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace}/${o.metadata.name}`;
@@ -17,7 +17,7 @@ function fakeCache(objs: { instances?: Instance[]; volumes?: Volume[] } = {}) {
   const handlers: InformerHandlers<WorkItem>[] = [];
   const list = <T extends { metadata: { namespace?: string } }>(l: T[] = []) => ({ list: () => l });
   const cache = {
-    workItems: { get: (k: string) => workItems.get(k), addHandlers: (h: InformerHandlers<WorkItem>) => handlers.push(h) },
+    workItems: { get: (k: string) => workItems.get(k), list: () => [...workItems.values()], addHandlers: (h: InformerHandlers<WorkItem>) => handlers.push(h) },
     instances: list(objs.instances),
     volumes: list(objs.volumes),
     nodes: list([]),
@@ -72,6 +72,20 @@ describe('Placements', () => {
     events.add(r);
     expect(p.usage(NS).get('n2')).to.include({ storageBytes: 10 * 2 ** 30, volumeReplicas: 1 });
     expect(p.snapshot(NS).placedInstances).to.equal(0);
+  });
+
+  it('expires an assumption its WorkItem never came back for (created and deleted while the watch was down)', () => {
+    const { cache } = fakeCache();
+    let now = 1_000;
+    const p = new Placements(cache, () => now);
+    p.assume(instanceWorkItem(instance('ghost', { cpus: 2 }), 'n1'));
+    now += ASSUMED_TTL_MS - 1;
+    expect(p.workItemsOf('Instance', NS, 'ghost')).to.have.length(1);
+    expect(p.usage(NS).get('n1')).to.include({ cpus: 2, instances: 1 });
+    now += 1;
+    expect(p.workItemsOf('Instance', NS, 'ghost')).to.deep.equal([]);
+    expect(p.usage(NS).get('n1')).to.include({ cpus: 0, instances: 0 });
+    expect(p.workItemsIn(NS)).to.deep.equal([]);
   });
 
   it('gives the scheduler the tally, and only the instances it still reads (anti-affinity groups) placed where their WorkItems are', () => {
