@@ -32,7 +32,7 @@
  * synchronous stretch: a SIGTERM to the worker is handled only afterwards,
  * so no launched process is left unrecorded.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -56,7 +56,7 @@ const WATCHDOG = [
   'while :; do',
   '  d=; read -r d 2>/dev/null < "$fence"',
   '  now=${EPOCHREALTIME/[.,]/}; now=${now:0:13}',
-  '  case $d in ""|*[!0-9]*) left=0 ;; *) left=$((d - now)) ;; esac',
+  '  case $d:$now in :*|*:|*[!0-9:]*) left=0 ;; *) left=$((d - now)) ;; esac',
   '  if ((left <= 0)); then echo "$shim 137" > "$exitf.tmp" && mv -f "$exitf.tmp" "$exitf"; kill -KILL 0; fi',
   '  ((left > 30000)) && left=30000',
   '  printf -v frac %03d $((left % 1000))',
@@ -157,12 +157,24 @@ export function resolveCommand(command: string, envPath: string, cwd: string, no
   );
 }
 
+let watchdogShellOk = false;
+
+// The watchdog reads the clock from bash's $EPOCHREALTIME (bash 5.0 on): an older bash has none, and its
+// watchdog would never fire (it now fires at once instead), so such a node refuses to run fenced instances.
+function requireWatchdogShell(): void {
+  if (watchdogShellOk) return;
+  if (executable('/bin/bash') !== 'ok') throw new OperationError('DriverUnavailable', 'cannot fence the instance: /bin/bash, which runs its fencing watchdog, is missing', 'install bash 5 or later on the node');
+  const clock = spawnSync('/bin/bash', ['-c', 'echo "$EPOCHREALTIME"'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+  if (!/^\d+[.,]\d+$/.test(clock)) throw new OperationError('DriverUnavailable', 'cannot fence the instance: /bin/bash has no $EPOCHREALTIME (it is older than 5.0), which its fencing watchdog reads the clock from', 'install bash 5 or later on the node');
+  watchdogShellOk = true;
+}
+
 /** Starts the shim as a new session; returns its pid and start ticks, read before the event loop can reap it. */
 export function launch(spec: LaunchSpec): { pid: number; startTicks: number } {
   const log = fs.openSync(spec.logPath, 'a', 0o644);
   try {
     fs.rmSync(spec.exitPath, { force: true });
-    if (spec.fencePath && executable('/bin/bash') !== 'ok') throw new OperationError('DriverUnavailable', 'cannot fence the instance: /bin/bash, which runs its fencing watchdog, is missing', 'install bash on the node');
+    if (spec.fencePath) requireWatchdogShell();
     const child = spawn('/bin/sh', ['-c', SHIM, 'cairn-shim', spec.exitPath, spec.cgroupProcs ?? '', spec.fencePath ?? '', WATCHDOG, ...spec.argv], {
       detached: true,
       stdio: ['ignore', log, log],
