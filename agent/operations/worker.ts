@@ -58,6 +58,12 @@ async function main(): Promise<void> {
       current.abort.abort(new OperationError('Cancelled', `operation ${current.operationId} was terminated by ${sig}`));
     });
   }
+  // The agent's end of stdin closed: it is gone (killed, say), and a new agent may already be doing the same
+  // work. What runs now is aborted, not finished behind its back (the loop below sees the end only between lines).
+  process.stdin.once('end', () => {
+    terminated = true;
+    current?.abort.abort(new OperationError('Cancelled', `operation ${current.operationId} was abandoned: the agent that asked for it is gone`));
+  });
   for await (const line of readline.createInterface({ input: process.stdin, crlfDelay: Infinity })) {
     if (!line.trim()) continue;
     const request = JSON.parse(line) as WorkerRequest;
