@@ -264,19 +264,24 @@ async function abortMigration(item: WorkItem, ctx: OperationContext): Promise<vo
   const dir = stateDir(item, ctx.dataDir);
   const state = readState(dir)!;
   const o = state.vm!.outgoing!;
-  let message = 'the migration was cancelled';
+  let message: string | undefined = 'the migration was cancelled';
   if (vmAlive(state)) {
     message = await withQmp(vmPaths(dir).controlSocket, async (qmp) => {
       const before = await qmp.execute<QueryMigrate>('query-migrate');
+      // Completed meanwhile (the status read that chose this may have timed out): the guest may run on the
+      // target already, so this one must not resume. The next observation finishes the migration instead.
+      if (before.status === 'completed') return undefined;
       if (before.status !== 'failed' && before.status !== 'cancelled') await qmp.execute('migrate_cancel');
       await cancelMirrors(qmp, ctx.signal);
       for (const i of mirroredDisks(item)) await qmp.execute('blockdev-del', { 'node-name': `mirror-${diskNodeName(i)}` }).catch(() => undefined);
       const status = await qmp.execute<{ status: string }>('query-status');
+      if (status.status === 'postmigrate') return undefined; // the transfer finished after all: as above
       if (status.status !== 'running') await qmp.execute('cont');
       if (before['error-desc']) return `qemu: ${before['error-desc']}`;
       return timedOut(o, item.spec.instance?.migration, ctx.now()) ? `the migration did not complete within ${item.spec.instance?.migration?.timeoutSeconds ?? 300} s` : `the migration ended with status ${before.status ?? 'unknown'}`;
     });
   } else message = 'qemu exited on the source during the migration';
+  if (message === undefined) return void ctx.log.warn('migration completed while it was being cancelled; finishing it instead', { instance: item.spec.owner.name });
   writeState(dir, { ...state, vm: { ...state.vm!, outgoing: { ...o, failed: { message, at: ctx.now() } } } });
   ctx.log.warn('migration aborted; the guest runs here', { instance: item.spec.owner.name, reason: message });
 }
