@@ -195,9 +195,10 @@ async function handOver(d: AgentReconcilerDeps, key: string, item: WorkItem, obs
   const disks = (item.spec.instance?.volumes?.length ?? 0) > 0;
   if (finish && disks) await runStep(d, key, item, 'finishMigration');
   const leaseName = claimNameOf(item);
-  await bounded(d, d.claims.handOver(key, leaseName, peer), API_TIMEOUT_MS, 'handing the claim over').catch((err: unknown) => {
+  const outcome = await bounded(d, d.claims.handOver(key, leaseName, peer), API_TIMEOUT_MS, 'handing the claim over').catch((err: unknown) => {
     throw new RetryLater(`cannot hand the claim ${leaseName} to node ${peer}: ${String(err)}`);
   });
+  if (outcome === 'not held') d.log.warn('the claim to hand over is gone or held by another node: nothing to give; the migration ends here', { workItem: key, claim: leaseName, peer });
   if (finish && !disks) await runStep(d, key, item, 'finishMigration');
 }
 
@@ -292,7 +293,7 @@ async function finalize(d: AgentReconcilerDeps, key: string, item: WorkItem): Pr
       // A source that completed a migration gives the claim to the target, never back to nobody. The
       // finalizer goes only once the claim is given up: the next node must never wait on it forever.
       const leaseName = claimNameOf(item);
-      const giveUp = migratedTo ? d.claims.handOver(key, leaseName, migratedTo) : d.claims.release(key, leaseName);
+      const giveUp: Promise<unknown> = migratedTo ? d.claims.handOver(key, leaseName, migratedTo) : d.claims.release(key, leaseName);
       await bounded(d, giveUp, API_TIMEOUT_MS, `giving the claim ${leaseName} up`).catch((err: unknown) => {
         throw new RetryLater(String(err));
       });

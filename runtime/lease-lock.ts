@@ -104,19 +104,23 @@ export class LeaseLock {
 
   /**
    * Hands the lease to `successor` if this identity holds it, for a full duration from now (the
-   * switch-over of a live migration): never free in between. Resolves once `successor` holds it;
-   * a conflict (a concurrent renewal) or another holder rejects, for the caller to retry or report.
+   * switch-over of a live migration): never free in between. Resolves once `successor` holds it, or
+   * once it is clear this identity has nothing to give: the lease is gone, or another holds it (as
+   * release() does; rejecting, a caller retrying would never get past it). A conflict (a concurrent
+   * renewal) rejects, for the caller to retry.
    */
-  async handOver(successor: string): Promise<void> {
+  async handOver(successor: string): Promise<'handed' | 'not held'> {
     const current = await this.read().catch((err: unknown) => {
+      if (isNotFound(err)) return undefined;
       throw toApiError(err);
     });
-    const holder = current.spec?.holderIdentity;
-    if (holder === successor) return;
-    if (holder !== this.opts.identity) throw new Error(`lease ${this.opts.name} is held by ${holder ?? 'nobody'}, not by ${this.opts.identity}: cannot hand it to ${successor}`);
+    const holder = current?.spec?.holderIdentity;
+    if (holder === successor) return 'handed';
+    if (!current || holder !== this.opts.identity) return 'not held';
     await this.replaceHolder(current, successor, this.opts.leaseDurationSeconds).catch((err: unknown) => {
       throw toApiError(err);
     });
+    return 'handed';
   }
 
   private read(): Promise<V1Lease> {

@@ -75,11 +75,14 @@ export class InstanceClaims {
     await c.lock.release();
   }
 
-  /** Hands key's claim to node `successor` in one compare-and-swap (a live migration's switch-over). */
-  async handOver(key: string, leaseName: string, successor: string): Promise<void> {
+  /**
+   * Hands key's claim to node `successor` in one compare-and-swap (a live migration's switch-over); a
+   * claim that is gone or held by another node is left alone ('not held': this node has none to give).
+   */
+  async handOver(key: string, leaseName: string, successor: string): Promise<'handed' | 'not held'> {
     const c = this.entry(key, leaseName);
     this.forget(key);
-    await c.lock.handOver(successor);
+    return c.lock.handOver(successor);
   }
 
   /** Takes back the claims a previous run made in `term` (the term this run continues). */

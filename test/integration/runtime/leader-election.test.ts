@@ -110,6 +110,17 @@ describe('LeaseLock and LeaderElector (real etcd, in-process apiserver)', functi
       expect((await read('l-release')).spec).to.include({ holderIdentity: 'b', leaseTransitions: 1 });
     });
 
+    it('handOver gives the lease to the successor at once; a lease gone or held by another is "not held", untouched', async () => {
+      const a = lock('l-hand', 'a');
+      expect(await a.tryAcquireOrRenew()).to.equal(true);
+      expect(await a.handOver('b')).to.equal('handed');
+      expect((await read('l-hand')).spec).to.include({ holderIdentity: 'b', leaseTransitions: 1 });
+      expect(await a.handOver('b'), 'again: the successor holds it').to.equal('handed');
+      expect(await lock('l-hand', 'c').handOver('d'), 'held by another (b)').to.equal('not held');
+      expect((await read('l-hand')).spec?.holderIdentity).to.equal('b');
+      expect(await lock('l-hand-gone', 'a').handOver('b'), 'no such lease').to.equal('not held');
+    });
+
     it('two candidates racing for an expired lease: exactly one wins', async () => {
       const clocks = [new FakeClock(), new FakeClock(), new FakeClock()];
       const [a, b, c] = ['a', 'b', 'c'].map((id, i) => lock('l-race', id, clocks[i]));
