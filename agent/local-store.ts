@@ -105,7 +105,11 @@ export class LocalStore {
     if (this.claimTerms.get(key) === term) return;
     if (term) this.claimTerms.set(key, term);
     else this.claimTerms.delete(key);
-    if (this.items.has(key)) this.markDirty(key);
+    if (!this.items.has(key)) return;
+    this.markDirty(key);
+    // A claim given up is on disk before it is given up through the API (the caller's next step): a restart
+    // within the flush delay would otherwise take back a claim that another node holds by then.
+    if (!term) this.flush();
   }
 
   /** Records the node's current fencing term (persisted with the next flush, and only when it changed). */

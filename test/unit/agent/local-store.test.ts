@@ -67,6 +67,15 @@ describe('agent LocalStore', () => {
     expect(again.list().map((w) => w.metadata.name)).to.deep.equal(['a']);
   });
 
+  it('has a claim given up on disk at once, before the API hears of it (a restart must not take it back)', () => {
+    const store = LocalStore.at(dir);
+    store.put(item('a'));
+    store.recordClaim('c1/a', 'term-1');
+    store.flush();
+    store.recordClaim('c1/a', undefined); // no flush: as the claims do right before a release or hand-over
+    expect(reopened().claimedIn('term-1')).to.deep.equal([]);
+  });
+
   it('writes one file per changed WorkItem: a claim rewrites that WorkItem only', () => {
     const store = LocalStore.at(dir);
     for (const n of ['a', 'b', 'c']) store.put(item(n));
