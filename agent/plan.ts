@@ -16,8 +16,11 @@
 import type { DriverAction, Observation } from './drivers/driver.js';
 import type { WorkItem } from '../api/workitem.js';
 
-/** Actions of a driver's ensure() that let a guest run: they need the term and the claim. */
-const RUNS_GUEST: ReadonlySet<DriverAction> = new Set<DriverAction>(['start', 'restart', 'resume', 'migrate', 'abortMigration']);
+/**
+ * Actions of a driver's ensure() that let a guest run: they need the term and the claim. Recording an exit is
+ * one: the same ensure plans again and may restart at once (a changed spec or restart token).
+ */
+const RUNS_GUEST: ReadonlySet<DriverAction> = new Set<DriverAction>(['start', 'restart', 'recordExit', 'resume', 'migrate', 'abortMigration']);
 
 /** The fence as the executor sees it. */
 export interface FenceView {

@@ -8,7 +8,8 @@ import type { InstanceRuntimeState, MigrationRole, WorkItem } from '../../../api
 const NODE = 'n1';
 const PEER = 'n2';
 /** ensure() actions that let a guest run: they need the node's term and the instance's claim. */
-const RUNS_GUEST: DriverAction[] = ['start', 'restart', 'resume', 'migrate', 'abortMigration'];
+// recordExit among them: the ensure that records an exit plans again and may restart in the same operation.
+const RUNS_GUEST: DriverAction[] = ['start', 'restart', 'recordExit', 'resume', 'migrate', 'abortMigration'];
 const ACTIONS: Array<DriverAction | undefined> = [undefined, 'start', 'restart', 'stop', 'recordExit', 'listen', 'migrate', 'finishMigration', 'abortMigration', 'resume'];
 const STATES: Array<InstanceRuntimeState | undefined> = [undefined, 'Running', 'Starting', 'Stopping', 'Stopped', 'Exited', 'BackOff', 'Fenced'];
 
