@@ -8,7 +8,7 @@
  * too slowly is cut off and re-watches.
  */
 import type { ApiRequest as Request, ApiResponse as Response } from './context.js';
-import { ApiError, expired } from '../errors.js';
+import { ApiError, expired, invalid, type StatusCause } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import { toTable, wantsTable, type IncludeObject } from '../rest/table.js';
 import type { Selection } from '../rest/selection.js';
@@ -28,11 +28,18 @@ interface WatchParams {
   fromRev: number;
   /** No resourceVersion: start from the most recent state, read consistently. */
   latest: boolean;
+  /** Start with an ADDED event per object (a resourceVersion of 0 or none does, unless sendInitialEvents=false). */
+  initialEvents: boolean;
+  /** sendInitialEvents=true (a WatchList, client-go's streaming list): a bookmark marks the end of the initial events. */
+  markInitialEnd: boolean;
   timeoutMs: number;
   bookmarks: boolean;
   table: boolean;
   include: IncludeObject;
 }
+
+/** The annotation of the bookmark that ends a WatchList's initial events, as kube sets it. */
+export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 function watchParams(req: Request): WatchParams {
   const q = req.query as Query;
@@ -42,20 +49,42 @@ function watchParams(req: Request): WatchParams {
   // re-watches; a longer one is cut to an hour.
   const asked = int(q, 'timeoutSeconds');
   const timeoutS = asked ? Math.min(asked, 3600) : 1800 + Math.floor(Math.random() * 1800);
+  const bookmarks = bool(q, 'allowWatchBookmarks');
+  const sendInitialEvents = watchListParams(q, bookmarks);
+  const fromRev = rv ? Number(rv) : 0;
   return {
-    fromRev: rv ? Number(rv) : 0,
+    fromRev,
     latest: !rv,
+    initialEvents: sendInitialEvents ?? fromRev === 0,
+    markInitialEnd: sendInitialEvents === true,
     timeoutMs: timeoutS * 1000,
-    bookmarks: bool(q, 'allowWatchBookmarks'),
+    bookmarks,
     table: wantsTable(req.headers.accept),
     include: (str(q, 'includeObject') ?? 'Metadata') as IncludeObject,
   };
+}
+
+// sendInitialEvents and resourceVersionMatch, checked as kube-apiserver checks a watch's ListOptions.
+function watchListParams(q: Query, bookmarks: boolean): boolean | undefined {
+  const raw = str(q, 'sendInitialEvents');
+  const send = raw === undefined ? undefined : bool(q, 'sendInitialEvents');
+  const match = str(q, 'resourceVersionMatch') ?? '';
+  const causes: StatusCause[] = [];
+  const forbidden = (field: string, message: string) => causes.push({ reason: 'FieldValueForbidden', field, message: `Forbidden: ${message}` });
+  if (send !== undefined && match !== 'NotOlderThan') forbidden('resourceVersionMatch', 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+  if (match !== '' && send === undefined) forbidden('resourceVersionMatch', 'resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  if (match !== '' && match !== 'NotOlderThan') causes.push({ reason: 'FieldValueNotSupported', field: 'resourceVersionMatch', message: `Unsupported value: ${JSON.stringify(match)}: supported values: "NotOlderThan"` });
+  if (send === true && !bookmarks) forbidden('allowWatchBookmarks', 'allowWatchBookmarks must be set to true when sendInitialEvents is set to true');
+  if (causes.length > 0) throw invalid('ListOptions', 'meta.k8s.io', '', causes);
+  return send;
 }
 
 /** Streams a watch until the client leaves, the timeout passes, or the server stops. */
 export async function serveWatch(ctx: ApiContext, req: Request, res: Response, def: ResourceDefinition, ns: string | undefined, sel: Selection): Promise<void> {
   const p = watchParams(req);
   if (p.latest) await ctx.cache.waitFresh(1000);
+  // A WatchList's initial state is at least as new as the version asked for (NotOlderThan).
+  if (p.initialEvents && p.fromRev > 0) await waitUntilServed(ctx, p.fromRev);
   if (res.destroyed || res.writableEnded) return; // the client left while we waited
   let lastRev = p.fromRev;
   let viaCache = true;
@@ -80,9 +109,11 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
   };
   const cache = ctx.cache.forResource(def);
   const sub: Subscriber = { matches: sel.matches, onEvent: send, onClose: () => stream.close(), indexedBy: sel.exact };
-  if (p.fromRev === 0) {
+  if (p.initialEvents || p.fromRev === 0) {
     const start = ctx.cache.revision;
-    for (const obj of cache.list(sel.matches, sel.exact)) send({ type: 'ADDED', object: obj, rev: Number(obj.metadata.resourceVersion) });
+    lastRev = 0; // every object is sent, whatever version it has (a WatchList's may be older than the one asked for)
+    if (p.initialEvents) for (const obj of cache.list(sel.matches, sel.exact)) send({ type: 'ADDED', object: obj, rev: Number(obj.metadata.resourceVersion) });
+    if (p.markInitialEnd) stream.write(`${JSON.stringify({ type: 'BOOKMARK', object: bookmark(def, start, { [INITIAL_EVENTS_END]: 'true' }) })}\n`);
     lastRev = start;
     cache.subscribe(sub, start);
     stream.onClose(() => cache.unsubscribe(sub));
@@ -129,6 +160,12 @@ function objectJson(obj: KubeObject): string {
   return s;
 }
 
-function bookmark(def: ResourceDefinition, rev: number): Record<string, unknown> {
-  return { kind: def.kind, apiVersion: def.group ? `${def.group}/${def.version}` : def.version, metadata: { resourceVersion: String(rev) } };
+function bookmark(def: ResourceDefinition, rev: number, annotations?: Record<string, string>): Record<string, unknown> {
+  return { kind: def.kind, apiVersion: def.group ? `${def.group}/${def.version}` : def.version, metadata: { resourceVersion: String(rev), ...(annotations ? { annotations } : {}) } };
+}
+
+// A WatchList from a version the cache has not reached waits for it, as kube's does (504 if it never comes).
+async function waitUntilServed(ctx: ApiContext, rev: number): Promise<void> {
+  if (await ctx.cache.waitForRevision(rev, 3000)) return;
+  throw new ApiError(504, 'Timeout', `Too large resource version: ${rev}, current: ${ctx.cache.revision}`, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 });
 }

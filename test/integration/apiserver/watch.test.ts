@@ -40,7 +40,7 @@ describe('apiserver watch (real etcd)', function () {
   before(async () => {
     env = await startTestEnv({ watchKeepaliveMs: 300 });
     store = new EtcdStore(new Etcd3({ hosts: env.etcd.endpoint }));
-    for (const c of ['w-init', 'w-rv', 'w-label', 'w-node', 'w-node2', 'w-idle', 'w-table', 'w-compact']) await ok('POST', cairnPath('clusters'), cluster(c));
+    for (const c of ['w-init', 'w-rv', 'w-label', 'w-node', 'w-node2', 'w-idle', 'w-table', 'w-compact', 'w-list']) await ok('POST', cairnPath('clusters'), cluster(c));
   });
   after(async () => {
     for (const c of closers) c();
@@ -60,6 +60,42 @@ describe('apiserver watch (real etcd)', function () {
     await w.until((e) => e.some((x) => x.type === 'DELETED'), 5000);
     await sleep(200);
     expect(summary(w.events.slice(2))).to.deep.equal(['ADDED c', 'MODIFIED c', 'DELETED c']);
+  });
+
+  it('a WatchList (sendInitialEvents=true, client-go streaming lists): ADDED per object, a bookmark marked as the end of them, then live events', async () => {
+    const ns = 'w-list';
+    for (const n of ['a', 'b']) await ok('POST', cairnPath('instances', ns), instance(n, ns));
+    const listed = await ok('GET', cairnPath('instances', ns));
+    const w = await watch(`${cairnPath('instances', ns)}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${listed.metadata.resourceVersion}`);
+    await w.until((e) => e.some((x) => x.type === 'BOOKMARK'), 5000);
+    const end = w.events.findIndex((x) => x.type === 'BOOKMARK');
+    expect(summary(w.events.slice(0, end)).sort()).to.deep.equal(['ADDED a', 'ADDED b']);
+    const mark = w.events[end]!.object!.metadata!;
+    expect(mark.annotations).to.deep.equal({ 'k8s.io/initial-events-end': 'true' });
+    expect(Number(mark.resourceVersion)).to.be.at.least(Number(listed.metadata.resourceVersion));
+    await ok('POST', cairnPath('instances', ns), instance('c', ns));
+    await w.until((e) => e.some((x) => x.type === 'ADDED' && x.object?.metadata?.name === 'c'), 5000);
+
+    // sendInitialEvents=false from "now": live events only.
+    const live = await watch(`${cairnPath('instances', ns)}?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan`);
+    await sleep(300);
+    await ok('POST', cairnPath('instances', ns), instance('d', ns));
+    await live.until((e) => e.length >= 1, 5000);
+    expect(summary(live.events)).to.deep.equal(['ADDED d']);
+  });
+
+  it('refuses WatchList options kube refuses, naming the field', async () => {
+    const path = `${cairnPath('instances', 'w-list')}?watch=1`;
+    const cases: Array<[string, string]> = [
+      ['&sendInitialEvents=true&allowWatchBookmarks=true', 'resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan'],
+      ['&sendInitialEvents=true&resourceVersionMatch=NotOlderThan', 'allowWatchBookmarks: Forbidden: allowWatchBookmarks must be set to true when sendInitialEvents is set to true'],
+      ['&resourceVersionMatch=NotOlderThan', 'resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided'],
+    ];
+    for (const [query, message] of cases) {
+      const r = await req('GET', path + query);
+      expect(r.status, query).to.equal(422);
+      expect(r.json.message, query).to.contain(message);
+    }
   });
 
   it('watch=True (what Python clients send) watches, as kube reads query booleans; watch=False lists', async () => {
