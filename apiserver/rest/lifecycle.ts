@@ -6,7 +6,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import { FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from '../../api/names.js';
-import { ApiError, invalid } from '../errors.js';
+import { conflict, invalid } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
 
@@ -94,16 +94,18 @@ export function markDeleting(obj: KubeObject, now: string): KubeObject {
   return { ...obj, metadata: { ...obj.metadata, deletionTimestamp: now, deletionGracePeriodSeconds: 0 } };
 }
 
-/** Checks an update's resourceVersion against the stored one. */
+/**
+ * Checks an update's resourceVersion and uid against the stored ones. A uid in the body is a precondition,
+ * as kube takes it: a client that read an object deleted and made anew under its name must not write over
+ * the new one (it was silently replaced by the stored uid).
+ */
 export function checkResourceVersion(def: ResourceDefinition, old: KubeObject, next: KubeObject, name: string): void {
   const rv = next.metadata.resourceVersion;
   if (rv !== undefined && rv !== '' && rv !== old.metadata.resourceVersion) {
-    throw new ApiError(409, 'Conflict', `Operation cannot be fulfilled on ${def.group ? `${def.plural}.${def.group}` : def.plural} "${name}": the object has been modified; please apply your changes to the latest version and try again`, {
-      name,
-      group: def.group,
-      kind: def.plural,
-    });
+    throw conflict(def.plural, def.group, name, 'the object has been modified; please apply your changes to the latest version and try again');
   }
+  const uid = next.metadata.uid;
+  if (uid && uid !== old.metadata.uid) throw conflict(def.plural, def.group, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${old.metadata.uid}`);
 }
 
 // Built-in kinds without a status subresource (Lease, Event) carry no generation, as in kube.

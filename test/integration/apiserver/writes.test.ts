@@ -180,6 +180,18 @@ describe('apiserver writes (real etcd)', function () {
     await expectStatus(req('GET', inst('pre')), 404);
   });
 
+  it('a uid in a PUT body is a precondition: another object under the same name is not written over (409)', async () => {
+    const first = await create(instance('reborn', ns));
+    await expectStatus(req('DELETE', inst('reborn')), 200);
+    const second = await create(instance('reborn', ns));
+    const stale = { ...first, metadata: { ...first.metadata, resourceVersion: second.metadata.resourceVersion, labels: { from: 'stale-copy' } } };
+    const refused = await expectStatus(req('PUT', inst('reborn'), stale), 409);
+    expect(refused.message).to.equal(`Operation cannot be fulfilled on instances.cairn.dev "reborn": Precondition failed: UID in precondition: ${first.metadata.uid}, UID in object meta: ${second.metadata.uid}`);
+    const kept = await expectStatus(req('GET', inst('reborn')), 200);
+    expect(kept.metadata.labels?.from).to.equal(undefined);
+    await expectStatus(req('PUT', inst('reborn'), { ...second, metadata: { ...second.metadata, labels: { from: 'right-copy' } } }), 200);
+  });
+
   it('deletecollection with a label selector deletes exactly the matching objects', async () => {
     await create(cluster('dc'));
     for (const [n, del] of [['dc-1', 'yes'], ['dc-2', 'no'], ['dc-3', 'yes'], ['dc-4', undefined]] as const) {
