@@ -7,6 +7,8 @@
  */
 import YAML, { isAlias, isCollection, isPair, type Document } from 'yaml';
 import { ApiError, badRequest } from '../errors.js';
+import { groupVersion, type ResourceDefinition } from '../resources.js';
+import type { KubeObject } from '../storage/codec.js';
 import { MAX_NESTING_DEPTH, MAX_YAML_ALIASES, shapeProblem } from '../validation/limits.js';
 import { decodeProtobuf, PROTOBUF_CONTENT_TYPE } from './protobuf.js';
 
@@ -102,4 +104,19 @@ export function asObject(value: unknown): Record<string, any> {
 /** An ApiError for a body over the size limit. */
 export function tooLarge(limitBytes: number): ApiError {
   return new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes} bytes`);
+}
+
+/** Fills apiVersion/kind from the URL when absent; rejects a mismatch or a wrong namespace. */
+export function checkIdentity(body: KubeObject, def: ResourceDefinition, ns: string | undefined): KubeObject {
+  const gv = groupVersion(def);
+  body.apiVersion ??= gv;
+  body.kind ??= def.kind;
+  if (body.apiVersion !== gv) throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${gv})`);
+  if (body.kind !== def.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${def.kind})`);
+  if (body.metadata === undefined) body.metadata = {};
+  if (body.metadata === null || typeof body.metadata !== 'object' || Array.isArray(body.metadata)) throw badRequest('metadata: must be an object');
+  if (def.namespaced && body.metadata.namespace !== undefined && body.metadata.namespace !== ns) {
+    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+  }
+  return body;
 }

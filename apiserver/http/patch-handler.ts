@@ -12,10 +12,9 @@ import type { Subresource } from '../rest/lifecycle.js';
 import { jsonPatch, mergePatch, PATCH_TYPES } from '../rest/patch.js';
 import type { UpdateFn, WriteOptions, WriteResult } from '../rest/resource-store.js';
 import type { KubeObject } from '../storage/codec.js';
-import { asObject, decodeBody } from './body.js';
+import { asObject, checkIdentity, decodeBody } from './body.js';
 import type { ApiContext } from './context.js';
 import { bool, str, type Query } from './params.js';
-import { checkIdentity } from './resources-handler.js';
 
 /** The object a PATCH addresses. */
 export interface PatchTarget {

@@ -13,7 +13,7 @@ import { toTable, wantsTable, type IncludeObject } from '../rest/table.js';
 import type { KubeObject } from '../storage/codec.js';
 import { managerName } from '../rest/managed-fields.js';
 import { parseFieldValidation } from '../validation/validate-object.js';
-import { asObject, decodeBody } from './body.js';
+import { asObject, checkIdentity, decodeBody } from './body.js';
 import type { ApiContext } from './context.js';
 import { serveNamespaces } from './namespaces-handler.js';
 import { bool, dryRun, int, str, type Query } from './params.js';
@@ -142,21 +142,6 @@ function deleteOptions(req: Request): DeleteOptions {
 export function objectBody(req: Request, def: ResourceDefinition, ns: string | undefined): KubeObject {
   const body = asObject(decodeBody(req.body, req.headers['content-type'])) as KubeObject;
   return checkIdentity(body, def, ns);
-}
-
-/** Fills apiVersion/kind from the URL when absent; rejects a mismatch or a wrong namespace. */
-export function checkIdentity(body: KubeObject, def: ResourceDefinition, ns: string | undefined): KubeObject {
-  const gv = groupVersion(def);
-  body.apiVersion ??= gv;
-  body.kind ??= def.kind;
-  if (body.apiVersion !== gv) throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${gv})`);
-  if (body.kind !== def.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${def.kind})`);
-  if (body.metadata === undefined) body.metadata = {};
-  if (body.metadata === null || typeof body.metadata !== 'object' || Array.isArray(body.metadata)) throw badRequest('metadata: must be an object');
-  if (def.namespaced && body.metadata.namespace !== undefined && body.metadata.namespace !== ns) {
-    throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-  }
-  return body;
 }
 
 // kube's per-kind strategies: Events, Secrets and ConfigMaps may be updated without a version (last write wins; Helm
