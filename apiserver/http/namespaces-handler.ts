@@ -4,8 +4,9 @@
  * v1/Namespace in a GitOps manifest) creates a Cluster of that name with
  * the default spec, which is what those tools need: a place to put objects.
  * Patching a Namespace (kubectl apply of a manifest naming one that
- * exists, kubectl label) changes the labels and annotations of its
- * Cluster. Everything else about a namespace is done on its Cluster.
+ * exists, kubectl label, a server-side apply) changes the labels and
+ * annotations of its Cluster. Everything else about a namespace is done
+ * on its Cluster.
  */
 import type { ApiRequest as Request, ApiResponse as Response } from './context.js';
 import { ApiError, alreadyExists, badRequest, methodNotAllowed } from '../errors.js';
@@ -19,11 +20,13 @@ import type { KubeObject } from '../storage/codec.js';
 import { parseFieldValidation } from '../validation/validate-object.js';
 import { asObject, decodeBody } from './body.js';
 import { bool, dryRun, str, type Query } from './params.js';
+import { applyConfig } from './patch-handler.js';
 import { sendJson } from './respond.js';
 
 /** Serves the namespace URLs: GET of the list and of one, POST (a new Cluster), PATCH (its labels and annotations). */
 export async function serveNamespaces(ctx: ApiContext, req: Request, res: Response, info: RequestInfo): Promise<void> {
   if (req.method === 'POST' && !info.name) return createNamespace(ctx, req, res);
+  if (req.method === 'PATCH' && info.name && contentType(req) === PATCH_TYPES.apply) return applyNamespace(ctx, req, res, info.name);
   if (req.method === 'PATCH' && info.name && !BUILTIN_NAMESPACES.includes(info.name)) return patchNamespace(ctx, req, res, info.name);
   if (req.method !== 'GET') {
     const which = info.name ? `the Cluster "${info.name}"` : 'the Clusters';
@@ -62,11 +65,36 @@ async function createNamespace(ctx: ApiContext, req: Request, res: Response): Pr
   }
 }
 
+const contentType = (req: Request) => (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+
+/**
+ * Server-side apply of a Namespace (kubectl apply --server-side, Flux, Argo CD with ServerSideApply): applied
+ * to its Cluster as that Cluster's labels and annotations under the same field manager, so ownership and
+ * conflicts are the Cluster's; a Cluster that does not exist is created, as apply creates a Namespace.
+ * A built-in namespace has no Cluster: an apply that asks nothing of it answers it as it is.
+ */
+async function applyNamespace(ctx: ApiContext, req: Request, res: Response, name: string): Promise<void> {
+  const body = asObject(decodeBody(req.body, PATCH_TYPES.apply));
+  if ((body.apiVersion ?? 'v1') !== 'v1' || (body.kind ?? 'Namespace') !== 'Namespace') throw badRequest(`expected a v1 Namespace, not ${String(body.apiVersion)} ${String(body.kind)}`);
+  const meta = asObject(body.metadata ?? {});
+  const { [NAME_LABEL]: _name, ...labels } = asObject(meta.labels ?? {}) as Record<string, string>;
+  const annotations = meta.annotations as Record<string, string> | undefined;
+  if (BUILTIN_NAMESPACES.includes(name)) {
+    if (Object.keys(labels).length > 0 || annotations) throw methodNotAllowed(`the namespace "${name}" is built in and has no Cluster to carry labels or annotations`);
+    return sendJson(res, 200, ctx.namespaces.list().find((n) => n.metadata.name === name));
+  }
+  const config = { apiVersion: 'cairn.dev/v1alpha1', kind: 'Cluster', metadata: { name: meta.name ?? name, ...(Object.keys(labels).length > 0 ? { labels } : {}), ...(annotations ? { annotations } : {}) } };
+  const clusterDef = ctx.registry.find('cairn.dev', 'v1alpha1', 'clusters')!;
+  const q = req.query as Query;
+  const r = await applyConfig(ctx, req, { def: clusterDef, ns: undefined, name, sub: 'main' }, { dryRun: dryRun(q), fieldValidation: parseFieldValidation(str(q, 'fieldValidation')), admit: req.admit }, config);
+  sendJson(res, r.created ? 201 : 200, ctx.namespaces.viewOf(r.obj));
+}
+
 // A merge, strategic-merge or JSON patch of the Namespace view, kept to what a Namespace and its Cluster share: labels and annotations.
 async function patchNamespace(ctx: ApiContext, req: Request, res: Response, name: string): Promise<void> {
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = contentType(req);
   if (type !== PATCH_TYPES.merge && type !== PATCH_TYPES.strategic && type !== PATCH_TYPES.json) {
-    throw new ApiError(415, 'UnsupportedMediaType', `a Namespace takes merge, strategic-merge or JSON patches, not ${type || 'no content type'}; to apply server-side, apply the Cluster "${name}" instead`);
+    throw new ApiError(415, 'UnsupportedMediaType', `a Namespace takes apply, merge, strategic-merge or JSON patches, not ${type || 'no content type'}`);
   }
   const patch = decodeBody(req.body, type);
   const clusterDef = ctx.registry.find('cairn.dev', 'v1alpha1', 'clusters')!;

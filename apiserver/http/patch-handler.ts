@@ -50,7 +50,7 @@ export async function patchObject(ctx: ApiContext, req: Request, target: PatchTa
 }
 
 /** Server-side apply: creates the object when absent. */
-function applyConfig(ctx: ApiContext, req: Request, target: PatchTarget, opts: WriteOptions, body: unknown): Promise<WriteResult> {
+export function applyConfig(ctx: ApiContext, req: Request, target: PatchTarget, opts: WriteOptions, body: unknown): Promise<WriteResult> {
   const { def, ns, name, sub } = target;
   const q = req.query as Query;
   const manager = str(q, 'fieldManager');

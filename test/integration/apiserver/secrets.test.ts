@@ -113,6 +113,16 @@ describe('Secrets and ConfigMaps (real etcd + apiserver + kubectl)', function ()
     await kubectl.ok(['label', 'namespace', 'gitops', 'env=prod']);
     expect((await admin('GET', '/apis/cairn.dev/v1alpha1/clusters/gitops')).json.metadata.labels).to.deep.equal({ team: 'b', env: 'prod' });
     expect((await kubectl.run(['delete', 'namespace', 'gitops'])).stderr).to.include('namespaces are Clusters in Cairn');
+    // Server-side apply, as Flux and Argo CD send it: a dry run first, then the apply, creating the Cluster.
+    const ssa = (args: string[], team: string) => kubectl.ok(['apply', '--server-side', '--field-manager', 'flux', ...args, '-f', '-'], { stdin: manifest(team).replace('gitops', 'ssa') });
+    expect(await ssa(['--dry-run=server'], 'c')).to.include('namespace/ssa serverside-applied (server dry run)');
+    expect((await admin('GET', '/apis/cairn.dev/v1alpha1/clusters/ssa')).status).to.equal(404);
+    expect(await ssa([], 'c')).to.include('namespace/ssa serverside-applied');
+    expect(await ssa([], 'd')).to.include('namespace/ssa serverside-applied');
+    const applied = (await admin('GET', '/apis/cairn.dev/v1alpha1/clusters/ssa')).json;
+    expect(applied.metadata.labels).to.deep.equal({ team: 'd' });
+    expect(applied.metadata.managedFields.map((f: { manager: string; operation: string }) => `${f.manager} ${f.operation}`)).to.include('flux Apply');
+    expect(await kubectl.ok(['apply', '--server-side', '-f', '-'], { stdin: 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: default\n' })).to.include('namespace/default serverside-applied');
     await kubectl.ok(['create', 'role', 'reader', '-n', 'team-b', '--verb=get,list', '--resource=instances.cairn.dev']);
     await kubectl.ok(['create', 'rolebinding', 'reader', '-n', 'team-b', '--role=reader', '--user=bob']);
     const role = JSON.parse(await kubectl.ok(['get', 'role', 'reader', '-n', 'team-b', '-o', 'json']));
