@@ -38,9 +38,11 @@ export class Namespaces {
       });
     }
     if (cluster.metadata.deletionTimestamp) {
+      // The cause is how controllers (apierrors.HasStatusCause) tell this from an RBAC refusal, and stay quiet.
       throw new ApiError(403, 'Forbidden', `unable to create new content in namespace ${ns} because it is being terminated`, {
         name: ns,
         kind: 'namespaces',
+        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${ns} is being terminated`, field: 'metadata.namespace' }],
       });
     }
   }

@@ -216,6 +216,7 @@ describe('apiserver writes (real etcd)', function () {
     const forbidden = await expectStatus(req('POST', cairnPath('instances', 'term'), instance('x', 'term')), 403);
     expect(forbidden).to.include({ kind: 'Status', reason: 'Forbidden', code: 403 });
     expect(forbidden.message).to.include('term');
+    expect(forbidden.details.causes, 'how controllers tell it from an RBAC refusal').to.deep.equal([{ reason: 'NamespaceTerminating', message: 'namespace term is being terminated', field: 'metadata.namespace' }]);
     await expectStatus(req('PATCH', cairnPath('clusters', undefined, 'term'), { metadata: { finalizers: null } }, MERGE), 200);
 
     const missing = await expectStatus(req('POST', cairnPath('instances', 'nosuch'), instance('x', 'nosuch')), 404);
