@@ -8,6 +8,7 @@ import { ApiError, badRequest, methodNotAllowed } from '../errors.js';
 import { groupVersion, type ResourceDefinition } from '../resources.js';
 import type { RequestInfo } from '../request-info.js';
 import type { Propagation } from '../rest/lifecycle.js';
+import { partialList, partialObject, wantsPartialMetadata } from '../rest/partial-metadata.js';
 import { parseSelection } from '../rest/selection.js';
 import { toTable, wantsTable, type IncludeObject } from '../rest/table.js';
 import type { KubeObject } from '../storage/codec.js';
@@ -85,6 +86,8 @@ async function list(ctx: ApiContext, req: Request, res: Response, def: ResourceD
   if (wantsTable(req.headers.accept)) {
     return sendJson(res, 200, toTable(def, r.items, listMeta, includeObject(q), Date.now()));
   }
+  const partial = wantsPartialMetadata(req.headers.accept);
+  if (partial) return sendJson(res, 200, partialList(r.items, listMeta, partial));
   sendJson(res, 200, { kind: def.listKind, apiVersion: groupVersion(def), metadata: listMeta, items: r.items });
 }
 
@@ -160,5 +163,6 @@ function includeObject(q: Query): IncludeObject {
 /** Sends one object, as a one-row Table when asked. */
 function sendObject(req: Request, res: Response, def: ResourceDefinition, code: number, obj: KubeObject, warnings: string[] = []): void {
   if (wantsTable(req.headers.accept)) return sendJson(res, code, toTable(def, [obj], { resourceVersion: obj.metadata.resourceVersion }, includeObject(req.query as Query), Date.now()), warnings);
-  sendJson(res, code, obj, warnings);
+  const partial = wantsPartialMetadata(req.headers.accept);
+  sendJson(res, code, partial ? partialObject(obj, partial) : obj, warnings);
 }

@@ -10,6 +10,7 @@
 import type { ApiRequest as Request, ApiResponse as Response } from './context.js';
 import { ApiError, expired, invalid, type StatusCause } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
+import { partialObject, wantsPartialMetadata } from '../rest/partial-metadata.js';
 import { toTable, wantsTable, type IncludeObject } from '../rest/table.js';
 import type { Selection } from '../rest/selection.js';
 import type { KubeObject } from '../storage/codec.js';
@@ -35,6 +36,8 @@ interface WatchParams {
   timeoutMs: number;
   bookmarks: boolean;
   table: boolean;
+  /** Objects as PartialObjectMetadata of this meta.k8s.io version (a metadata-only informer). */
+  partial: 'v1' | 'v1beta1' | undefined;
   include: IncludeObject;
 }
 
@@ -60,6 +63,7 @@ function watchParams(req: Request): WatchParams {
     timeoutMs: timeoutS * 1000,
     bookmarks,
     table: wantsTable(req.headers.accept),
+    partial: wantsPartialMetadata(req.headers.accept),
     include: (str(q, 'includeObject') ?? 'Metadata') as IncludeObject,
   };
 }
@@ -88,6 +92,7 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
   if (res.destroyed || res.writableEnded) return; // the client left while we waited
   let lastRev = p.fromRev;
   let viaCache = true;
+  const bookmarkOf = (rev: number, annotations?: Record<string, string>) => (p.partial ? partialObject(bookmark(def, rev, annotations) as KubeObject, p.partial) : bookmark(def, rev, annotations));
   const stream = new EventStream(res, {
     keepaliveMs: ctx.watchKeepaliveMs,
     timeoutMs: p.timeoutMs,
@@ -95,7 +100,7 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
     keepaliveLine: () => {
       // Every event up to the cache's revision has been dispatched, so that revision is a safe bookmark.
       const rev = Math.max(lastRev, viaCache ? ctx.cache.revision : 0);
-      return p.bookmarks && rev > 0 ? JSON.stringify({ type: 'BOOKMARK', object: bookmark(def, rev) }) + '\n' : '\n';
+      return p.bookmarks && rev > 0 ? JSON.stringify({ type: 'BOOKMARK', object: bookmarkOf(rev) }) + '\n' : '\n';
     },
   });
   const closer = () => stream.close();
@@ -104,7 +109,7 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
   const send = (ev: WatchEvent) => {
     if (ev.rev <= lastRev && p.fromRev > 0) return;
     lastRev = Math.max(lastRev, ev.rev);
-    const object = p.table ? JSON.stringify(toTable(def, [ev.object], { resourceVersion: String(ev.rev) }, p.include, Date.now())) : objectJson(ev.object);
+    const object = p.table ? JSON.stringify(toTable(def, [ev.object], { resourceVersion: String(ev.rev) }, p.include, Date.now())) : p.partial ? JSON.stringify(partialObject(ev.object, p.partial)) : objectJson(ev.object);
     stream.write(`{"type":"${ev.type}","object":${object}}\n`);
   };
   const cache = ctx.cache.forResource(def);
@@ -113,7 +118,7 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
     const start = ctx.cache.revision;
     lastRev = 0; // every object is sent, whatever version it has (a WatchList's may be older than the one asked for)
     if (p.initialEvents) for (const obj of cache.list(sel.matches, sel.exact)) send({ type: 'ADDED', object: obj, rev: Number(obj.metadata.resourceVersion) });
-    if (p.markInitialEnd) stream.write(`${JSON.stringify({ type: 'BOOKMARK', object: bookmark(def, start, { [INITIAL_EVENTS_END]: 'true' }) })}\n`);
+    if (p.markInitialEnd) stream.write(`${JSON.stringify({ type: 'BOOKMARK', object: bookmarkOf(start, { [INITIAL_EVENTS_END]: 'true' }) })}\n`);
     lastRev = start;
     cache.subscribe(sub, start);
     stream.onClose(() => cache.unsubscribe(sub));

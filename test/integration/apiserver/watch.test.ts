@@ -40,7 +40,7 @@ describe('apiserver watch (real etcd)', function () {
   before(async () => {
     env = await startTestEnv({ watchKeepaliveMs: 300 });
     store = new EtcdStore(new Etcd3({ hosts: env.etcd.endpoint }));
-    for (const c of ['w-init', 'w-rv', 'w-label', 'w-node', 'w-node2', 'w-idle', 'w-table', 'w-compact', 'w-list']) await ok('POST', cairnPath('clusters'), cluster(c));
+    for (const c of ['w-init', 'w-rv', 'w-label', 'w-node', 'w-node2', 'w-idle', 'w-table', 'w-compact', 'w-list', 'w-meta']) await ok('POST', cairnPath('clusters'), cluster(c));
   });
   after(async () => {
     for (const c of closers) c();
@@ -82,6 +82,26 @@ describe('apiserver watch (real etcd)', function () {
     await ok('POST', cairnPath('instances', ns), instance('d', ns));
     await live.until((e) => e.length >= 1, 5000);
     expect(summary(live.events)).to.deep.equal(['ADDED d']);
+  });
+
+  it('metadata only (as=PartialObjectMetadata, client-go\'s metadata informers): get, list and watch send PartialObjectMetadata', async () => {
+    const ns = 'w-meta';
+    await ok('POST', cairnPath('instances', ns), instance('m1', ns));
+    const accept = (as: string) => ({ Accept: `application/vnd.kubernetes.protobuf;as=${as};g=meta.k8s.io;v=v1,application/json;as=${as};g=meta.k8s.io;v=v1,application/json` });
+    const one = await rawRequest(env.kubeconfig, { path: cairnPath('instances', ns, 'm1'), headers: accept('PartialObjectMetadata') });
+    expect(one.json).to.include({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
+    expect(Object.keys(one.json).sort()).to.deep.equal(['apiVersion', 'kind', 'metadata']);
+    expect(one.json.metadata).to.include({ name: 'm1', namespace: ns });
+    const list = await rawRequest(env.kubeconfig, { path: cairnPath('instances', ns), headers: accept('PartialObjectMetadataList') });
+    expect(list.json).to.include({ kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1' });
+    expect(list.json.items.map((i: { kind: string; metadata: { name: string }; spec?: unknown }) => [i.kind, i.metadata.name, i.spec])).to.deep.equal([['PartialObjectMetadata', 'm1', undefined]]);
+    const w = await watch(`${cairnPath('instances', ns)}?watch=1&resourceVersion=${list.json.metadata.resourceVersion}`, accept('PartialObjectMetadata'));
+    await ok('PATCH', cairnPath('instances', ns, 'm1'), { metadata: { labels: { seen: 'yes' } } }, MERGE);
+    await w.until((e) => e.length >= 1, 5000);
+    expect(w.events[0]!.type).to.equal('MODIFIED');
+    expect(w.events[0]!.object).to.include({ kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1' });
+    expect(w.events[0]!.object!.metadata!.labels).to.deep.equal({ seen: 'yes' });
+    expect((w.events[0]!.object as Record<string, unknown>).spec).to.equal(undefined);
   });
 
   it('refuses WatchList options kube refuses, naming the field', async () => {
