@@ -18,6 +18,7 @@
  * seconds: agent/gluster/mount-watch.ts), and the first to attach again
  * mounts it afresh and records when, so the others restart on it too.
  */
+import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -58,8 +59,8 @@ async function withLock<T>(dir: string, fn: () => Promise<T>, signal: AbortSigna
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(fs.readFileSync(lock, 'utf8') || 0);
-      if (holder && !isLive(readProcStat(holder))) fs.rmSync(lock, { force: true });
+      const holder = lockHolder(lock);
+      if (holder && !isLive(readProcStat(holder))) breakStaleLock(lock, holder);
       else if (Date.now() > deadline) throw new OperationError('Timeout', `the mount lock ${lock} is held by pid ${holder}`, 'another operation on this volume hangs; see the agent log');
       else await new Promise((r) => setTimeout(r, 25));
       signal.throwIfAborted();
@@ -68,7 +69,36 @@ async function withLock<T>(dir: string, fn: () => Promise<T>, signal: AbortSigna
   try {
     return await fn();
   } finally {
-    fs.rmSync(lock, { force: true });
+    if (lockHolder(lock) === process.pid) fs.rmSync(lock, { force: true });
+  }
+}
+
+function lockHolder(lock: string): number {
+  try {
+    return Number(fs.readFileSync(lock, 'utf8') || 0);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Removes the lock a dead process left. Two waiters may both see it dead: removed by name, the second
+ * would remove the lock the first had just taken, and both would hold it. Moved aside instead, it is
+ * broken by one waiter only; a lock taken anew in between (a live holder) is put back.
+ */
+function breakStaleLock(lock: string, deadHolder: number): void {
+  const aside = `${lock}.stale.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    fs.renameSync(lock, aside);
+  } catch {
+    return; // another waiter broke it first, or it was let go
+  }
+  try {
+    if (lockHolder(aside) !== deadHolder) fs.linkSync(aside, lock);
+  } catch {
+    // the name was taken again meanwhile: that lock stands
+  } finally {
+    fs.rmSync(aside, { force: true });
   }
 }
 
