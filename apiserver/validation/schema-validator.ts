@@ -16,7 +16,6 @@ const kubeKeywords = [
   'x-kubernetes-preserve-unknown-fields',
   'x-kubernetes-int-or-string',
   'x-kubernetes-embedded-resource',
-  'x-kubernetes-list-type',
   'x-kubernetes-list-map-keys',
   'x-kubernetes-map-type',
   'x-kubernetes-validations',
@@ -32,8 +31,32 @@ export function createAjv(): Ajv {
   addFormats(ajv);
   for (const f of ['int32', 'int64', 'float', 'double', 'byte', 'quantity']) ajv.addFormat(f, true);
   for (const k of kubeKeywords) ajv.addKeyword(k);
+  ajv.addKeyword({ keyword: 'x-kubernetes-list-type', type: 'array', schemaType: 'string', errors: true, validate: uniqueListItems });
   return ajv;
 }
+
+type ListTypeValidate = ((listType: string, data: unknown[], parentSchema?: JSONSchemaProps, ctx?: { instancePath: string }) => boolean) & { errors?: Partial<ErrorObject>[] };
+
+/**
+ * `x-kubernetes-list-type`: a `set` holds each value once, a `map` each combination of its
+ * `x-kubernetes-list-map-keys` once, as kube enforces (422, `Duplicate value`): server-side apply merges
+ * such lists by those keys, and would otherwise merge only the first of two items with the same key.
+ */
+const uniqueListItems: ListTypeValidate = (listType, data, parentSchema, ctx) => {
+  if (listType !== 'set' && listType !== 'map') return true;
+  const keys = listType === 'map' ? ((parentSchema as Record<string, unknown> | undefined)?.['x-kubernetes-list-map-keys'] as string[] | undefined) ?? [] : [];
+  const identity = (item: unknown) => JSON.stringify(listType === 'set' || item === null || typeof item !== 'object' ? item : keys.map((k) => (item as Record<string, unknown>)[k]));
+  const seen = new Set<string>();
+  const errors: Partial<ErrorObject>[] = [];
+  data.forEach((item, i) => {
+    const id = identity(item);
+    if (!seen.has(id)) return void seen.add(id);
+    const duplicate = listType === 'set' ? item : Object.fromEntries(keys.map((k) => [k, (item as Record<string, unknown>)[k]]));
+    errors.push({ keyword: 'x-kubernetes-list-type', instancePath: `${ctx?.instancePath ?? ''}/${i}`, params: { duplicate }, message: 'Duplicate value' });
+  });
+  uniqueListItems.errors = errors; // how ajv hears of a custom keyword's errors
+  return errors.length === 0;
+};
 
 /** Compiles `schema` into a validator that applies defaults and returns field errors. */
 export function compileValidator(ajv: Ajv, schema: JSONSchemaProps): ObjectValidator {
@@ -89,6 +112,8 @@ function toCause(e: ErrorObject, obj: unknown): StatusCause {
       const allowed = (p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ');
       return { reason: 'FieldValueNotSupported', message: `Unsupported value: ${value}: supported values: ${allowed}`, field: base };
     }
+    case 'x-kubernetes-list-type':
+      return { reason: 'FieldValueDuplicate', message: `Duplicate value: ${JSON.stringify(p.duplicate)}`, field: base };
     case 'type':
       return { reason: 'FieldValueTypeInvalid', message: `Invalid value: ${value}: ${base} in body must be of type ${String(p.type)}: ${value}`, field: base };
     default:

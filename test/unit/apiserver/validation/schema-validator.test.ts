@@ -36,6 +36,19 @@ describe('compileValidator on the Instance CRD', () => {
     ...(status ? { status } : {}),
   });
 
+  it('refuses a second item with the same key in a list-type map (env by name, conditions by type), as kube does', () => {
+    const causes = validate(
+      instance(
+        { cpus: 1, memory: '1Gi', process: { command: ['/bin/true'], env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }, { name: 'A', value: '3' }] } },
+        { conditions: [{ type: 'Ready', status: 'True', reason: 'R', message: 'm', lastTransitionTime: '2026-11-27T00:00:00Z' }, { type: 'Ready', status: 'False', reason: 'R', message: 'm', lastTransitionTime: '2026-11-27T00:00:00Z' }] },
+      ),
+    );
+    expect(causes).to.deep.equal([
+      { reason: 'FieldValueDuplicate', message: 'Duplicate value: {"name":"A"}', field: 'spec.process.env[2]' },
+      { reason: 'FieldValueDuplicate', message: 'Duplicate value: {"type":"Ready"}', field: 'status.conditions[1]' },
+    ]);
+  });
+
   it('accepts a valid object', () => {
     expect(validate(instance({ cpus: 2, memory: '1Gi', process: { command: ['/bin/sleep', '60'] } }))).to.deep.equal([]);
   });
