@@ -98,9 +98,11 @@ export class Placements {
   /** WorkItems of one owner: cached ones plus assumed ones not yet cached. */
   workItemsOf(kind: 'Instance' | 'Volume', namespace: string, name: string): WorkItem[] {
     const out = this.cache.workItemsOf(kind, namespace, name);
-    for (const w of this.liveAssumptions()) {
+    const expired = this.now() - ASSUMED_TTL_MS;
+    for (const [key, { w, at }] of this.assumed) {
       if (w.metadata.namespace !== namespace || w.metadata.labels?.[OWNER_KIND_LABEL] !== kind || w.metadata.labels?.[OWNER_NAME_LABEL] !== name) continue;
-      if (!out.some((c) => keyOf(c) === keyOf(w))) out.push(w);
+      if (at <= expired) this.forget(w);
+      else if (!out.some((c) => keyOf(c) === key)) out.push(w);
     }
     return out;
   }
@@ -108,17 +110,13 @@ export class Placements {
   /** WorkItems of one namespace: cached ones plus assumed ones not yet cached. */
   workItemsIn(namespace: string): WorkItem[] {
     const out = this.cache.inNamespace(this.cache.workItems, namespace);
-    for (const w of this.liveAssumptions()) if (w.metadata.namespace === namespace && !this.cache.workItems.get(keyOf(w))) out.push(w);
-    return out;
-  }
-
-  // The assumptions not yet expired; expired ones are dropped (and uncounted) on the way.
-  private *liveAssumptions(): Generator<WorkItem> {
-    const now = this.now();
-    for (const { w, at } of this.assumed.values()) {
-      if (now - at < ASSUMED_TTL_MS) yield w;
-      else this.forget(w);
+    const expired = this.now() - ASSUMED_TTL_MS;
+    for (const [key, { w, at }] of this.assumed) {
+      if (w.metadata.namespace !== namespace || this.cache.workItems.get(key)) continue;
+      if (at <= expired) this.forget(w);
+      else out.push(w);
     }
+    return out;
   }
 
   /** What is placed on each node of a namespace. */
