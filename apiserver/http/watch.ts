@@ -42,7 +42,7 @@ interface WatchParams {
 }
 
 /** The annotation of the bookmark that ends a WatchList's initial events, as kube sets it. */
-export const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end';
 
 function watchParams(req: Request): WatchParams {
   const q = req.query as Query;
