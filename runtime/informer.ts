@@ -286,9 +286,10 @@ export class Informer<T extends ListedObject> {
         try {
           this.applyEvent(type, obj);
         } catch (err) {
-          this.opts.log?.error('an informer event could not be handled; relisting', { resource: this.source.plural, type, object: objectKey(obj), error: String(err) });
           gone = true;
           this.abortWatch?.abort();
+          const object = obj?.metadata ? objectKey(obj) : '(an object without metadata)';
+          this.opts.log?.error('an informer event could not be handled; relisting', { resource: this.source.plural, type, object, error: String(err) });
         }
       };
       const onDone = (err: unknown) => {
