@@ -167,11 +167,15 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   };
 }
 
-/** Enqueues changed WorkItems and cancels an operation whose WorkItem changed under it. */
+/**
+ * Enqueues changed WorkItems and cancels an operation whose WorkItem changed under it; never a fence stop,
+ * which must end before the node's lease does whatever the WorkItem says meanwhile (cancelled, it was
+ * retried with the queue's backoff, up to a minute).
+ */
 function wireInformer(informer: Informer<WorkItem>, controller: Controller, store: LocalStore, operations: AgentReconcilerDeps['operations']): void {
   const cancelIfChanged = (w: WorkItem) => {
     const op = operations.get(keyOf(w));
-    if (op && (op.generation !== w.metadata.generation || w.metadata.deletionTimestamp)) op.abort.abort('the WorkItem changed or is being deleted');
+    if (op && !op.fence && (op.generation !== w.metadata.generation || w.metadata.deletionTimestamp)) op.abort.abort('the WorkItem changed or is being deleted');
   };
   informer.addHandlers({
     add: (w) => controller.queue.add(keyOf(w)),
@@ -182,7 +186,8 @@ function wireInformer(informer: Informer<WorkItem>, controller: Controller, stor
       if (!statusOnlyChange(old, w)) controller.queue.add(keyOf(w));
     },
     delete: (w) => {
-      operations.get(keyOf(w))?.abort.abort('the WorkItem was deleted');
+      const op = operations.get(keyOf(w));
+      if (op && !op.fence) op.abort.abort('the WorkItem was deleted');
       controller.queue.add(keyOf(w));
     },
   });

@@ -59,7 +59,8 @@ export interface AgentReconcilerDeps {
   log: Logger;
   metrics: AgentMetrics;
   /** Cancellation of the operation running for a key. */
-  operations: Map<string, { generation?: number; abort: AbortController }>;
+  /** The operation running per WorkItem; a fence stop is not cancelled by changes of its WorkItem. */
+  operations: Map<string, { generation?: number; abort: AbortController; fence?: boolean }>;
 }
 
 /** A failed attempt; its status is written, the queue retries with backoff. */
@@ -227,10 +228,11 @@ async function forgetGone(d: AgentReconcilerDeps, key: string): Promise<void> {
  */
 async function stopLocally(d: AgentReconcilerDeps, key: string, item: WorkItem, reason: 'Fenced' | 'LeaseHeld') {
   const grace = Math.min(graceMs(item), FENCE_STOP_GRACE_MS) / 1000;
-  const stopped: WorkItem = { ...item, spec: { ...item.spec, instance: { ...item.spec.instance!, runState: 'Stopped', terminationGracePeriodSeconds: grace } } };
+  // Without its migration: a source mid-transfer is stopped, not asked to cancel (and resume) the transfer.
+  const stopped: WorkItem = { ...item, spec: { ...item.spec, instance: { ...item.spec.instance!, runState: 'Stopped', terminationGracePeriodSeconds: grace, migration: undefined } } };
   const obs = await driverFor(stopped).observe(stopped, env(d));
   if (obs.converged) return obs;
-  const res = await run(d, key, stopped, 'ensure', obs.action);
+  const res = await run(d, key, stopped, 'ensure', obs.action, { fence: true });
   if (!res.ok) throw new RetryLater(res.error?.message);
   d.log.warn('stopped the local copy of an instance', { workItem: key, reason });
   return res.observation ?? obs;
@@ -320,13 +322,13 @@ async function migratedOutTo(d: AgentReconcilerDeps, item: WorkItem): Promise<st
   return obs?.migration?.phase === 'Completed' ? m.peerNodeName : undefined;
 }
 
-async function run(d: AgentReconcilerDeps, key: string, item: WorkItem, verb: 'ensure' | 'remove', action?: Parameters<OperationRunner['run']>[0]['action']): Promise<OperationResult> {
+async function run(d: AgentReconcilerDeps, key: string, item: WorkItem, verb: 'ensure' | 'remove', action?: Parameters<OperationRunner['run']>[0]['action'], opts: { fence?: boolean } = {}): Promise<OperationResult> {
   // Before the node changes, make the WorkItem, the term and the claims durable: an agent killed right
   // after starting an instance must find it in its store (workitems/) to re-adopt and fence it while offline.
   d.store.recordFence(d.fence);
   d.store.flush();
   const abort = new AbortController();
-  d.operations.set(key, { generation: item.metadata.generation, abort });
+  d.operations.set(key, { generation: item.metadata.generation, abort, fence: opts.fence });
   try {
     const timeoutMs = item.spec.timeoutSeconds ? item.spec.timeoutSeconds * 1000 : undefined;
     const res = await d.runner.run({ verb, item, action, signal: abort.signal, ...(timeoutMs ? { timeoutMs } : {}) });
