@@ -239,6 +239,9 @@ async function stop(role: Role, runDir: string, ctx: OperationContext): Promise<
   for (const deadline = Date.now() + STOP_GRACE_MS; runningPid(runDir, role) && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
   if (runningPid(runDir, role)) process.kill(pid, 'SIGKILL');
   for (let i = 0; i < 100 && runningPid(runDir, role); i++) await new Promise((r) => setTimeout(r, 20));
+  const name = role === 'brick' ? 'glusterfsd' : 'the self-heal daemon';
+  // Still there (stuck in the kernel, D state): a remove must not take its data away under it.
+  if (runningPid(runDir, role)) throw new OperationError('Timeout', `${name} (pid ${pid}) did not exit 2 s after SIGKILL`, `see ps -o stat,wchan -p ${pid} on the node; it is retried`);
   ctx.log.info(`${role === 'brick' ? 'brick' : 'self-heal daemon'} stopped`, { pid });
 }
 
