@@ -87,6 +87,14 @@ export function invalid(kind: string, group: string, name: string, causes: Statu
   });
 }
 
+/**
+ * 504 for a resourceVersion this store has not reached (kube's "Too large resource version"): client-go
+ * then lists again without one, instead of taking an older state for a newer.
+ */
+export function tooLargeResourceVersion(asked: number, current: number | string): ApiError {
+  return new ApiError(504, 'Timeout', `Too large resource version: ${asked}, current: ${current}`, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 });
+}
+
 /** 400 BadRequest. */
 export function badRequest(message: string, causes?: StatusCause[]): ApiError {
   return new ApiError(400, 'BadRequest', message, causes ? { causes } : undefined);

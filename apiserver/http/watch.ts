@@ -8,7 +8,7 @@
  * too slowly is cut off and re-watches.
  */
 import type { ApiRequest as Request, ApiResponse as Response } from './context.js';
-import { ApiError, expired, invalid, type StatusCause } from '../errors.js';
+import { ApiError, expired, invalid, tooLargeResourceVersion, type StatusCause } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import { partialObject, wantsPartialMetadata } from '../rest/partial-metadata.js';
 import { toTable, wantsTable, type IncludeObject } from '../rest/table.js';
@@ -172,5 +172,5 @@ function bookmark(def: ResourceDefinition, rev: number, annotations?: Record<str
 // A WatchList from a version the cache has not reached waits for it, as kube's does (504 if it never comes).
 async function waitUntilServed(ctx: ApiContext, rev: number): Promise<void> {
   if (await ctx.cache.waitForRevision(rev, 3000)) return;
-  throw new ApiError(504, 'Timeout', `Too large resource version: ${rev}, current: ${ctx.cache.revision}`, { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 });
+  throw tooLargeResourceVersion(rev, ctx.cache.revision);
 }

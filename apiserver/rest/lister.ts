@@ -4,7 +4,7 @@
  * for `limit`/`continue` — every page read at the first page's revision,
  * the continue token carrying that revision and the last key returned.
  */
-import { badRequest, expired, notFound, type ApiError } from '../errors.js';
+import { badRequest, expired, notFound, tooLargeResourceVersion, type ApiError } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
 import { PAGE_BYTES, type EtcdStore } from '../storage/etcd-store.js';
@@ -51,7 +51,12 @@ export class Lister {
     if (p.limit > 0 || p.continueToken) return this.page(def, ns, sel, p);
     const rv = parseRv(p.resourceVersion);
     const fresh = rv === 0 && p.resourceVersion === '0' ? true : rv > 0 ? await this.cache.waitForRevision(rv, FRESHNESS_WAIT_MS) : await this.cache.waitFresh(FRESHNESS_WAIT_MS);
-    if (!fresh) return this.page(def, ns, sel, { limit: 0 });
+    if (!fresh) {
+      // The cache lags: etcd is read instead. A version etcd has not reached either is no state to list.
+      const read = await this.page(def, ns, sel, { limit: 0 });
+      if (rv > Number(read.resourceVersion)) throw tooLargeResourceVersion(rv, read.resourceVersion);
+      return read;
+    }
     const items = this.cache.forResource(def).list(sel.matches, sel.exact);
     return { items, resourceVersion: String(this.cache.revision) };
   }

@@ -174,6 +174,15 @@ describe('apiserver lists (real etcd)', function () {
     expect(again.json.metadata.resourceVersion).to.equal(second.metadata.resourceVersion);
   });
 
+  it('a resourceVersion this store has not reached → 504 ResourceVersionTooLarge (client-go then lists without one), not an older list', async () => {
+    const ahead = (await store.currentRevision()) + 1000;
+    const r = await req('GET', `${cairnPath('instances', 'rv')}?resourceVersion=${ahead}`);
+    expect(r.status, r.text).to.equal(504);
+    expect(r.json).to.include({ reason: 'Timeout' });
+    expect(r.json.message).to.match(new RegExp(`^Too large resource version: ${ahead}, current: \\d+$`));
+    expect(r.json.details.causes).to.deep.equal([{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+  });
+
   it('Table lists: Name column first, rows of PartialObjectMetadata; includeObject=Object gives full objects', async () => {
     const r = await req('GET', cairnPath('instances', 'labels'), undefined, undefined, { accept: TABLE_ACCEPT });
     expect(r.status, r.text).to.equal(200);
