@@ -168,9 +168,9 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
 }
 
 /**
- * Enqueues changed WorkItems and cancels an operation whose WorkItem changed under it; never a fence stop,
- * which must end before the node's lease does whatever the WorkItem says meanwhile (cancelled, it was
- * retried with the queue's backoff, up to a minute).
+ * Enqueues changed WorkItems and cancels an operation whose WorkItem changed under it, but never a fence
+ * stop: whatever the WorkItem says meanwhile, that stop must end before the node's lease runs out (once
+ * cancelled, it was retried with the queue's backoff, up to a minute later).
  */
 function wireInformer(informer: Informer<WorkItem>, controller: Controller, store: LocalStore, operations: AgentReconcilerDeps['operations']): void {
   const cancelIfChanged = (w: WorkItem) => {
