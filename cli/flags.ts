@@ -33,11 +33,12 @@ export function parseList(value: string): string[] {
   return items;
 }
 
-/** Milliseconds as a duration flag takes them back: `60s`, `5m`, `24h`, `250ms`; 0 as `0`. */
+/** Milliseconds as parseDuration reads them back: 120000 → `2m`, 90500 → `1m30.5s`, 86400000 → `24h`, 0 → `0s`. */
 export function formatDuration(ms: number): string {
-  if (ms === 0) return '0';
-  for (const [unit, size] of [['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) if (ms % size === 0) return `${ms / size}${unit}`;
-  return `${ms}ms`;
+  const hours = Math.floor(ms / 3_600_000);
+  const minutes = Math.floor((ms % 3_600_000) / 60_000);
+  const seconds = (ms % 60_000) / 1000;
+  return `${hours ? `${hours}h` : ''}${minutes ? `${minutes}m` : ''}${seconds || (!hours && !minutes) ? `${seconds}s` : ''}`;
 }
 
 /**

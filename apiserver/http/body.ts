@@ -12,11 +12,16 @@ import type { KubeObject } from '../storage/codec.js';
 import { MAX_NESTING_DEPTH, MAX_YAML_ALIASES, shapeProblem } from '../validation/limits.js';
 import { decodeProtobuf, PROTOBUF_CONTENT_TYPE } from './protobuf.js';
 
+/** The media type of a Content-Type header, without its parameters, lower-cased ('' when there is none). */
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
 /** The body as a JSON value. */
 export function decodeBody(raw: unknown, contentType: string | undefined): unknown {
   const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : '';
   if (text.trim() === '') throw badRequest('the request body is empty; send a JSON object');
-  const type = (contentType ?? 'application/json').split(';')[0]!.trim().toLowerCase();
+  const type = mediaType(contentType ?? 'application/json');
   const value = type === PROTOBUF_CONTENT_TYPE ? decodeProtobuf(raw as Buffer) : type === 'application/yaml' || type === 'application/apply-patch+yaml' ? parseYaml(text) : parseJson(text);
   const problem = shapeProblem(value);
   if (problem) throw badRequest(`the request body is too complex at ${problem.path}: ${problem.message}; simplify the object`);

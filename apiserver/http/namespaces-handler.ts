@@ -18,7 +18,7 @@ import { BUILTIN_NAMESPACES, NAME_LABEL } from '../rest/namespaces.js';
 import { jsonPatch, mergePatch, PATCH_TYPES } from '../rest/patch.js';
 import type { KubeObject } from '../storage/codec.js';
 import { parseFieldValidation } from '../validation/validate-object.js';
-import { asObject, decodeBody } from './body.js';
+import { asObject, decodeBody, mediaType } from './body.js';
 import { bool, dryRun, str, type Query } from './params.js';
 import { applyConfig } from './patch-handler.js';
 import { sendJson } from './respond.js';
@@ -26,7 +26,7 @@ import { sendJson } from './respond.js';
 /** Serves the namespace URLs: GET of the list and of one, POST (a new Cluster), PATCH (its labels and annotations). */
 export async function serveNamespaces(ctx: ApiContext, req: Request, res: Response, info: RequestInfo): Promise<void> {
   if (req.method === 'POST' && !info.name) return createNamespace(ctx, req, res);
-  if (req.method === 'PATCH' && info.name && contentType(req) === PATCH_TYPES.apply) return applyNamespace(ctx, req, res, info.name);
+  if (req.method === 'PATCH' && info.name && mediaType(req.headers['content-type']) === PATCH_TYPES.apply) return applyNamespace(ctx, req, res, info.name);
   if (req.method === 'PATCH' && info.name && !BUILTIN_NAMESPACES.includes(info.name)) return patchNamespace(ctx, req, res, info.name);
   if (req.method !== 'GET') {
     const which = info.name ? `the Cluster "${info.name}"` : 'the Clusters';
@@ -65,8 +65,6 @@ async function createNamespace(ctx: ApiContext, req: Request, res: Response): Pr
   }
 }
 
-const contentType = (req: Request) => (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-
 /**
  * Server-side apply of a Namespace (kubectl apply --server-side, Flux, Argo CD with ServerSideApply): applied
  * to its Cluster as that Cluster's labels and annotations under the same field manager, so ownership and
@@ -92,7 +90,7 @@ async function applyNamespace(ctx: ApiContext, req: Request, res: Response, name
 
 // A merge, strategic-merge or JSON patch of the Namespace view, kept to what a Namespace and its Cluster share: labels and annotations.
 async function patchNamespace(ctx: ApiContext, req: Request, res: Response, name: string): Promise<void> {
-  const type = contentType(req);
+  const type = mediaType(req.headers['content-type']);
   if (type !== PATCH_TYPES.merge && type !== PATCH_TYPES.strategic && type !== PATCH_TYPES.json) {
     throw new ApiError(415, 'UnsupportedMediaType', `a Namespace takes apply, merge, strategic-merge or JSON patches, not ${type || 'no content type'}`);
   }

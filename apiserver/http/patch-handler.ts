@@ -12,7 +12,7 @@ import type { Subresource } from '../rest/lifecycle.js';
 import { jsonPatch, mergePatch, PATCH_TYPES } from '../rest/patch.js';
 import type { UpdateFn, WriteOptions, WriteResult } from '../rest/resource-store.js';
 import type { KubeObject } from '../storage/codec.js';
-import { asObject, checkIdentity, decodeBody } from './body.js';
+import { asObject, checkIdentity, decodeBody, mediaType } from './body.js';
 import type { ApiContext } from './context.js';
 import { bool, str, type Query } from './params.js';
 
@@ -27,7 +27,7 @@ export interface PatchTarget {
 /** Applies the request's patch to one object. */
 export async function patchObject(ctx: ApiContext, req: Request, target: PatchTarget, opts: WriteOptions): Promise<WriteResult> {
   const { def, ns, name, sub } = target;
-  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = mediaType(req.headers['content-type']);
   if (!(Object.values(PATCH_TYPES) as string[]).includes(type)) {
     throw new ApiError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${Object.values(PATCH_TYPES).join(', ')}`);
   }

@@ -10,6 +10,7 @@
 import type { ClientContext } from '../client/context.js';
 import { CliError } from '../client/errors.js';
 import { untilInterrupted } from '../client/interrupt.js';
+import { formatDuration } from '../flags.js';
 import { isSettled, stateChange, summarize, type StatusSummary } from './model.js';
 import { ObjectsWatcher, type ObjectChange, type StatusScope } from './snapshot.js';
 import type { StatusView } from './views.js';
@@ -88,11 +89,4 @@ function notConverged(s: StatusSummary, timeoutMs: number): CliError {
     `not converged after ${formatDuration(timeoutMs)}: ${converged}/${total} converged${failing}${waiting}`,
     s.failures.length ? 'cairn failures shows what fails and how to fix it' : 'raise --timeout, or look at the objects with cairn describe',
   );
-}
-
-/** 120000 → `2m`, 90500 → `1m30.5s`. */
-export function formatDuration(ms: number): string {
-  const minutes = Math.floor(ms / 60_000);
-  const seconds = (ms % 60_000) / 1000;
-  return `${minutes ? `${minutes}m` : ''}${seconds || !minutes ? `${seconds}s` : ''}`;
 }

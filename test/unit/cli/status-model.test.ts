@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { isConverged, isSettled, stateChange, stateOf, summarize } from '../../../cli/status/model.js';
-import { formatDuration } from '../../../cli/status/follow.js';
+import { formatDuration } from '../../../cli/flags.js';
 import { cluster, cond, instance, node, objects, tooBigVolume, unschedulableInstance, volume, workItem } from './status-fixtures.js';
 
 describe('status model', () => {
