@@ -137,3 +137,19 @@ export async function withQmp<T>(socketPath: string, use: (qmp: QmpClient) => Pr
     qmp.close();
   }
 }
+
+/**
+ * One QMP command whose whole exchange (connect, greeting, answer) ends within `ms`: a qemu that
+ * greets and then stalls, or never greets, cannot hold the caller longer. Rejects as withQmp does.
+ */
+export function qmpExchange<T>(socketPath: string, command: string, ms: number): Promise<T> {
+  const deadline = Date.now() + ms;
+  return withQmp(
+    socketPath,
+    (qmp) => {
+      const timer = setTimeout(() => qmp.close(), Math.max(0, deadline - Date.now()));
+      return qmp.execute<T>(command).finally(() => clearTimeout(timer));
+    },
+    ms,
+  );
+}

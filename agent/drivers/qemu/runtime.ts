@@ -32,7 +32,7 @@ import { isSameProcess } from '../process/state.js';
 import { stopInstance, type StopOutcome } from '../process/stop.js';
 import { bootId, readProcStat } from '../process/proc.js';
 import { CONSOLE_SOCKET, qemuArgs, type VmDisk, type VmPaths } from './command.js';
-import { withQmp, type QmpClient } from './qmp.js';
+import { qmpExchange } from './qmp.js';
 
 /** The qemu binary the driver runs. */
 export const QEMU_BINARY = 'qemu-system-x86_64';
@@ -42,7 +42,7 @@ const QEMU_OVERHEAD_BYTES = 256 * 1024 * 1024;
 const SHARED_DISK_FILE = 'disk.img';
 /** How long a launched qemu may take to write its pid file and open its QMP sockets. */
 const STARTUP_TIMEOUT_MS = 15_000;
-/** After QMP quit, how long qemu may take to exit before SIGKILL. */
+/** How much of a stop's grace period is left for QMP quit before SIGKILL (at most half the grace). */
 const QUIT_WAIT_MS = 3_000;
 /** How much of the console log after the run's start is searched for the readiness marker. */
 const MARKER_SEARCH_BYTES = 1024 * 1024;
@@ -186,13 +186,25 @@ async function waitStopped(state: ProcessState, ms: number, signal: AbortSignal)
   return !isRunning(state);
 }
 
-/** Stops the VM: ACPI power-down within the grace period, then QMP quit, then SIGKILL of the shim's group. */
+/**
+ * Stops the VM within its grace period: ACPI power-down, QMP quit for the last QUIT_WAIT_MS of the
+ * grace (at most half of it), then SIGKILL of the shim's group. Every QMP exchange counts against the
+ * grace, so a qemu that stalls on its socket cannot stretch a stop: a fence stop has 2 s before the
+ * node's lease runs out.
+ */
 async function stop(state: ProcessState, item: WorkItem, ctx: OperationContext, dir: string): Promise<StopOutcome> {
   if (!isRunning(state)) return 'gone';
+  const grace = graceMs(item);
+  const deadline = Date.now() + grace;
+  const quitAt = deadline - Math.min(QUIT_WAIT_MS, grace / 2);
   const control = vmPaths(dir).controlSocket;
-  const ask = (command: string) => withQmp(control, (qmp) => qmp.execute(command)).then(() => true, (err: Error) => (ctx.log.warn(`QMP ${command} failed`, { error: err.message }), false));
-  if ((await ask('system_powerdown')) && (await waitStopped(state, graceMs(item), ctx.signal))) return 'SIGTERM';
-  if ((await ask('quit')) && (await waitStopped(state, QUIT_WAIT_MS, ctx.signal))) return 'SIGTERM';
+  const askBy = (command: string, until: number) =>
+    qmpExchange(control, command, until - Date.now()).then(
+      () => true,
+      (err: Error) => (ctx.log.warn(`QMP ${command} failed`, { error: err.message }), false),
+    );
+  if ((await askBy('system_powerdown', quitAt)) && (await waitStopped(state, quitAt - Date.now(), ctx.signal))) return 'SIGTERM';
+  if ((await askBy('quit', deadline)) && (await waitStopped(state, deadline - Date.now(), ctx.signal))) return 'SIGTERM';
   return stopInstance(state, 0, ctx.signal);
 }
 
@@ -212,17 +224,15 @@ function markerSeen(file: string, offset: number, marker: string): boolean {
   }
 }
 
-/** How long a status read waits for qemu: to greet, and then to answer. */
+/** How long a status read may wait for qemu, greeting and answer together. */
 const QMP_STATUS_MS = 1500;
 
 /** QMP run state of a live VM, or 'unknown' when its socket does not answer (in time). */
 export async function qmpState(dir: string): Promise<string> {
-  const query = (qmp: QmpClient) => {
-    // A qemu that greets and then stalls would otherwise hold this read, and the WorkItem's reconcile, for good.
-    const timer = setTimeout(() => qmp.close(), QMP_STATUS_MS);
-    return qmp.execute<{ status: string }>('query-status').finally(() => clearTimeout(timer));
-  };
-  return withQmp(vmPaths(dir).qmpSocket, async (qmp) => (await query(qmp)).status, QMP_STATUS_MS).catch(() => 'unknown');
+  return qmpExchange<{ status: string }>(vmPaths(dir).qmpSocket, 'query-status', QMP_STATUS_MS).then(
+    (answer) => answer.status,
+    () => 'unknown',
+  );
 }
 
 /** The status fields of a VM. */
