@@ -5,7 +5,7 @@
  * malformed, or shaped past the limits of validation/limits.ts, is a 400
  * before any other work: decoding is where a hostile body would cost most.
  */
-import YAML, { isAlias, isCollection, isPair, type Document } from 'yaml';
+import YAML, { isAlias, isCollection, isNode, isPair, type Document, type Node } from 'yaml';
 import { ApiError, badRequest } from '../errors.js';
 import { groupVersion, type ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
@@ -83,18 +83,23 @@ function quotedEnd(text: string, start: number): number {
 
 /**
  * What JSON cannot hold, refused before it is built: a key that is a mapping or a sequence (turning
- * nested ones into strings takes time exponential in their depth), and an anchor used inside itself
- * (a cycle no JSON can encode).
+ * nested ones into strings takes time exponential in their depth), an anchor used inside itself (a
+ * cycle no JSON can encode), and more aliases than toJS() would expand. One walk in document order,
+ * where each alias finds its anchor in a map: the parser's own alias.resolve() walks the whole
+ * document for every alias, so a body of many aliases cost time quadratic in its size.
  */
 function checkYamlNodes(doc: Document.Parsed): void {
-  YAML.visit(doc, {
-    Pair(_, pair) {
-      if (isPair(pair) && isCollection(pair.key)) throw new Error('mapping keys must be strings, not mappings or sequences');
-    },
-    Alias(_, alias, path) {
-      const target = isAlias(alias) ? alias.resolve(doc) : undefined;
-      if (target && path.includes(target)) throw new Error(`anchor "${alias.source}" is used inside itself`);
-    },
+  const anchors = new Map<string, Node>();
+  let aliases = 0;
+  YAML.visit(doc, (_, node, path) => {
+    if (isPair(node) && (isCollection(node.key) || (isAlias(node.key) && isCollection(anchors.get(node.key.source))))) {
+      throw new Error('mapping keys must be strings, not mappings or sequences');
+    }
+    if (isAlias(node)) {
+      if (++aliases > MAX_YAML_ALIASES) throw new Error(`more than ${MAX_YAML_ALIASES} aliases`);
+      const target = anchors.get(node.source);
+      if (target && path.includes(target)) throw new Error(`anchor "${node.source}" is used inside itself`);
+    } else if (isNode(node) && node.anchor) anchors.set(node.anchor, node);
   });
 }
 

@@ -101,6 +101,15 @@ const ZERO_TIME_SECONDS = -62135596800;
 
 // Where JSON and protobuf differ: meta/v1 Time is {seconds, nanos} (JSON: RFC 3339, whole seconds), FieldsV1 wraps raw
 // JSON, and Go writes every plain string field, empty ones too, which its JSON leaves out (omitempty).
+/** FieldsV1 from its protobuf form (JSON bytes); not JSON is a 400, not the 500 of a parse error. */
+function fieldsV1Of(raw: string): unknown {
+  try {
+    return JSON.parse(Buffer.from(raw, 'base64').toString() || '{}');
+  } catch {
+    throw badRequest('a managedFields entry\'s fieldsV1 is not JSON; send the field set as kube encodes it');
+  }
+}
+
 function jsonForm<T>(value: T): T {
   if (Array.isArray(value)) return value.map(jsonForm) as T;
   if (!value || typeof value !== 'object') return value;
@@ -110,7 +119,7 @@ function jsonForm<T>(value: T): T {
     if (TIME_FIELDS.has(k) && v && typeof v === 'object') {
       const seconds = Number((v as { seconds?: number }).seconds ?? ZERO_TIME_SECONDS);
       if (seconds > ZERO_TIME_SECONDS) out[k] = new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    } else if (k === 'fieldsV1' && v && typeof v === 'object') out[k] = JSON.parse(Buffer.from(String((v as { Raw?: string }).Raw ?? ''), 'base64').toString() || '{}');
+    } else if (k === 'fieldsV1' && v && typeof v === 'object') out[k] = fieldsV1Of(String((v as { Raw?: string }).Raw ?? ''));
     else out[k] = jsonForm(v);
   }
   return out as T;

@@ -13,7 +13,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../errors.js';
 import type { JSONSchemaProps } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
-import { isPrefix, mergeApplied, ownedPaths, pathsOf, removePath, toFieldsV1, valueAt, type Path } from './field-paths.js';
+import { mergeApplied, ownedPaths, PathSet, pathsOf, removePath, toFieldsV1, valueAt, type Path } from './field-paths.js';
 
 /** One `metadata.managedFields` entry. */
 export interface ManagedFieldsEntry {
@@ -36,9 +36,9 @@ export function serverSideApply(live: KubeObject, config: KubeObject, manager: s
   const previous = entries.find((e) => e.manager === manager && e.operation === 'Apply');
   let out = structuredClone(live) as KubeObject;
   const stillOwned = others.flatMap((e) => pathsOf(e.fieldsV1));
-  const keep = [...owned, ...stillOwned];
+  const keep = new PathSet([...owned, ...stillOwned]);
   for (const p of previous ? pathsOf(previous.fieldsV1) : []) {
-    if (!keep.some((q) => isPrefix(p, q))) removePath(out, p, keep);
+    if (!keep.reaches(p)) removePath(out, p, keep);
   }
   out = mergeApplied(out, config, schema) as KubeObject;
   const lost = new Set(force ? conflicts.map((c) => c.path.join('.')) : []);
@@ -69,10 +69,10 @@ interface Conflict {
 
 function findConflicts(live: KubeObject, config: KubeObject, owned: Path[], others: ManagedFieldsEntry[]): Conflict[] {
   const out: Conflict[] = [];
+  const mine = new PathSet(owned);
   for (const e of others) {
     for (const p of pathsOf(e.fieldsV1)) {
-      const mine = owned.find((q) => isPrefix(q, p) || isPrefix(p, q));
-      if (mine && !isDeepStrictEqual(valueAt(live, p), valueAt(config, p))) out.push({ manager: e.manager, path: p });
+      if (mine.overlaps(p) && !isDeepStrictEqual(valueAt(live, p), valueAt(config, p))) out.push({ manager: e.manager, path: p });
     }
   }
   return out;

@@ -40,6 +40,7 @@ function itemSegment(item: Json, keys: string[]): string {
 
 function itemIndex(list: Json[], seg: string): number {
   const key = itemKey(seg);
+  if (!key) return -1;
   return list.findIndex((item) => isObject(item) && Object.entries(key).every(([k, v]) => item[k] === v));
 }
 
@@ -61,19 +62,47 @@ export function ownedPaths(obj: KubeObject, schema?: JSONSchemaProps): Path[] {
   return out;
 }
 
-/** The value at `p`, undefined when absent. */
+/**
+ * The value at `p`, undefined when absent. Own fields only: the paths come from managedFields a client
+ * may write, and `__proto__` once reached Object.prototype, which a removal then edited for the process.
+ */
 export function valueAt(obj: Json, p: Path): Json {
   let cur = obj;
   for (const seg of p) {
     if (seg.startsWith(ITEM) && Array.isArray(cur)) cur = cur[itemIndex(cur, seg)];
-    else cur = isObject(cur) ? cur[seg] : undefined;
+    else cur = isObject(cur) && Object.hasOwn(cur, seg) ? cur[seg] : undefined;
   }
   return cur;
 }
 
-/** Whether `prefix` is `p` or a parent of it. */
-export function isPrefix(prefix: Path, p: Path): boolean {
-  return prefix.length <= p.length && prefix.every((s, i) => p[i] === s);
+/**
+ * Paths, asked in the time of the path asked whether one of them lies under or over another. The
+ * ownership checks once compared every path with every other: quadratic in the managedFields a client
+ * may send, seconds of the event loop for one request of 50,000 fields.
+ */
+export class PathSet {
+  private readonly paths = new Set<string>();
+  /** Every path and every parent of one. */
+  private readonly prefixes = new Set<string>();
+
+  constructor(paths: Iterable<Path>) {
+    for (const p of paths) {
+      this.paths.add(JSON.stringify(p));
+      for (let end = 0; end <= p.length; end++) this.prefixes.add(JSON.stringify(p.slice(0, end)));
+    }
+  }
+
+  /** Whether `p` is one of the paths or a parent of one. */
+  reaches(p: Path): boolean {
+    return this.prefixes.has(JSON.stringify(p));
+  }
+
+  /** Whether `p` is one of the paths, under one, or a parent of one. */
+  overlaps(p: Path): boolean {
+    if (this.reaches(p)) return true;
+    for (let end = 0; end < p.length; end++) if (this.paths.has(JSON.stringify(p.slice(0, end)))) return true;
+    return false;
+  }
 }
 
 /** FieldsV1 (`{"f:spec":{"f:volumes":{"k:{\"name\":\"data\"}":{...}}}}`) from leaf paths. */
@@ -110,7 +139,8 @@ export function mergeApplied(target: Json, patch: Json, schema: Schema): Json {
   const out: Record<string, Json> = isObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else out[k] = mergeApplied(out[k], v, childSchema(schema, k));
+    // Defined, not assigned: a field named __proto__ stays a field (ConfigMap data may have that key).
+    else Object.defineProperty(out, k, { value: mergeApplied(valueAt(out, [k]), v, childSchema(schema, k)), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }
@@ -119,14 +149,14 @@ export function mergeApplied(target: Json, patch: Json, schema: Schema): Json {
  * Removes the field (or list item) at `p`, then every parent it leaves empty that no kept path still
  * reaches. A list item's key fields go with the item, never alone: an item left with only them is empty.
  */
-export function removePath(obj: Json, p: Path, keep: Path[]): void {
+export function removePath(obj: Json, p: Path, keep: PathSet): void {
   for (let end = p.length; end > 0; end--) {
     const parent = valueAt(obj, p.slice(0, end - 1));
     const seg = p[end - 1]!;
     const emptied = end === p.length || isEmptied(valueAt(parent, [seg]), seg);
-    if (!emptied || keep.some((q) => isPrefix(p.slice(0, end), q))) return;
+    if (!emptied || keep.reaches(p.slice(0, end))) return;
     const item = end >= 2 ? p[end - 2]! : '';
-    if (item.startsWith(ITEM) && seg in itemKey(item)) continue;
+    if (item.startsWith(ITEM) && Object.hasOwn(itemKey(item) ?? {}, seg)) continue;
     if (Array.isArray(parent) && seg.startsWith(ITEM)) {
       const at = itemIndex(parent, seg);
       if (at >= 0) parent.splice(at, 1);
@@ -135,13 +165,20 @@ export function removePath(obj: Json, p: Path, keep: Path[]): void {
   }
 }
 
-function itemKey(seg: string): Record<string, Json> {
-  return JSON.parse(seg.slice(ITEM.length)) as Record<string, Json>;
+/** The key fields a `k:{...}` segment names; undefined for one that is not a JSON object (managedFields come from clients). */
+function itemKey(seg: string): Record<string, Json> | undefined {
+  try {
+    const key: unknown = JSON.parse(seg.slice(ITEM.length));
+    return isObject(key) ? key : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 // Nothing left in it: no field, or for a list item, only its key fields.
 function isEmptied(child: Json, seg: string): boolean {
   if (child === null || typeof child !== 'object') return false;
   const left = Object.keys(child);
-  return left.length === 0 || (seg.startsWith(ITEM) && left.every((k) => k in itemKey(seg)));
+  const key = seg.startsWith(ITEM) ? itemKey(seg) : undefined;
+  return left.length === 0 || (key !== undefined && left.every((k) => Object.hasOwn(key, k)));
 }

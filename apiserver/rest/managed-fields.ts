@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../storage/codec.js';
 import type { JSONSchemaProps } from '../resources.js';
 import type { ManagedFieldsEntry } from './apply.js';
-import { isPrefix, ownedPaths, pathsOf, toFieldsV1, valueAt, type Path } from './field-paths.js';
+import { ownedPaths, PathSet, pathsOf, toFieldsV1, valueAt, type Path } from './field-paths.js';
 
 /** Who makes a write: the `fieldManager` query parameter, or else the User-Agent up to its first '/', as kube does. */
 export function managerName(fieldManager: string | undefined, userAgent: string | undefined): string {
@@ -32,7 +32,8 @@ export function recordUpdate(old: KubeObject | undefined, next: KubeObject, mana
   const removed = old ? ownedPaths(old, schema).filter((p) => valueAt(next, p) === undefined) : [];
   if (!manager || (changed.length === 0 && removed.length === 0)) return next;
   const touched = [...changed, ...removed];
-  const overlaps = (p: Path) => touched.some((q) => isPrefix(q, p) || isPrefix(p, q));
+  const touchedSet = new PathSet(touched);
+  const overlaps = (p: Path) => touchedSet.overlaps(p);
   const entries = recordedEntries(next);
   const own = entries.find((e) => e.manager === manager && e.operation === 'Update');
   const others = entries

@@ -33,8 +33,10 @@ export function mergePatch(target: Json, patch: Json): Json {
 
 /**
  * RFC 6902 on a copy of `target`; a bad or failing operation is a 422 naming it and its index. Like
- * kube, at most MAX_JSON_PATCH_OPERATIONS operations, whose `copy`s add up to at most
- * MAX_JSON_PATCH_COPY_BYTES (413 beyond): each copy of a value into itself doubles the document.
+ * kube, at most MAX_JSON_PATCH_OPERATIONS operations, whose copies add up to at most
+ * MAX_JSON_PATCH_COPY_BYTES (413 beyond): each `copy` of a value into itself doubles the document, and
+ * each `move` copies the value it moves onto (fast-json-patch keeps it to return), so 10,000 moves of a
+ * large value onto itself once cost seconds.
  */
 export function jsonPatch(target: Json, ops: Json): Json {
   if (!Array.isArray(ops)) throw badRequest('json patch must be a JSON array of operations');
@@ -45,7 +47,7 @@ export function jsonPatch(target: Json, ops: Json): Json {
   let copied = 0;
   ops.forEach((op, index) => {
     try {
-      copied += copySize(doc, op);
+      copied += copiedBytes(doc, op);
       if (copied > MAX_JSON_PATCH_COPY_BYTES) {
         throw new ApiError(413, 'RequestEntityTooLarge', `json patch operation ${index} copies more than ${MAX_JSON_PATCH_COPY_BYTES} bytes in all; the result would be too large`);
       }
@@ -57,12 +59,13 @@ export function jsonPatch(target: Json, ops: Json): Json {
   return doc;
 }
 
-/** Bytes a `copy` operation adds (its source as JSON); 0 for other operations and missing sources. */
-function copySize(doc: Json, op: unknown): number {
-  const { op: kind, from } = (op ?? {}) as { op?: unknown; from?: unknown };
-  if (kind !== 'copy' || typeof from !== 'string') return 0;
+/** Bytes an operation copies, as JSON: a `copy`'s source, a `move`'s target; 0 for other operations and missing values. */
+function copiedBytes(doc: Json, op: unknown): number {
+  const { op: kind, from, path } = (op ?? {}) as { op?: unknown; from?: unknown; path?: unknown };
+  const copiedFrom = kind === 'copy' ? from : kind === 'move' ? path : undefined;
+  if (typeof copiedFrom !== 'string') return 0;
   try {
-    return JSON.stringify(fastJsonPatch.getValueByPointer(doc, from))?.length ?? 0;
+    return JSON.stringify(fastJsonPatch.getValueByPointer(doc, copiedFrom))?.length ?? 0;
   } catch {
     return 0; // a bad pointer: applyOperation says so
   }
