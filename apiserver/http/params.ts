@@ -39,6 +39,19 @@ export function queryBool(value: unknown): boolean {
   return !['false', '0'].includes(String(v).toLowerCase());
 }
 
+/**
+ * A flag of pods/log (`follow`, `previous`): true for `true`, `1` or a bare name, undefined when absent,
+ * `false` or `0` (the first of repeated values counts); anything else is a 400. The request listener
+ * reads `follow` with this too, so that whatever the log handler follows is counted as long-running.
+ */
+export function logFlag(q: Query, name: string): true | undefined {
+  const raw = q[name];
+  const v = Array.isArray(raw) ? String(raw[0]) : raw === undefined ? undefined : String(raw);
+  if (v === undefined || v === 'false' || v === '0') return undefined;
+  if (v === 'true' || v === '1' || v === '') return true;
+  throw badRequest(`query parameter ${name}="${v}" is not a boolean; use true or false`);
+}
+
 /** `dryRun=All` from the query, or from a DELETE body's `dryRun: ["All"]`. */
 export function dryRun(q: Query, bodyValue?: unknown): boolean {
   const values = [q.dryRun, bodyValue].flat().filter((v) => v !== undefined && v !== '');

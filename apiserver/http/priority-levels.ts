@@ -26,6 +26,7 @@ import type { UserInfo } from '../auth/tokens.js';
 import { NODES_GROUP } from '../auth/stored-tokens.js';
 import { ApiError } from '../errors.js';
 import type { RequestInfo } from '../request-info.js';
+import { logFlag } from './params.js';
 
 /** The priority level a request is served at (`exempt`: no seat). */
 export type PriorityLevel = 'exempt' | 'leases' | 'progress' | 'workload';
@@ -36,13 +37,26 @@ export type SeatedLevel = 'progress' | 'workload';
 // Kinds whose writes carry out accepted work, whoever sends them.
 const PROGRESS_KINDS = new Set(['cairn.dev/workitems', '/events', 'events.k8s.io/events']);
 
-/** Pure: the level of a request from who sent it and what it asks. */
-export function priorityLevel(user: Pick<UserInfo, 'groups'>, info: Pick<RequestInfo, 'group' | 'plural' | 'subresource'>, query: Record<string, unknown>): PriorityLevel {
-  const longRunning = query.watch === 'true' || query.watch === '1' || query.follow === 'true' || info.subresource === 'console';
-  if (longRunning) return 'exempt';
+/**
+ * Pure: the level of a request from who sent it and what it asks (`verb`: the authorization verb). Only
+ * watches, followed logs and consoles are long-running, read by the parsers their handlers use: a
+ * `?follow` (bare) once took a seat for as long as it followed, and `follow=true` on a POST none at all.
+ */
+export function priorityLevel(user: Pick<UserInfo, 'groups'>, info: Pick<RequestInfo, 'group' | 'plural' | 'subresource'>, verb: string, query: Record<string, unknown>): PriorityLevel {
+  if (isLongRunning(info, verb, query)) return 'exempt';
   if (info.group === 'coordination.k8s.io' && info.plural === 'leases') return 'leases';
   if (user.groups.includes(NODES_GROUP)) return 'leases';
   return info.subresource === 'status' || PROGRESS_KINDS.has(`${info.group}/${info.plural}`) ? 'progress' : 'workload';
+}
+
+function isLongRunning(info: Pick<RequestInfo, 'subresource'>, verb: string, query: Record<string, unknown>): boolean {
+  if (verb === 'watch' || info.subresource === 'console') return true;
+  if (info.subresource !== 'log' || verb !== 'get') return false;
+  try {
+    return logFlag(query, 'follow') === true;
+  } catch {
+    return false; // refused by the log handler at once
+  }
 }
 
 /** The workload level's seats and queue. */

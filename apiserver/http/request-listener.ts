@@ -73,7 +73,7 @@ async function serve(
   const attrs = resourceAttributes(user, req.method ?? 'GET', r.info, r.query);
   auditWhenAnswered(sec, res, attrs, r.path);
   const admit = self ? undefined : await authorizeRequest(sec, attrs);
-  const level = priorityLevel(user, r.info, r.query);
+  const level = priorityLevel(user, r.info, attrs.verb, r.query);
   if (level === 'progress' || level === 'workload') {
     const release = await ctx.seats.take(level);
     // A client that went away while it waited has closed the response: a 'close' listener added now would

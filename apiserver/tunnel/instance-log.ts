@@ -9,6 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type { LogOptions, StreamEnd } from '../../api/tunnel.js';
 import { ApiError, badRequest } from '../errors.js';
 import type { ApiContext, ApiRequest } from '../http/context.js';
+import { logFlag } from '../http/params.js';
 import { sendError } from '../http/respond.js';
 import { STREAM_LIMIT_BYTES } from '../http/watch-budget.js';
 import { FORWARDED_HEADER, type PeerCredentials } from './forward.js';
@@ -94,12 +95,7 @@ function streamError(failure: StreamEnd | undefined): ApiError {
 
 /** pods/log's query parameters, checked. */
 export function logOptions(q: Record<string, unknown>): LogOptions {
-  const flag = (k: string) => {
-    const v = single(q[k]);
-    if (v === undefined || v === 'false' || v === '0') return undefined;
-    if (v === 'true' || v === '1' || v === '') return true;
-    throw badRequest(`query parameter ${k}="${v}" is not a boolean; use true or false`);
-  };
+  const flag = (k: string) => logFlag(q, k);
   const count = (k: string, min: number) => {
     const v = single(q[k]);
     if (v === undefined) return undefined;

@@ -9,21 +9,30 @@ const instances = { group: 'cairn.dev', plural: 'instances' };
 
 describe('priorityLevel', () => {
   it('serves Leases and node identities apart, watches and streams without a seat, the rest as workload', () => {
-    expect(priorityLevel(admin, { group: 'coordination.k8s.io', plural: 'leases' }, {})).to.equal('leases');
-    expect(priorityLevel(node, { group: 'cairn.dev', plural: 'workitems' }, {})).to.equal('leases');
-    expect(priorityLevel(admin, instances, { watch: 'true' })).to.equal('exempt');
-    expect(priorityLevel(admin, { ...instances, subresource: 'log' }, { follow: 'true' })).to.equal('exempt');
-    expect(priorityLevel(admin, { ...instances, subresource: 'console' }, {})).to.equal('exempt');
-    expect(priorityLevel(admin, instances, {})).to.equal('workload');
-    expect(priorityLevel(admin, { ...instances, subresource: 'log' }, {})).to.equal('workload');
+    expect(priorityLevel(admin, { group: 'coordination.k8s.io', plural: 'leases' }, 'update', {})).to.equal('leases');
+    expect(priorityLevel(node, { group: 'cairn.dev', plural: 'workitems' }, 'update', {})).to.equal('leases');
+    expect(priorityLevel(admin, instances, 'watch', { watch: 'true' })).to.equal('exempt');
+    expect(priorityLevel(admin, { ...instances, subresource: 'log' }, 'get', { follow: 'true' })).to.equal('exempt');
+    expect(priorityLevel(admin, { ...instances, subresource: 'console' }, 'get', {})).to.equal('exempt');
+    expect(priorityLevel(admin, instances, 'list', {})).to.equal('workload');
+    expect(priorityLevel(admin, { ...instances, subresource: 'log' }, 'get', {})).to.equal('workload');
+  });
+
+  it('counts as long-running whatever the handlers follow or watch, and nothing else', () => {
+    const log = { ...instances, subresource: 'log' };
+    for (const follow of ['', '1', 'true', ['true', 'true']]) expect(priorityLevel(admin, log, 'get', { follow }), JSON.stringify(follow)).to.equal('exempt');
+    for (const follow of ['false', '0', 'yes']) expect(priorityLevel(admin, log, 'get', { follow }), follow).to.equal('workload');
+    expect(priorityLevel(admin, instances, 'create', { follow: 'true' })).to.equal('workload');
+    expect(priorityLevel(admin, instances, 'list', { follow: 'true' })).to.equal('workload');
+    expect(priorityLevel(admin, instances, 'create', { watch: 'true' })).to.equal('workload');
   });
 
   it('serves status writes, WorkItems and Events as progress: work already accepted', () => {
-    expect(priorityLevel(admin, { ...instances, subresource: 'status' }, {})).to.equal('progress');
-    expect(priorityLevel(admin, { group: 'cairn.dev', plural: 'workitems' }, {})).to.equal('progress');
-    expect(priorityLevel(admin, { group: '', plural: 'events' }, {})).to.equal('progress');
-    expect(priorityLevel(admin, { group: 'events.k8s.io', plural: 'events' }, {})).to.equal('progress');
-    expect(priorityLevel(admin, { group: 'cairn.dev', plural: 'volumes' }, {})).to.equal('workload');
+    expect(priorityLevel(admin, { ...instances, subresource: 'status' }, 'update', {})).to.equal('progress');
+    expect(priorityLevel(admin, { group: 'cairn.dev', plural: 'workitems' }, 'create', {})).to.equal('progress');
+    expect(priorityLevel(admin, { group: '', plural: 'events' }, 'create', {})).to.equal('progress');
+    expect(priorityLevel(admin, { group: 'events.k8s.io', plural: 'events' }, 'create', {})).to.equal('progress');
+    expect(priorityLevel(admin, { group: 'cairn.dev', plural: 'volumes' }, 'create', {})).to.equal('workload');
   });
 });
 
