@@ -23,6 +23,11 @@ export type FrameKind = (typeof FrameKind)[keyof typeof FrameKind];
 export const TUNNEL_PROTOCOL = 'tunnel.cairn.dev';
 /** The subprotocol of a console session between a client and the apiserver (raw bytes both ways). */
 export const CONSOLE_PROTOCOL = 'console.cairn.dev';
+/**
+ * The largest WebSocket message the API server takes from a console or a tunnel (ws's default is
+ * 100 MiB, held whole before it is passed on); agents send logs in 64 KiB chunks.
+ */
+export const MAX_MESSAGE_BYTES = 1024 * 1024;
 
 /** What to read from an instance's log (the options of pods/log). */
 export interface LogOptions {

@@ -7,6 +7,7 @@
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
+import { MAX_MESSAGE_BYTES } from '../../api/tunnel.js';
 import type { UserInfo } from '../auth/tokens.js';
 
 /** Marks a request one replica forwarded to another. */
@@ -40,5 +41,5 @@ export function forwardGet(peer: string, path: string, user: UserInfo, creds: Pe
 /** Opens a WebSocket on the peer for `path`. */
 export function forwardWebSocket(peer: string, path: string, protocol: string, user: UserInfo, creds: PeerCredentials): WebSocket {
   const url = new URL(path, peer.replace(/^http/, 'ws'));
-  return new WebSocket(url, [protocol], { headers: forwardHeaders(user, creds) as Record<string, string>, ...peerTls(creds), perMessageDeflate: false, handshakeTimeout: 10_000 });
+  return new WebSocket(url, [protocol], { headers: forwardHeaders(user, creds) as Record<string, string>, ...peerTls(creds), perMessageDeflate: false, maxPayload: MAX_MESSAGE_BYTES, handshakeTimeout: 10_000 });
 }

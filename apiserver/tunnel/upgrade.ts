@@ -11,8 +11,9 @@
 import type { IncomingMessage, IncomingHttpHeaders } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { CONSOLE_PROTOCOL, TUNNEL_PROTOCOL } from '../../api/tunnel.js';
+import { CONSOLE_PROTOCOL, MAX_MESSAGE_BYTES, TUNNEL_PROTOCOL } from '../../api/tunnel.js';
 import { resourceAttributes, type RequestAttributes } from '../auth/attributes.js';
+import { MASTERS_GROUP } from '../auth/authorizer.js';
 import type { UserInfo } from '../auth/tokens.js';
 import { ApiError } from '../errors.js';
 import { authenticateRequest, authorizeRequest, recordAudit, type Security } from '../http/security.js';
@@ -27,7 +28,7 @@ const BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
 
 /** The `upgrade` listener of the apiserver's HTTP server. */
 export function upgradeListener(deps: LogDeps, sec: Security): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: (offered) => [TUNNEL_PROTOCOL, CONSOLE_PROTOCOL].find((p) => offered.has(p)) ?? false });
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_MESSAGE_BYTES, handleProtocols: (offered) => [TUNNEL_PROTOCOL, CONSOLE_PROTOCOL].find((p) => offered.has(p)) ?? false });
   return (req, socket, head) => {
     socket.on('error', () => socket.destroy());
     accept(deps, sec, wss, req, socket, head).catch((err) => refuse(socket, toApiError(err, deps.ctx.log)));
@@ -42,6 +43,7 @@ async function accept(deps: LogDeps, sec: Security, wss: WebSocketServer, req: I
   const user = await authenticateRequest(sec, withSubprotocolToken(req.headers));
   const attrs: RequestAttributes = { ...resourceAttributes(user, 'POST', info, {}), verb: 'create' };
   await authorizeRequest(sec, attrs);
+  if (kind === 'tunnel') checkTunnelIdentity(user, info.namespace!, info.name!);
   recordAudit(sec, attrs, path, 101);
   if (kind === 'tunnel') {
     const ws = await upgrade(wss, req, socket, head);
@@ -51,6 +53,16 @@ async function accept(deps: LogDeps, sec: Security, wss: WebSocketServer, req: I
   }
   const target = await instanceTarget(deps.ctx, deps.tunnels, req.headers, info.namespace!, info.name!, 'console');
   joinConsole(deps, await upgrade(wss, req, socket, head), target, user as UserInfo);
+}
+
+/**
+ * Only the node itself (or system:masters, who may do anything) opens a node's tunnel: RBAC's
+ * `create nodes/tunnel`, which an operator's `cairn.dev/*` grants, let anyone put their socket in the
+ * agent's place and read every console's keystrokes and answer every log request on that node.
+ */
+function checkTunnelIdentity(user: UserInfo, cluster: string, node: string): void {
+  if (user.groups.includes(MASTERS_GROUP) || (user.node?.cluster === cluster && user.node.name === node)) return;
+  throw new ApiError(403, 'Forbidden', `${user.name} cannot open the tunnel of node ${node} in cluster ${cluster}: only that node's own credential may; run the agent with its node credential (it joins with a token from \`cairn token create\`)`);
 }
 
 function upgradeKind(info: RequestInfo): 'tunnel' | 'console' | undefined {

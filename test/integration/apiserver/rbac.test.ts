@@ -14,6 +14,8 @@ import { expect } from 'chai';
 import { Etcd3 } from 'etcd3';
 import path from 'node:path';
 import winston from 'winston';
+import WebSocket from 'ws';
+import { TUNNEL_PROTOCOL } from '../../../api/tunnel.js';
 import { newToken } from '../../../api/token-format.js';
 import { BOOTSTRAP_ROLES, ensureBootstrapRoles } from '../../../apiserver/auth/bootstrap-roles.js';
 import { rbacDefinitions } from '../../../apiserver/builtin/rbac.js';
@@ -291,6 +293,18 @@ describe('RBAC (real etcd + apiserver)', function () {
         if (why) wrong.push(`${verb} Cluster b: ${why}`);
       }
       expect(wrong, wrong.join('\n')).to.deep.equal([]);
+    });
+
+    it("gets a 403 for a node's tunnel in a, which only the node's own credential opens (it once took the agent's place)", async () => {
+      const url = `${env.server.url.replace(/^http/, 'ws')}/apis/cairn.dev/v1alpha1/namespaces/a/nodes/n1/tunnel`;
+      const ca = Buffer.from(env.kubeconfig.getCurrentCluster()!.caData!, 'base64');
+      const status = await new Promise<number>((resolve, reject) => {
+        const ws = new WebSocket(url, [TUNNEL_PROTOCOL], { ca, headers: { Authorization: `Bearer ${users.otto!.token}` } });
+        ws.on('unexpected-response', (_req, res) => (resolve(res.statusCode ?? 0), ws.terminate()));
+        ws.on('open', () => (resolve(101), ws.close()));
+        ws.on('error', reject);
+      });
+      expect(status).to.equal(403);
     });
 
     it('gets a 403 on RBAC objects and tokens, even in a', async () => {
