@@ -3,7 +3,8 @@
  * distinct nodes; growing size or replica count is carried out, shrinking
  * either is refused with a condition (data would be lost); replicas on a
  * node lost for longer than the grace period are released and recreated
- * elsewhere when the Cluster allows it.
+ * elsewhere when the Cluster allows it and another replica holds all their
+ * data; the only copy is kept until its node returns.
  */
 import type { Cluster } from '../../../api/cluster.js';
 import { effectiveGlusterOptions } from '../../../api/gluster-options.js';
@@ -132,6 +133,7 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
   if (!wi) return { slot: { index } };
   const node = o.node(wi.spec.nodeName);
   if (node.lost && o.cluster?.spec?.failover?.recreateLostReplicas !== false) {
+    if (!hasGoodCopyBesides(o, wi)) return { slot: { index, workItem: wi, unreachable: true, onlyCopy: true } };
     actions.push({ type: 'releaseWorkItem', name: wi.metadata.name!, uid: wi.metadata.uid });
     actions.push({ type: 'event', eventType: 'Warning', reason: 'ReplicaLost', message: `replica ${index} on lost node ${wi.spec.nodeName} is recreated on another node` });
     return { slot: { index, lostOn: wi.spec.nodeName } };
@@ -141,6 +143,27 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
     actions.push({ type: 'updateWorkItem', workItem: mergeWorkItem(wi, desired) });
   }
   return { slot: { index, workItem: wi, unreachable: node.unreachable }, requeueAfterMs: node.unreachable ? node.lostInMs + 100 : undefined };
+}
+
+/**
+ * Whether a replica other than `lost` holds everything it held, so that `lost` may be released and
+ * recreated empty elsewhere: driver gluster (a file replica is a copy of its own), and a brick that
+ * has joined, runs (or is stopped with its volume) on a node in touch, and that no brick's report
+ * names as having missed writes. Released otherwise, the lost replica was the one copy of the data:
+ * replaced by an empty one at once, and deleted by its own agent when its node came back.
+ */
+function hasGoodCopyBesides(o: VolumeObserved, lost: WorkItem): boolean {
+  if (!isGluster(o.volume)) return false;
+  const bricks = o.workItems.filter((w) => !w.metadata.deletionTimestamp && w.spec.volumeReplica);
+  const missedWrites = new Set(bricks.flatMap((w) => w.status?.volumeReplica?.brick?.owed ?? []).flatMap((entry) => entry.bricks));
+  return bricks.some((w) => {
+    const index = w.spec.volumeReplica!.index;
+    if (w === lost || index === lost.spec.volumeReplica?.index || missedWrites.has(index)) return false;
+    const node = o.node(w.spec.nodeName);
+    const brick = w.status?.volumeReplica?.brick;
+    const up = brick?.state === 'Running' || (brick?.state === 'Stopped' && !!w.spec.volumeReplica!.brick?.stopped);
+    return !node.lost && !node.unreachable && up && !!brick?.joinedAt;
+  });
 }
 
 /**

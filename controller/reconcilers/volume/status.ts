@@ -16,6 +16,8 @@ export interface ReplicaSlot {
   unreachable?: boolean;
   /** The node this replica was lost with. */
   lostOn?: string;
+  /** On a lost node, kept: no other replica holds all its data. */
+  onlyCopy?: boolean;
 }
 
 /** A spec change that was refused. */
@@ -27,6 +29,10 @@ export interface SpecProblem {
 function replicaState(slot: ReplicaSlot, size: string): { state: ReplicaState; message?: string } {
   const w = slot.workItem;
   if (slot.lostOn) return { state: 'Lost', message: `node ${slot.lostOn} is lost; recreating the replica elsewhere` };
+  if (slot.onlyCopy && w) {
+    const where = `-n ${w.metadata.namespace ?? ''} ${w.metadata.name ?? ''}`;
+    return { state: 'Lost', message: `node ${w.spec.nodeName} is lost and holds the only good copy of this replica's data, so it is kept until the node returns; to give that data up and recreate the replica empty elsewhere, run: kubectl delete workitem ${where}` };
+  }
   if (!w) return { state: 'Pending', message: 'waiting for a node with enough free storage' };
   if (w.metadata.deletionTimestamp) return { state: 'Deleting' };
   const s = w.status;

@@ -6,7 +6,7 @@
  * expired and the failover grace period has passed: every read that
  * completed before that moment must show no copy anywhere else; the next
  * node claims the instance only after the dead node's claim was deleted.
- * Its volume replica is recreated on a live node (docs/fencing.md).
+ * Its volume's only replica is kept on it, not recreated empty elsewhere.
  *
  * Timings (Cluster spec.failureDetection): node lease 2 s, grace 1 s.
  */
@@ -172,14 +172,16 @@ describe('controller: node expiry, Unreachable and fenced failover (real etcd + 
       expect((await c.events(NS)).filter((e) => e.involvedObject.name === name && e.reason === 'FailingOver'), name).to.deep.equal([]);
     }
 
-    // The volume's replica on the lost node is recreated on n2 (replicas have no fencing lease).
-    const vol = await until('vol Ready on n2', async () => {
+    // The volume's one replica stays on the lost node: it is the only copy of the data, so it is not
+    // recreated empty elsewhere (and then deleted by its own agent when the node returned).
+    const vol = await until('vol says its replica is kept on n1', async () => {
       const v = await c.client.get('Volume', NS, 'vol');
-      return v?.status?.phase === 'Ready' && v.status.replicas?.[0]?.nodeName === 'n2' ? v : undefined;
+      return v?.status?.replicas?.[0]?.state === 'Lost' ? v : undefined;
     });
-    expect(vol.status!.replicas).to.have.length(1);
-    expect((await workItemsOf('Volume', 'vol')).map((w) => w.metadata.name)).to.deep.equal(['vol.r0.n2']);
-    expect((await c.events(NS)).some((e) => e.involvedObject.name === 'vol' && e.reason === 'ReplicaLost')).to.equal(true);
+    expect(vol.status!.replicas![0]).to.include({ nodeName: 'n1' });
+    expect(vol.status!.replicas![0]!.message).to.match(/only good copy/);
+    expect((await workItemsOf('Volume', 'vol')).map((w) => w.metadata.name)).to.deep.equal(['vol.r0.n1']);
+    expect((await c.events(NS)).some((e) => e.involvedObject.name === 'vol' && e.reason === 'ReplicaLost')).to.equal(false);
   });
 
   it('marks the node Ready again when heartbeats resume, with a NodeReachable event; what stayed runs again', async () => {
@@ -207,7 +209,8 @@ describe('controller: node expiry, Unreachable and fenced failover (real etcd + 
     expect((await leaseOf('instance-db'))?.spec?.holderIdentity).to.equal('n2');
     // Nothing of the failed-over workloads comes back to n1.
     const onN1 = (await c.client.list('WorkItem', { namespace: NS, fieldSelector: 'spec.nodeName=n1' })).items.map((w) => w.metadata.name).sort();
-    expect(onN1).to.deep.equal(['manual.n1', 'pinned.n1']);
+    expect(onN1).to.deep.equal(['manual.n1', 'pinned.n1', 'vol.r0.n1']);
     expect((await getInstance('db'))!.status!.nodeName).to.equal('n2');
+    await until('vol Ready on n1 again', async () => ((await c.client.get('Volume', NS, 'vol'))?.status?.phase === 'Ready' ? true : undefined));
   });
 });

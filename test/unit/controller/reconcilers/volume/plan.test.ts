@@ -405,9 +405,17 @@ describe('planVolume', () => {
   });
 
   describe('lost nodes', () => {
+    /** A gluster Volume (its uid a UUID, as volfiles need). */
+    const gv = (spec: Parameters<typeof volume>[1], status?: Parameters<typeof volume>[2]) => {
+      const v = volume('data', { driver: 'gluster', ...spec }, status);
+      return { ...v, metadata: { ...v.metadata, uid: '0b9c3f2a-1d4e-4f60-8a7b-9c0d1e2f3a4b' } };
+    };
+    /** A gluster replica's report: its brick runs and has joined (`owed`: what it holds that other bricks missed). */
+    const brickDone = (size = '10Gi', owed?: Array<{ gfid: string; bricks: number[] }>) => ({ ...replicaDone(size), volumeReplica: { path: '/data/r', size, brick: { state: 'Running' as const, joinedAt: NOW_TEXT, ...(owed ? { owed } : {}) } } });
+
     it('releases a replica on a lost node with a ReplicaLost Warning and reschedules its index on the next round', () => {
-      const vol = volume('data', { replicas: 2 });
-      const wis = [replicaWorkItem(vol, 0, 'a', { status: replicaDone() }), replicaWorkItem(vol, 1, 'b', { status: replicaDone() })];
+      const vol = gv({ replicas: 2 });
+      const wis = [replicaWorkItem(vol, 0, 'a', { status: brickDone() }), replicaWorkItem(vol, 1, 'b', { status: brickDone() })];
       // As the real scheduler answers while the lost replica's WorkItem is still cached: it keeps node b.
       const o = volumeObserved(vol, { workItems: wis, nodes: { b: LOST }, nodeNames: ['a', 'b'] });
       const plan = planVolume(o);
@@ -418,14 +426,14 @@ describe('planVolume', () => {
       expect(plan.status.phase).to.equal('Degraded');
       expect(plan.status.readyReplicas).to.equal(1);
 
-      const next = planVolume(volumeObserved(volume('data', { replicas: 2 }, plan.status), { workItems: [wis[0]!], nodes: { b: LOST }, nodeNames: ['a', 'c'] }));
+      const next = planVolume(volumeObserved(gv({ replicas: 2 }, plan.status), { workItems: [wis[0]!], nodes: { b: LOST }, nodeNames: ['a', 'c'] }));
       expect(ofType(next.actions, 'createWorkItem').map((a) => a.workItem.metadata.name)).to.deep.equal(['data.r1.c']);
       expect(ofType(next.actions, 'releaseWorkItem')).to.have.length(0);
     });
 
     it('does not recreate the lost replica on the lost node with the real scheduler either', () => {
-      const vol = volume('data', { replicas: 2, size: '1Gi' });
-      const wis = [replicaWorkItem(vol, 0, 'a', { status: replicaDone('1Gi') }), replicaWorkItem(vol, 1, 'b', { status: replicaDone('1Gi') })];
+      const vol = gv({ replicas: 2, size: '1Gi' });
+      const wis = [replicaWorkItem(vol, 0, 'a', { status: brickDone('1Gi') }), replicaWorkItem(vol, 1, 'b', { status: brickDone('1Gi') })];
       const mk = (name: string, phase: 'Ready' | 'Unreachable'): Node => ({
         metadata: { name, namespace: NS },
         status: { phase, capacity: { cpus: 4, memory: '8Gi', storage: '100Gi' }, conditions: [{ type: 'Ready', status: phase === 'Ready' ? 'True' : 'Unknown', reason: 'x', message: '', lastTransitionTime: '2024-01-01T00:00:00Z' }] },
@@ -443,6 +451,53 @@ describe('planVolume', () => {
       expect(ofType(plan.actions, 'createWorkItem').map((a) => a.workItem.spec.nodeName)).not.to.include('b');
     });
 
+    describe('keeps the only good copy of the data on its lost node (released, it was replaced empty and then deleted when the node returned)', () => {
+      const kept = (vol: ReturnType<typeof volume>, wis: ReturnType<typeof replicaWorkItem>[], nodes: Record<string, typeof LOST>) => {
+        const plan = planVolume(volumeObserved(vol, { workItems: wis, nodes }));
+        expect(ofType(plan.actions, 'releaseWorkItem')).to.have.length(0);
+        expect(ofType(plan.actions, 'createWorkItem')).to.have.length(0);
+        expect(events(plan.actions)).to.deep.equal([]);
+        return plan;
+      };
+
+      it('a file volume: every replica is a copy of its own', () => {
+        const vol = volume('data', { replicas: 2 });
+        const plan = kept(vol, [replicaWorkItem(vol, 0, 'a', { status: replicaDone() }), replicaWorkItem(vol, 1, 'b', { status: replicaDone() })], { b: LOST });
+        expect(plan.status.replicas![1]).to.include({ index: 1, nodeName: 'b', state: 'Lost' });
+        expect(plan.status.replicas![1]!.message).to.match(/node b is lost and holds the only good copy.*kubectl delete workitem -n \S+ data\.r1\.b/);
+        expect(plan.status.phase).to.equal('Degraded');
+      });
+
+      it('a single gluster replica, and one whose Node vanished', () => {
+        const vol = gv({ replicas: 1 });
+        kept(vol, [replicaWorkItem(vol, 0, 'a', { status: brickDone() })], { a: LOST });
+        kept(vol, [replicaWorkItem(vol, 0, 'a', { status: brickDone() })], { a: GONE });
+      });
+
+      it('gluster, when the other brick missed writes the lost one holds', () => {
+        const vol = gv({ replicas: 2 });
+        kept(vol, [replicaWorkItem(vol, 0, 'a', { status: brickDone() }), replicaWorkItem(vol, 1, 'b', { status: brickDone('10Gi', [{ gfid: 'g1', bricks: [0] }]) })], { b: LOST });
+      });
+
+      it('gluster, when the other brick has not joined, does not run, or is on a node out of touch', () => {
+        const vol = gv({ replicas: 2 });
+        const lostOne = replicaWorkItem(vol, 1, 'b', { status: brickDone() });
+        const notJoined = { ...brickDone(), volumeReplica: { path: '/data/r', size: '10Gi', brick: { state: 'Running' as const } } };
+        const stopped = { ...brickDone(), volumeReplica: { path: '/data/r', size: '10Gi', brick: { state: 'Stopped' as const, joinedAt: NOW_TEXT } } };
+        kept(vol, [replicaWorkItem(vol, 0, 'a', { status: notJoined }), lostOne], { b: LOST });
+        kept(vol, [replicaWorkItem(vol, 0, 'a', { status: stopped }), lostOne], { b: LOST });
+        kept(vol, [replicaWorkItem(vol, 0, 'a', { status: brickDone() }), lostOne], { a: unreachable(5_000), b: LOST });
+        kept(vol, [replicaWorkItem(vol, 0, 'a', { status: brickDone() }), lostOne], { a: LOST, b: LOST });
+      });
+
+      it('but releases both lost replicas of three when the third holds everything', () => {
+        const vol = gv({ replicas: 3 });
+        const wis = [replicaWorkItem(vol, 0, 'a', { status: brickDone() }), replicaWorkItem(vol, 1, 'b', { status: brickDone() }), replicaWorkItem(vol, 2, 'c', { status: brickDone() })];
+        const plan = planVolume(volumeObserved(vol, { workItems: wis, nodes: { a: LOST, b: LOST } }));
+        expect(ofType(plan.actions, 'releaseWorkItem').map((a) => a.name)).to.deep.equal(['data.r0.a', 'data.r1.b']);
+      });
+    });
+
     it('keeps a replica on a lost node when Cluster recreateLostReplicas is false', () => {
       const vol = volume('data', { replicas: 1 });
       const plan = planVolume(volumeObserved(vol, { cluster: cluster({ failover: { recreateLostReplicas: false } }), workItems: [replicaWorkItem(vol, 0, 'a', { status: replicaDone() })], nodes: { a: LOST } }));
@@ -452,8 +507,9 @@ describe('planVolume', () => {
     });
 
     it('treats a vanished Node as lost', () => {
-      const vol = volume('data', { replicas: 1 });
-      const plan = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a')], nodes: { a: GONE } }));
+      const vol = gv({ replicas: 2 });
+      const brick = { ...replicaDone(), volumeReplica: { path: '/data/r', size: '10Gi', brick: { state: 'Running' as const, joinedAt: NOW_TEXT } } };
+      const plan = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a', { status: brick }), replicaWorkItem(vol, 1, 'b', { status: brick })], nodes: { b: GONE } }));
       expect(ofType(plan.actions, 'releaseWorkItem')).to.have.length(1);
     });
 
