@@ -35,7 +35,7 @@ import type { Driver, DriverEnv, Observation, OperationContext } from '../driver
 import { ownerKey, safeName } from '../paths.js';
 import { commandLine } from '../process/proc.js';
 import { ensureBrickFilesystem, removeBrickFilesystem, usableBytes } from './brick-filesystem.js';
-import { isMountPoint, stopClient, waitForMount } from './gluster-mount.js';
+import { isMountPoint, removeMountPoint, stopClient, unmountAll, waitForMount } from './gluster-mount.js';
 
 const run = promisify(execFile);
 const STOP_GRACE_MS = 5_000;
@@ -290,6 +290,8 @@ async function joinOnce(brick: WorkItemBrickSpec, index: number, runDir: string,
   const mnt = path.join(runDir, 'join-mount');
   const volfile = path.join(runDir, 'join.vol');
   fs.writeFileSync(volfile, brick.clientVolfile);
+  // A join cut short (the agent died) may have left its client mounted here.
+  await unmountAll(mnt);
   fs.mkdirSync(mnt, { recursive: true });
   try {
     await run('glusterfs', [`--client-pid=${ADD_REPLICA_MOUNT_PID}`, '-f', volfile, '-l', path.join(runDir, 'join.log'), '-p', path.join(runDir, 'join.pid'), mnt], { signal: ctx.signal });
@@ -299,9 +301,9 @@ async function joinOnce(brick: WorkItemBrickSpec, index: number, runDir: string,
     const detail = (err as { stderr?: string }).stderr?.trim() || (err as Error).message;
     throw new OperationError('CommandFailed', `brick ${brick.path} on node ${ctx.nodeName} could not ask the other bricks to heal onto it: ${detail}`, 'the other bricks must run and be reachable from this node (see the Volume\'s status); the agent retries');
   } finally {
-    await run('umount', ['-l', mnt]).catch(() => undefined);
+    await unmountAll(mnt);
     stopClient(path.join(runDir, 'join.pid'));
-    fs.rmSync(mnt, { recursive: true, force: true });
+    removeMountPoint(mnt);
   }
   fs.writeFileSync(marker, new Date(ctx.now()).toISOString());
   // The others' daemons restart on the join (their peerJoins changes); this one too, for its own index.

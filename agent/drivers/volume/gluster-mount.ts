@@ -44,9 +44,44 @@ export function mountRunDir(dataDir: string, namespace: string, volumeName: stri
   return path.join(dataDir, 'gluster', safeName('metadata.namespace', namespace), `mount-${safeName('volume name', volumeName)}`);
 }
 
-/** Whether something is mounted at `dir` (a line of /proc/self/mounts names it; spaces are octal-escaped there, and our paths have none). */
+/**
+ * Whether something is mounted at `dir`. /proc/self/mounts names mount points by their real path (a
+ * data dir reached through a symlink is listed resolved) with space, tab, newline and backslash as
+ * octal escapes. The parent is resolved, not `dir` itself, which a dead FUSE client makes unreadable.
+ */
 export function isMountPoint(dir: string): boolean {
-  return fs.readFileSync('/proc/self/mounts', 'utf8').split('\n').some((l) => l.split(' ')[1] === dir);
+  let real: string;
+  try {
+    real = path.join(fs.realpathSync(path.dirname(dir)), path.basename(dir));
+  } catch {
+    return false; // no parent, so nothing can be mounted there
+  }
+  const unescape = (p: string) => p.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+  return fs.readFileSync('/proc/self/mounts', 'utf8').split('\n').some((l) => unescape(l.split(' ')[1] ?? '') === real);
+}
+
+/** Unmounts (lazily) every mount stacked at `dir`: a retry after a crash may have mounted over a mount left behind. */
+export async function unmountAll(dir: string): Promise<void> {
+  for (let i = 0; i < 16 && isMountPoint(dir); i++) await run('umount', ['-l', dir]);
+  if (isMountPoint(dir)) throw new Error(`${dir} is still a mount point after 16 unmounts`);
+}
+
+/**
+ * Removes a mount point's directory once nothing is mounted there. Recursive removal through a mount
+ * still there would delete the volume's files on every brick, so it first checks that the directory
+ * is on its parent's filesystem (it throws, and the step is retried, otherwise).
+ */
+export function removeMountPoint(dir: string): void {
+  if (!fs.existsSync(path.dirname(dir))) return;
+  let onParent: boolean;
+  try {
+    onParent = !isMountPoint(dir) && fs.statSync(dir).dev === fs.statSync(path.dirname(dir)).dev;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new Error(`cannot tell whether ${dir} is still mounted: ${(err as Error).message}`);
+  }
+  if (!onParent) throw new Error(`${dir} is still mounted; it is not removed`);
+  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 /** Runs `fn` holding the lock of the volume whose run files are in `dir`. */
@@ -112,10 +147,6 @@ export function answers(dir: string): boolean {
   }
 }
 
-async function unmount(dir: string): Promise<void> {
-  if (isMountPoint(dir)) await run('umount', ['-l', dir]);
-}
-
 /** Mounts the volume at `dir` with the client volfile, and waits until it answers. */
 async function mount(namespace: string, volumeName: string, m: Pick<WorkItemGlusterMount, 'volume' | 'volfile'>, dir: string, rd: string, ctx: OperationContext): Promise<void> {
   const volfile = path.join(rd, 'client.vol');
@@ -132,7 +163,7 @@ async function mount(namespace: string, volumeName: string, m: Pick<WorkItemGlus
     throw new OperationError('CommandFailed', `mounting gluster volume ${m.volume} at ${dir} on node ${ctx.nodeName} failed: ${(err as Error).message}`, `see ${log} on node ${ctx.nodeName}`, { cause: err });
   }
   if (!(await waitForMount(dir, ctx.signal))) {
-    await unmount(dir).catch(() => undefined);
+    await unmountAll(dir).catch(() => undefined);
     throw new OperationError('Timeout', `gluster volume ${m.volume} mounted at ${dir} on node ${ctx.nodeName} does not answer`, `its bricks may be down or unreachable from node ${ctx.nodeName}; see the Volume's status and ${log}`);
   }
   ctx.log.info('gluster volume mounted', { volume: m.volume, dir });
@@ -158,7 +189,7 @@ export async function attachGluster(namespace: string, volumeName: string, m: Wo
     if (isMountPoint(dir) && answers(dir)) return;
     // Still listed but not answering: its client died, and the instances using it are on a dead mount.
     const again = isMountPoint(dir);
-    await unmount(dir);
+    await unmountAll(dir);
     await mount(namespace, volumeName, m, dir, rd, ctx);
     if (again) {
       fs.writeFileSync(path.join(rd, REMOUNTED_FILE), String(ctx.now()));
@@ -176,10 +207,10 @@ async function detachGluster(namespace: string, volumeName: string, user: string
   await withLock(rd, async () => {
     fs.rmSync(path.join(rd, 'users', user), { force: true });
     if (fs.existsSync(path.join(rd, 'users')) && fs.readdirSync(path.join(rd, 'users')).length > 0) return;
-    await unmount(dir);
+    await unmountAll(dir);
     stopClient(path.join(rd, 'client.pid'));
     // Lazily unmounted, so the directory is empty now even while the client finishes.
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeMountPoint(dir);
     fs.rmSync(rd, { recursive: true, force: true });
     ctx.log.info('gluster volume unmounted: its last user left', { volume: volumeName, dir });
   }, ctx.signal);
