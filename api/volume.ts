@@ -45,6 +45,16 @@ export function isStopped(volume: Volume): boolean {
   return isGluster(volume) && volume.spec.state === 'Stopped';
 }
 
+/**
+ * The replica count the controller carries out: spec.replicas, but never fewer than the replicas that
+ * were placed (removing one is refused, its data would go; a trailing one never placed may be dropped).
+ * Brick and client graphs are built for this count, so a refused reduction cannot split the replicas.
+ */
+export function acceptedReplicas(volume: Volume): number {
+  const placed = (volume.status?.replicas ?? []).filter((r) => r.nodeName);
+  return Math.max(volume.spec.replicas ?? 1, placed.reduce((n, r) => Math.max(n, r.index + 1), 0));
+}
+
 /** Phase of a Volume. */
 export type VolumePhase = 'Pending' | 'Creating' | 'Ready' | 'Degraded' | 'Failed' | 'Stopped' | 'Deleting';
 /** State of one Volume replica. */

@@ -7,7 +7,7 @@
  * Lost replica is gone with its node's disk, so it occupies nothing.
  */
 import type { Instance, MigrationPhase } from '../../api/instance.js';
-import { isGluster, type ReplicaState, type Volume, type VolumeReplicaStatus } from '../../api/volume.js';
+import { acceptedReplicas, isGluster, type ReplicaState, type Volume, type VolumeReplicaStatus } from '../../api/volume.js';
 
 const MIGRATION_IN_FLIGHT: ReadonlySet<MigrationPhase> = new Set(['Pending', 'PreparingTarget', 'MirroringStorage', 'Transferring', 'SwitchingOver']);
 const NOT_LIVE: ReadonlySet<ReplicaState> = new Set(['Lost', 'Deleting', 'Failed']);
@@ -47,8 +47,11 @@ export function liveReplicaNodes(volume: Volume): string[] {
 /** Where a gluster Volume's bricks listen, in index order, once every one has an address, port and path (a lost one at its last); else undefined. */
 export function glusterBricks(volume: Volume): { host: string; port: number; path: string }[] | undefined {
   if (!isGluster(volume)) return undefined;
-  const replicas = [...(volume.status?.replicas ?? [])].sort((a, b) => a.index - b.index).slice(0, volume.spec.replicas ?? 1);
-  if (replicas.length < (volume.spec.replicas ?? 1)) return undefined;
+  // As many as the bricks' own graphs name: a refused reduction of spec.replicas once left a brick out
+  // of every mount, so it got no writes and nothing blamed it for the ones it missed.
+  const count = acceptedReplicas(volume);
+  const replicas = [...(volume.status?.replicas ?? [])].sort((a, b) => a.index - b.index).slice(0, count);
+  if (replicas.length < count) return undefined;
   const bricks = replicas.map((r) => r.brick?.address && r.path ? { host: r.brick.address, port: r.brick.port, path: r.path } : undefined);
   return bricks.every((b) => b !== undefined) ? bricks : undefined;
 }

@@ -10,7 +10,7 @@ import type { Cluster } from '../../../api/cluster.js';
 import { effectiveGlusterOptions } from '../../../api/gluster-options.js';
 import { CONTROLLER_FINALIZER } from '../../../api/names.js';
 import { parseQuantity } from '../../../api/quantity.js';
-import { isGluster, isStopped, type Volume, type VolumeStatus } from '../../../api/volume.js';
+import { acceptedReplicas, isGluster, isStopped, type Volume, type VolumeStatus } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
@@ -81,17 +81,15 @@ function acceptedShape(volume: Volume): { size: string; replicas: number; proble
     });
     size = current;
   }
-  let replicas = volume.spec.replicas ?? 1;
   // Only replicas that were placed exist (a Pending slot never had a node); dropping trailing never-placed
   // slots loses nothing, dropping any index at or below the highest placed one would delete data.
-  const placed = (volume.status?.replicas ?? []).filter((r) => r.nodeName);
-  const needed = placed.reduce((n, r) => Math.max(n, r.index + 1), 0);
-  if (replicas < needed) {
+  const replicas = acceptedReplicas(volume);
+  if ((volume.spec.replicas ?? 1) < replicas) {
+    const placed = (volume.status?.replicas ?? []).filter((r) => r.nodeName);
     problems.push({
       reason: 'ReplicaReductionNotSupported',
-      message: `spec.replicas ${replicas} is lower than the ${placed.length} replicas that exist; removing replicas is not supported. Set spec.replicas back to ${needed}`,
+      message: `spec.replicas ${volume.spec.replicas ?? 1} is lower than the ${placed.length} replicas that exist; removing replicas is not supported. Set spec.replicas back to ${replicas}`,
     });
-    replicas = needed;
   }
   return { size, replicas, problems };
 }

@@ -35,4 +35,10 @@ describe('glusterMount', () => {
     expect(glusterMount(gluster([replica(0, '10.0.0.1'), replica(1)]))).to.equal(undefined);
     expect(glusterMount(gluster([replica(0, '10.0.0.1')]))).to.equal(undefined);
   });
+
+  it('names every placed brick while a lower spec.replicas is refused (a mount once left the third out, so it missed writes nothing blamed it for)', () => {
+    const three = [replica(0, '10.0.0.1'), replica(1, '10.0.0.2'), replica(2, '10.0.0.3')];
+    const v = glusterMount(gluster(three, { replicas: 2 }))!.volfile;
+    expect(v).to.include(`${NS}-data-client-2`).and.include('option remote-host 10.0.0.3');
+  });
 });
