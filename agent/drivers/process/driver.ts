@@ -136,6 +136,11 @@ export interface Prepared {
   specHash: string;
   /** Extra fields for state.json (the runtime's own record). */
   extra?: Partial<ProcessState>;
+  /**
+   * Files of an earlier run the launch must not find (a VM's sockets and pid file), removed just before
+   * it: a restart prepares before it stops the running copy, which still needs them to stop gracefully.
+   */
+  staleFiles?: string[];
 }
 
 /** What differs between a supervised process and a supervised VM. */
@@ -197,6 +202,7 @@ async function start(rt: Runtime, p: Prepared, ctx: OperationContext, prior: Pic
   const cgroupProcs = cgroup.dir ? { cgroupProcs: path.join(cgroup.dir, 'cgroup.procs') } : {};
   const logPath = path.join(p.dir, LOG_FILE);
   const logOffset = fs.statSync(logPath, { throwIfNoEntry: false })?.size ?? 0;
+  for (const f of p.staleFiles ?? []) fs.rmSync(f, { force: true });
   const { pid, startTicks } = launch({ argv: p.argv, env: p.env, cwd: p.cwd, logPath, exitPath: path.join(p.dir, EXIT_FILE), ...(ctx.fenceFile ? { fencePath: ctx.fenceFile } : {}), ...cgroupProcs });
   let state: ProcessState = {
     version: 1, pid, startTicks, bootId: bootId(), startedAt: ctx.now(), logOffset, ...prior,

@@ -128,12 +128,13 @@ export async function prepareVm(item: WorkItem, ctx: OperationContext, base: Omi
   const memoryBytes = memoryOf(item);
   const paths = vmPaths(base.dir);
   await fs.promises.mkdir(base.dir, { recursive: true, mode: 0o700 });
-  for (const f of [paths.qmpSocket, paths.controlSocket, paths.consoleSocket, paths.pidFile]) fs.rmSync(f, { force: true });
   createSharedDisks(item, base.volumes);
   const logOffset = fs.statSync(paths.consoleLog, { throwIfNoEntry: false })?.size ?? 0;
   const argv = [program, ...qemuArgs({ instance: `${base.namespace}/${base.name}`, spec, memoryBytes, accelerator, disks: disksOf(item, base.volumes), paths, incoming: incoming !== undefined })];
   const vm: VmRecord = { accelerator, logOffset, ...(incoming ? { incoming } : {}) };
-  return { ...base, cwd: base.dir, env, argv, memoryBytes: memoryBytes + QEMU_OVERHEAD_BYTES, extra: { vm } };
+  // Removed at launch, not now: the VM this one replaces may still run, and stops gracefully over its QMP socket.
+  const staleFiles = [paths.qmpSocket, paths.controlSocket, paths.consoleSocket, paths.pidFile];
+  return { ...base, cwd: base.dir, env, argv, memoryBytes: memoryBytes + QEMU_OVERHEAD_BYTES, extra: { vm }, staleFiles };
 }
 
 function tailOf(file: string, bytes = 2000): string {

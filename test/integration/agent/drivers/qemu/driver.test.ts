@@ -69,7 +69,14 @@ describe('qemu driver (real qemu, TCG)', function () {
     const again = await qemuDriver.ensure(item, ctxA());
     expect(again.instance!.pid).to.equal(pid);
 
-    const stopped = await drive(qemuDriver, { ...item, spec: { ...item.spec, instance: { ...item.spec.instance!, runState: 'Stopped' } } }, ctxA(), (o) => o.converged);
+    // A restart (a new restartToken) stops the old VM over QMP: its sockets were once removed before the
+    // stop, which then could only SIGKILL it, the power cut of every restart.
+    const restartedItem = { ...item, spec: { ...item.spec, instance: { ...item.spec.instance!, restartToken: 'again' } } };
+    const restarted = await drive(qemuDriver, restartedItem, ctxA(), (o) => o.instance?.ready === true && o.instance.pid !== pid, 30_000);
+    expect(restarted.instance!.lastSignal, 'the old VM was cut off').to.not.equal('SIGKILL');
+    expect(qemuPids('c1', 'vm1')).to.deep.equal([restarted.instance!.pid]);
+
+    const stopped = await drive(qemuDriver, { ...restartedItem, spec: { ...item.spec, instance: { ...item.spec.instance!, runState: 'Stopped' } } }, ctxA(), (o) => o.converged);
     expect(stopped.instance!.state).to.equal('Stopped');
     expect(qemuPids('c1', 'vm1')).to.deep.equal([]);
     await qemuDriver.remove(item, ctxA());
