@@ -29,7 +29,7 @@ import { attachGluster, detachAllGluster, glusterMountDir, mountHealth } from '.
 import { instanceEnv, launch, resolveCommand, specHash } from './launch.js';
 import { planInstance, type Plan } from './plan.js';
 import { EXIT_FILE, isSameProcess, LOG_FILE, readExitCode, readState, writeState, type ExitRecord, type ProcessState } from './state.js';
-import { stopInstance, type StopOutcome } from './stop.js';
+import { killLeftovers, stopInstance, type StopOutcome } from './stop.js';
 import { bootId, readProcStat, startTimeIso } from './proc.js';
 
 /** The instance slice of a process WorkItem, checked. */
@@ -219,6 +219,7 @@ async function start(rt: Runtime, p: Prepared, ctx: OperationContext, prior: Pic
 
 async function stop(rt: Runtime, dir: string, state: ProcessState, item: WorkItem, ctx: OperationContext): Promise<ProcessState> {
   const outcome = await rt.stop(state, item, ctx, dir);
+  await killLeftovers(state);
   if (outcome === 'gone') return state;
   const code = outcome === 'SIGKILL' ? 137 : readExitCode(dir, state.pid);
   ctx.log.info('instance stopped', { pid: state.pid, signal: outcome, exitCode: code });
@@ -234,6 +235,7 @@ async function ensureWith(rt: Runtime, item: WorkItem, ctx: OperationContext): P
   if (state && !running && !state.stopped && !state.exit) {
     state = { ...state, exit: exitRecord(readExitCode(dir, state.pid), ctx.now()) };
     writeState(dir, state);
+    await killLeftovers(state);
   }
   const volumes = volumePaths(item, ctx.dataDir, namespace);
   const plan = planInstance({ spec, specHash: rt.hashOf(item, volumes), state, running, mounts: mountHealth(item, ctx.dataDir), now: ctx.now() });
@@ -255,6 +257,7 @@ async function removeWith(rt: Runtime, item: WorkItem, ctx: OperationContext): P
   const dir = instanceDir(ctx.dataDir, namespace, name);
   const state = readState(dir);
   if (state && isRunning(state)) await rt.stop(state, item, ctx, dir);
+  if (state) await killLeftovers(state);
   if (state?.cgroup) {
     await removeCgroup(state.cgroup).catch((err: Error) => ctx.log.warn('cannot remove the instance cgroup', { cgroup: state.cgroup, error: err.message }));
   }

@@ -83,6 +83,16 @@ export function childPidsByScan(pid: number): number[] {
     .filter((p) => readProcStat(p)?.ppid === pid);
 }
 
+/** Live processes whose process group is `pgid`. */
+export function groupMembers(pgid: number): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((e) => /^\d+$/.test(e))
+    .map((e) => readProcStat(Number(e)))
+    .filter((s) => isLive(s) && s.pgrp === pgid)
+    .map((s) => s!.pid);
+}
+
 let cachedBootId: string | undefined;
 let cachedBootTimeMs: number | undefined;
 

@@ -8,9 +8,11 @@
  * abort of the operation stops the waiting at once with the abort's reason,
  * leaving the instance as it is for the next operation to finish.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSameProcess, type ProcessState } from './state.js';
-import { bootId, readProcStat } from './proc.js';
+import { bootId, groupMembers, readProcStat } from './proc.js';
 import { commandStarted } from './launch.js';
 
 /** How often the stop checks whether the instance is gone: first after 1 ms, doubling up to this. */
@@ -59,4 +61,32 @@ export async function stopInstance(state: Pick<ProcessState, 'pid' | 'startTicks
   }
   signalGroup(state.pid, 'SIGKILL');
   return outcome;
+}
+
+/**
+ * Kills what a run left behind once its shim is gone: a command that ended may leave children running
+ * (`sh -c 'worker & exit 1'`), which would share the next run's limits, outlive the instance's removal,
+ * and, their watchdog gone with the shim, run unfenced beside a copy failed over to another node.
+ * Everything in the run's cgroup (cgroup.kill, Linux 5.14, else each pid of cgroup.procs: this catches
+ * children that left the process group too); without a cgroup, the members of its process group (not a
+ * process that has the dead shim's pid now: it leads a group of its own).
+ */
+export async function killLeftovers(state: Pick<ProcessState, 'pid' | 'cgroup'>): Promise<void> {
+  const kill = (pid: number) => {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  };
+  // Every cgroup v2 directory has cgroup.events; without it this is no cgroup (gone, or a test's stand-in).
+  if (!state.cgroup || !fs.existsSync(path.join(state.cgroup, 'cgroup.events'))) return groupMembers(state.pid).filter((p) => p !== state.pid).forEach(kill);
+  try {
+    await fs.promises.writeFile(path.join(state.cgroup, 'cgroup.kill'), '1', { flag: 'r+' });
+    return;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  const procs = await fs.promises.readFile(path.join(state.cgroup, 'cgroup.procs'), 'utf8').catch(() => '');
+  procs.split('\n').filter(Boolean).map(Number).forEach(kill);
 }

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { WorkItem, WorkItemInstanceSpec, WorkItemVolumeReplicaSpec } from '../../../api/workitem.js';
 import type { OperationContext, OperationLog } from '../../../agent/drivers/driver.js';
-import { isLive, readProcStat } from '../../../agent/drivers/process/proc.js';
+import { groupMembers, isLive, readProcStat } from '../../../agent/drivers/process/proc.js';
 
 /** A fresh directory under the OS temp dir. */
 export function tempDir(prefix: string): string {
@@ -56,15 +56,7 @@ export function alive(pid: number): boolean {
   return isLive(readProcStat(pid));
 }
 
-/** Live processes whose process group is `pgid`. */
-export function groupMembers(pgid: number): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((e) => /^\d+$/.test(e))
-    .map((e) => readProcStat(Number(e)))
-    .filter((s) => isLive(s) && s.pgrp === pgid)
-    .map((s) => s!.pid);
-}
+export { groupMembers };
 
 /** Command lines (/proc/<pid>/cmdline, arguments joined by spaces) of the live members of process group `pgid`. */
 export function groupCommandLines(pgid: number): string[] {

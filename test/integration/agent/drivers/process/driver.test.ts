@@ -115,6 +115,15 @@ describe('process driver (real processes)', function () {
     expect(stopped.converged).to.equal(true);
   });
 
+  it('kills what a run left behind when its command exited (such children once outlived even the instance)', async () => {
+    const item = instanceItem('leftover', { command: ['sh', '-c', 'sleep 1000 & exit 3'], restartPolicy: 'Never' });
+    const pid = (await ensure(item)).instance!.pid!;
+    await eventually('the command to exit, leaving its child', () => !alive(pid) && groupMembers(pid).length > 0, 5_000);
+    const ended = await ensure(item);
+    expect(ended.instance).to.include({ state: 'Exited', lastExitCode: 3 });
+    expect(groupMembers(pid)).to.deep.equal([]);
+  });
+
   it('escalates to SIGKILL after the grace period for a process that ignores SIGTERM, and stays stopped', async () => {
     const item = instanceItem('stubborn', { command: ['sh', '-c', 'trap "" TERM; while :; do sleep 1; done'], terminationGracePeriodSeconds: 1 });
     const pid = (await ensure(item)).instance!.pid!;
