@@ -246,19 +246,39 @@ export function vmStatus(state: ProcessState, dir: string, runState: string): Pa
   };
 }
 
+/** Once a run's readiness marker was seen: the run's identity, kept beside state.json. */
+const BOOTED_FILE = 'booted';
+/** How often a VM whose readiness marker is overdue is looked at again (each look is two QMP connections and a console read). */
+const OVERDUE_LOOK_MS = 10_000;
+
+/**
+ * Whether this run printed its readiness marker. Remembered in a file once seen: log rotation truncates
+ * the console log under the run's offset, after which the marker was never found again and a VM that
+ * had booted stayed not ready (and could not be migrated) until it restarted.
+ */
+function bootSeen(dir: string, state: ProcessState, marker: string): boolean {
+  const latch = path.join(dir, BOOTED_FILE);
+  const run = `${state.pid}/${state.startTicks}`;
+  if ((fs.existsSync(latch) ? fs.readFileSync(latch, 'utf8') : '') === run) return true;
+  if (!markerSeen(vmPaths(dir).consoleLog, state.vm?.logOffset ?? 0, marker)) return false;
+  fs.writeFileSync(latch, run);
+  return true;
+}
+
 async function look(item: WorkItem, state: ProcessState, dir: string, env: DriverEnv): Promise<LiveView> {
   const runState = await qmpState(dir);
   const q = item.spec.instance?.qemu;
   const marker = q?.readinessMarker;
-  const booted = !marker || state.vm?.incoming !== undefined || markerSeen(vmPaths(dir).consoleLog, state.vm?.logOffset ?? 0, marker);
+  const booted = !marker || state.vm?.incoming !== undefined || bootSeen(dir, state, marker);
   const ready = runState === 'running' && booted;
-  const waitedMs = env.now() - state.startedAt;
-  const timeoutMs = (q?.readinessTimeoutSeconds ?? 120) * 1000;
+  const timeoutSeconds = q?.readinessTimeoutSeconds ?? 120;
+  const overdue = env.now() - state.startedAt > timeoutSeconds * 1000;
   let message: string | undefined;
   if (runState !== 'running') message = `qemu pid ${state.vm?.pid ?? state.pid} is ${runState}`;
-  else if (!booted) message = waitedMs > timeoutMs ? `readiness marker "${marker}" not seen on the console after ${Math.round(waitedMs / 1000)} s: see ${vmPaths(dir).consoleLog}` : `booting: waiting for "${marker}" on the serial console`;
+  // Overdue, the message stays the same from look to look: one status write, not one a second.
+  else if (!booted) message = overdue ? `readiness marker "${marker}" not seen on the console within ${timeoutSeconds} s: see ${vmPaths(dir).consoleLog}` : `booting: waiting for "${marker}" on the serial console`;
   else message = `VM running as qemu pid ${state.vm?.pid ?? '?'} (${state.vm?.accelerator ?? 'tcg'})`;
-  return { ready, message, instance: vmStatus(state, dir, runState), ...(ready ? {} : { requeueAfterMs: 500 }) };
+  return { ready, message, instance: vmStatus(state, dir, runState), ...(ready ? {} : { requeueAfterMs: overdue ? OVERDUE_LOOK_MS : 500 }) };
 }
 
 /** The qemu runtime for supervisedDriver. */

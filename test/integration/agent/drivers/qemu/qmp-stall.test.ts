@@ -81,4 +81,35 @@ describe('qemu: QMP exchanges with a qemu that stalls', function () {
       expect(Date.now() - started).to.be.within(1900, 3000);
     });
   });
+
+  describe('readiness', () => {
+    const marker = 'CAIRN-BOOTED';
+    const item = (timeout = 120) => ({ metadata: { name: 'vm-1' }, spec: { type: 'InstanceRuntime', instance: { driver: 'qemu', qemu: { readinessMarker: marker, readinessTimeoutSeconds: timeout } } } }) as unknown as WorkItem;
+    const runOf = (startedAt: number): ProcessState => ({ version: 1, pid: process.pid, startTicks: readProcStat(process.pid)!.startTicks, bootId: bootId(), startedAt, restarts: 0, backoffCount: 0, specHash: '', stopped: false, limitsEnforced: false, limitsMessage: '', vm: { accelerator: 'tcg', logOffset: 50 } });
+    const env = { now: Date.now } as never;
+
+    it('stays ready after log rotation truncates the console log under the run (it once never found the marker again)', async () => {
+      server = standInQemu(vmPaths(dir).qmpSocket, true);
+      const log = vmPaths(dir).consoleLog;
+      fs.writeFileSync(log, `${'earlier run\n'.repeat(10)}${marker}\n`);
+      const run = runOf(Date.now());
+      expect((await qemuRuntime.look!(item(), run, dir, env)).ready).to.equal(true);
+      fs.truncateSync(log, 0);
+      fs.appendFileSync(log, 'later output\n');
+      expect((await qemuRuntime.look!(item(), run, dir, env)).ready).to.equal(true);
+      expect((await qemuRuntime.look!(item(), { ...run, startTicks: run.startTicks + 1 }, dir, env)).ready, 'another run').to.equal(false);
+    });
+
+    it('says the same of an overdue marker from look to look, and looks again every 10 s (once a new message, and a status write, every second)', async () => {
+      server = standInQemu(vmPaths(dir).qmpSocket, true);
+      fs.writeFileSync(vmPaths(dir).consoleLog, 'no marker here\n');
+      const run = runOf(Date.now() - 200_000);
+      const first = await qemuRuntime.look!(item(), run, dir, env);
+      await new Promise((r) => setTimeout(r, 1100));
+      const second = await qemuRuntime.look!(item(), run, dir, env);
+      expect(first.ready).to.equal(false);
+      expect(second.message).to.equal(first.message).and.match(/not seen on the console within 120 s/);
+      expect(second.requeueAfterMs).to.equal(10_000);
+    });
+  });
 });
