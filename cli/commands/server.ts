@@ -11,9 +11,10 @@ import { addEtcdTlsFlags } from '../etcd-flags.js';
 import { durationOption, logLevelOption, parseCount, parseList, parsePort } from '../flags.js';
 import type { ServerFlags } from '../run/server.js';
 
-function addApiServerFlags(cmd: Command): Command {
+/** The flags both commands share; dataDirHelp says what each keeps in --data-dir. */
+function addApiServerFlags(cmd: Command, dataDirHelp: string): Command {
   const flags = cmd
-    .option('--data-dir <dir>', 'where certificates, the admin token and kubeconfig (and the embedded etcd) live', path.join(os.homedir(), '.cairn', 'server'))
+    .option('--data-dir <dir>', dataDirHelp, path.join(os.homedir(), '.cairn', 'server'))
     .option('--listen <address>', 'address to listen on', defaultApiServerOptions.listen)
     .option('--port <port>', 'HTTPS port; 0 picks a free port (the URL is printed and written to the kubeconfig)', parsePort, defaultApiServerOptions.port)
     .option('--advertise-address <address>', 'address clients use to reach this server (added to the serving certificate)')
@@ -46,7 +47,7 @@ function parseSize(value: string): number {
 
 /** `cairn server`. */
 export function serverCommand(): Command {
-  return addApiServerFlags(new Command('server'))
+  return addApiServerFlags(new Command('server'), 'where certificates, the admin token and kubeconfig (and the embedded etcd, unless --etcd-endpoints is given) live')
     .description('Run the all-in-one Cairn control plane: the API server, with a managed local etcd unless --etcd-endpoints is given')
     .option('--etcd-endpoints <urls>', 'external etcd endpoints, comma-separated (default: start an embedded etcd under --data-dir)', parseList)
     .addOption(new Option('--etcd-quota <size>', "the embedded etcd's space quota (its --quota-backend-bytes; default etcd's, 2Gi): past it etcd refuses writes until `cairn etcd defrag` frees space").argParser(parseSize))
@@ -63,7 +64,7 @@ Examples:
 
 /** `cairn apiserver`. */
 export function apiserverCommand(): Command {
-  return addApiServerFlags(new Command('apiserver'))
+  return addApiServerFlags(new Command('apiserver'), 'where certificates, the admin token and kubeconfig live')
     .description('Run one stateless API server replica over an external etcd')
     .requiredOption('--etcd-endpoints <urls>', 'etcd endpoints, comma-separated', parseList)
     .option('--audit-log-path <file>', 'where to log every mutating request, one JSON line each (default: no audit log)')
