@@ -70,13 +70,22 @@ export async function serveInstanceLog(deps: LogDeps, req: ApiRequest, res: Serv
       current.on('end', (failure, lost) => resolve({ ...(failure ? { failure } : {}), lost }));
     });
     if (offset === undefined) return sendError(res, streamError(end.failure), deps.ctx.log);
-    if (!end.lost || !opts.follow || clientGone) return void res.end();
+    if (clientGone || (!end.failure && !end.lost)) return void res.end();
+    if (!end.lost || !opts.follow) return cutShort(res, `\n[cairn] the log of instance ${namespace}/${name} ended early: ${end.failure?.message ?? `the tunnel of node ${target.node} closed`}\n`);
     // Forwarded here by another replica: cut the response so that replica, which the client is on, resumes it.
     if (req.headers[FORWARDED_HEADER]) return void res.destroy();
     const back = await waitForTunnel(deps, req, namespace, name, () => clientGone);
     if (!back) return void res.end(`\n[cairn] the log of instance ${namespace}/${name} ended: the tunnel of node ${target.node} closed and did not come back within ${RESUME_WAIT_MS / 1000} s; run the command again once its agent is back\n`);
     target = back;
   }
+}
+
+/**
+ * Ends a log that broke after its first byte: a line saying why, then the connection cut without the
+ * response's last chunk, so that a client sees an error, not a log that merely looks complete.
+ */
+function cutShort(res: ServerResponse, why: string): void {
+  res.write(why, () => res.destroy());
 }
 
 async function waitForTunnel(deps: LogDeps, req: ApiRequest, namespace: string, name: string, cancelled: () => boolean): Promise<InstanceTarget | undefined> {
