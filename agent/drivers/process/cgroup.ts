@@ -71,10 +71,24 @@ export async function prepareCgroup(configuredRoot: string | undefined, leaf: st
     await fs.promises.mkdir(dir, { recursive: true });
     await fs.promises.writeFile(path.join(dir, 'cpu.max'), cpuMax(limits.cpus));
     await fs.promises.writeFile(path.join(dir, 'memory.max'), String(limits.memoryBytes));
+    await noSwap(dir);
   } catch (err) {
     return off(`cannot set up cgroup ${dir}: ${(err as Error).message}`);
   }
   return { enforced: true, message: `cpu.max ${cpuMax(limits.cpus)}, memory.max ${limits.memoryBytes} in ${dir}`, dir };
+}
+
+/**
+ * memory.max bounds RAM only: on a node with swap an instance went past its limit into swap, never
+ * OOM-killed, while its status said the limit was enforced. A kernel without swap accounting has no
+ * memory.swap.max, and nothing to bound.
+ */
+async function noSwap(dir: string): Promise<void> {
+  try {
+    await fs.promises.writeFile(path.join(dir, 'memory.swap.max'), '0', { flag: 'r+' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
 
 /** Removes an instance's cgroup once its processes are gone; a missing one is fine. */

@@ -71,7 +71,7 @@ const SHIM = [
   `if [ -n "$fence" ]; then LC_ALL=C /bin/bash -c "$watchdog" ${WATCHDOG_NAME} "$exitf" "$fence" $$ & fi`,
   'trap stopping=1 TERM INT HUP',
   'if [ -z "$stopping" ]; then "$@"; code=$?; else code=143; fi',
-  'if [ -n "$fence" ]; then kill $! 2>/dev/null; fi',
+  'if [ -n "$fence" ]; then kill $! 2>/dev/null; wait $! 2>/dev/null; fi',
   'echo "$$ $code" > "$exitf.tmp" && mv -f "$exitf.tmp" "$exitf"',
   'exit $code',
 ].join('\n');

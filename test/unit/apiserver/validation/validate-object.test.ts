@@ -89,6 +89,8 @@ describe('admitObject', () => {
       ['a bad metadata.name', () => instance({}, { name: 'Bad_Name' }), 'metadata.name', /^Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/],
       ['a missing name', () => instance({}, { name: undefined }), 'metadata.name', /^Required value: name or generateName is required$/],
       ['a bad label', () => instance({}, { labels: { 'bad key!': 'v' } }), 'metadata.labels', /^Invalid value: "bad key!"/],
+      // The value goes into qemu's -machine option string, where a comma adds options (accel= among them).
+      ['a qemu machine type carrying options', () => instance({ qemu: { kernel: '/k', machine: 'q35,accel=tcg' } }), 'spec.qemu.machine', /^Invalid value: "q35,accel=tcg": spec\.qemu\.machine in body should match/],
     ];
     for (const [name, obj, field, message] of cases) {
       it(name, () => {
