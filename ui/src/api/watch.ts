@@ -108,12 +108,17 @@ function deliver<T extends KubeObject>(events: WatchEvent<T>[], handlers: Inform
   throw new ApiError(status.code ?? 500, status.message ?? 'the watch failed');
 }
 
+// The abort listener goes with the timer: left on the informer's long-lived signal, one piled up per retry.
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    const onAbort = () => {
       clearTimeout(timer);
       resolve();
-    }, { once: true });
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

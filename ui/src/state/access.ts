@@ -1,8 +1,9 @@
 /**
  * Answers to SelfSubjectAccessReviews, asked once per question and session
  * (permissions rarely change while a page is open; logging in again asks
- * afresh). A review that fails counts as not allowed, with the error kept
- * for the title.
+ * afresh). A review that fails counts as not allowed for the view that
+ * asked, and is not remembered: the next view that needs it asks again
+ * (a 429 or a dropped connection once read "not allowed" for the session).
  */
 import { canI } from '../api/reviews';
 import type { Api } from '../api/http';
@@ -27,12 +28,14 @@ export class AccessCache {
     let pending = this.asking.get(key);
     if (!pending) {
       pending = canI(this.api, q)
-        .catch(() => false)
-        .then((allowed) => {
-          this.answers.set(key, allowed);
-          this.asking.delete(key);
-          return allowed;
-        });
+        .then(
+          (allowed) => {
+            this.answers.set(key, allowed);
+            return allowed;
+          },
+          () => false,
+        )
+        .finally(() => this.asking.delete(key));
       this.asking.set(key, pending);
     }
     return pending;

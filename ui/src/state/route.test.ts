@@ -18,6 +18,7 @@ describe('parseRoute', () => {
     expect(parseRoute('#/instances/demo/web/shell').page).toBe('not-found');
     expect(parseRoute('#/nodes/demo/a/logs').page).toBe('not-found');
     expect(parseRoute('#/pods').page).toBe('not-found');
+    expect(parseRoute('#/instances/demo/%E0').page).toBe('not-found');
   });
 
   it('round-trips through detailHref', () => {

@@ -20,11 +20,21 @@ const LISTS: readonly string[] = ['nodes', 'instances', 'volumes'];
 const DETAIL = { nodes: 'node', instances: 'instance', volumes: 'volume' } as const;
 const TABS: readonly string[] = ['overview', 'logs', 'console'];
 
+/** A path segment decoded; undefined for a malformed escape (`%E0`), which decodeURIComponent throws on and once blanked the page. */
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The route a location hash stands for. */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#/, '').replace(/\?.*$/, '');
-  const parts = path.split('/').filter((p) => p !== '').map(decodeURIComponent);
-  const [first, namespace, name, tab, ...rest] = parts;
+  const parts = path.split('/').filter((p) => p !== '').map(decoded);
+  if (parts.includes(undefined)) return { page: 'not-found', path };
+  const [first, namespace, name, tab, ...rest] = parts as string[];
   if (first === undefined) return { page: 'overview' };
   if (first === 'failures' && parts.length === 1) return { page: 'failures' };
   if (!LISTS.includes(first) || rest.length > 0) return { page: 'not-found', path };
