@@ -130,7 +130,7 @@ describe('apiserver hostile input (issue 17)', function () {
   it('refuses a JSON patch that moves a large value onto itself again and again (each move copies it)', async () => {
     const big = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 'v']));
     const ops: unknown[] = [{ op: 'add', path: '/spec/big', value: big }];
-    for (let i = 0; i < 9_999; i++) ops.push({ op: 'move', from: '/spec/big', path: '/spec/big' });
+    for (let i = 0; i < 100; i++) ops.push({ op: 'move', from: '/spec/big', path: '/spec/big' });
     await refused({ method: 'PATCH', path: `${inst}/target`, body: JSON.stringify(ops), contentType: JSON_PATCH }, 413, /copies more than \d+ bytes/);
   });
 

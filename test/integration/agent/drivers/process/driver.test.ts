@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { WorkItem } from '../../../../../api/workitem.js';
 import { fenceDeadlinePath } from '../../../../../agent/drivers/paths.js';
 import { processDriver } from '../../../../../agent/drivers/process/driver.js';
-import { writeState, type ProcessState } from '../../../../../agent/drivers/process/state.js';
+import { EXIT_FILE, writeState, type ProcessState } from '../../../../../agent/drivers/process/state.js';
 import { bootId, readProcStat } from '../../../../../agent/drivers/process/proc.js';
 import { OperationError } from '../../../../../agent/operations/errors.js';
 import { OperationRunner } from '../../../../../agent/operations/runner.js';
@@ -116,13 +116,17 @@ describe('process driver (real processes)', function () {
   });
 
   it('kills what a run left behind when its command exited (such children once outlived even the instance)', async () => {
-    const item = instanceItem('leftover', { command: ['sh', '-c', 'sleep 1000 & exit 3'], restartPolicy: 'Never' });
-    const pid = (await ensure(item)).instance!.pid!;
-    await eventually('the command to exit, leaving its child', () => !alive(pid) && groupMembers(pid).length > 0, 5_000);
+    const childPid = path.join(dataDir, 'child.pid');
+    const item = instanceItem('leftover', { command: ['sh', '-c', `sleep 1000 & echo $! > ${childPid}; exit 3`], restartPolicy: 'Never' });
+    await ensure(item);
+    // The shim's exit file: the command has exited, leaving its child.
+    await eventually('the command to exit', () => fs.existsSync(path.join(dataDir, 'instances', 'c1', 'leftover', EXIT_FILE)), 5_000);
+    const child = Number(fs.readFileSync(childPid, 'utf8'));
+    expect(alive(child), 'the child before').to.equal(true);
     const ended = await ensure(item);
     expect(ended.instance).to.include({ state: 'Exited', lastExitCode: 3 });
     // (A SIGKILL takes a moment to land.)
-    await eventually('the child to be killed', () => groupMembers(pid).length === 0, 2_000);
+    await eventually('the child to be killed', () => !alive(child), 2_000);
   });
 
   it('escalates to SIGKILL after the grace period for a process that ignores SIGTERM, and stays stopped', async () => {
