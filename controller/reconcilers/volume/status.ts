@@ -113,7 +113,8 @@ function degradation(volume: Volume, replicas: VolumeReplicaStatus[], now: numbe
   const found = glusterDegradation(replicas.map((r) => ({
     index: r.index,
     nodeName: r.nodeName,
-    up: r.state === 'Ready' && r.brick?.state === 'Running',
+    // A brick waiting to grow (Resizing, running at the old size) serves: an expand once read as QuorumLost.
+    up: (r.state === 'Ready' || r.state === 'Resizing') && r.brick?.state === 'Running',
     pendingHeals: r.brick?.pendingHeals ?? 0,
     splitBrain: r.brick?.splitBrain ?? 0,
     ...(r.message ? { message: r.message } : {}),

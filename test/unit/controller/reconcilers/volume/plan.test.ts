@@ -219,6 +219,15 @@ describe('planVolume', () => {
         expect(cond(plan.status.conditions, 'Degraded')).to.include({ status: 'False' });
       });
 
+      it('keeps quorum while the bricks wait to grow: running at the old size, they serve (an expand once said QuorumLost, "reads and writes fail")', () => {
+        const base = gluster();
+        const vol = { ...base, spec: { ...base.spec, size: '20Gi' }, status: { capacity: '10Gi' } };
+        const items = bricks(vol, [0, 0, 0]).map((w) => ({ ...w, status: { ...w.status!, volumeReplica: { ...w.status!.volumeReplica!, sizeBytes: 10 * 2 ** 30 } } }));
+        const plan = planVolume(volumeObserved(vol, { workItems: items, nodeAddress: address }));
+        expect(plan.status.replicas!.map((r) => r.state)).to.deep.equal(['Resizing', 'Resizing', 'Resizing']);
+        expect(cond(plan.status.conditions, 'Degraded')).to.include({ status: 'False' });
+      });
+
       it('counts a brick on an unreachable node offline (BrickOffline), and two of three QuorumLost with the hint in the message', () => {
         const vol = gluster();
         const one = planVolume(volumeObserved(vol, { workItems: bricks(vol, [0, 0, 0]), nodeAddress: address, nodes: { b: unreachable(5000) } }));
