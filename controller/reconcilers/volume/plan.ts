@@ -175,7 +175,21 @@ function rollingSize(o: VolumeObserved, wi: WorkItem, size: string): string {
   if (!isGluster(o.volume) || asked(wi) === size) return size;
   const bricks = o.workItems.filter((w) => !w.metadata.deletionTimestamp && w.spec.volumeReplica);
   const next = bricks.filter((w) => asked(w) !== size).sort((a, b) => a.spec.volumeReplica!.index - b.spec.volumeReplica!.index)[0];
-  return growthSettlesInMs(o, size) === undefined && next === wi ? size : (asked(wi) ?? size);
+  return growthSettlesInMs(o, size) === undefined && next === wi && othersServe(o, bricks, wi) ? size : (asked(wi) ?? size);
+}
+
+/**
+ * Whether every brick but `growing` runs, on a node in touch, with nothing to heal: an offline grow
+ * stops `growing` for as long as its filesystem check takes, and meanwhile the others must keep quorum
+ * and hold every write. A brick down, or one still healing the last to grow, makes the roll wait.
+ */
+function othersServe(o: VolumeObserved, bricks: WorkItem[], growing: WorkItem): boolean {
+  return bricks.every((w) => {
+    if (w === growing) return true;
+    const brick = w.status?.volumeReplica?.brick;
+    const node = o.node(w.spec.nodeName);
+    return brick?.state === 'Running' && (brick.pendingHeals ?? 0) === 0 && !node.unreachable && !node.lost;
+  });
 }
 
 /** How long until the brick growing to `size` has settled (undefined: none is growing or settling). */

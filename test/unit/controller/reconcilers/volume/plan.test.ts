@@ -281,6 +281,13 @@ describe('planVolume', () => {
         expect(plan(settling).requeueAfterMs).to.equal(4000);
         // Brick 0 grew 6 s ago: brick 1 is next.
         expect(asked(at([['20Gi', '20Gi', 6000], ['10Gi', '10Gi'], ['10Gi', '10Gi']]))).to.deep.equal([[0, '20Gi'], [1, '20Gi'], [2, '10Gi']]);
+        // ...unless another brick is down or still heals: stopping brick 1 then could lose quorum, or leave one copy of what brick 0 missed.
+        const healing = at([['20Gi', '20Gi', 6000], ['10Gi', '10Gi'], ['10Gi', '10Gi']]);
+        healing[2]!.status!.volumeReplica!.brick!.pendingHeals = 3;
+        expect(asked(healing)).to.deep.equal([[0, '20Gi'], [1, '10Gi'], [2, '10Gi']]);
+        const ws = at([['20Gi', '20Gi', 6000], ['10Gi', '10Gi'], ['10Gi', '10Gi']]);
+        const downC = ofType(planVolume(volumeObserved(grown, { workItems: ws, nodeAddress: address, nodes: { c: unreachable(5000) } })).actions, 'updateWorkItem');
+        expect(downC.map((a) => [a.workItem.spec.volumeReplica!.index, a.workItem.spec.volumeReplica!.size])).to.deep.equal([[0, '20Gi'], [1, '10Gi'], [2, '10Gi']]);
       });
 
       it('keeps a lost brick\'s last address and path while it is recreated (clients still name it)', () => {
