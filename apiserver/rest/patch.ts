@@ -47,6 +47,7 @@ export function jsonPatch(target: Json, ops: Json): Json {
   let copied = 0;
   ops.forEach((op, index) => {
     try {
+      if (isSelfMove(op)) return void mustExist(doc, (op as { from: string }).from);
       copied += copiedBytes(doc, op);
       if (copied > MAX_JSON_PATCH_COPY_BYTES) {
         throw new ApiError(413, 'RequestEntityTooLarge', `json patch operation ${index} copies more than ${MAX_JSON_PATCH_COPY_BYTES} bytes in all; the result would be too large`);
@@ -57,6 +58,17 @@ export function jsonPatch(target: Json, ops: Json): Json {
     }
   });
   return doc;
+}
+
+/** A move of a value onto itself: a no-op (RFC 6902), which fast-json-patch would still copy the value for. */
+function isSelfMove(op: unknown): boolean {
+  const { op: kind, from, path } = (op ?? {}) as { op?: unknown; from?: unknown; path?: unknown };
+  return kind === 'move' && typeof from === 'string' && from === path;
+}
+
+/** Throws, as applyOperation would, when `pointer` names nothing in `doc`. */
+function mustExist(doc: Json, pointer: string): void {
+  if (fastJsonPatch.getValueByPointer(doc, pointer) === undefined) throw Object.assign(new Error(`Cannot perform the operation at a path that does not exist: ${pointer}`), { name: 'OPERATION_PATH_UNRESOLVABLE' });
 }
 
 /** Bytes an operation copies, as JSON: a `copy`'s source, a `move`'s target; 0 for other operations and missing values. */

@@ -127,11 +127,12 @@ describe('apiserver hostile input (issue 17)', function () {
     await refused({ method: 'POST', path: inst, body, contentType: 'application/yaml' }, 400, /more than 50 aliases/);
   });
 
-  it('refuses a JSON patch that moves a large value onto itself again and again (each move copies it)', async () => {
+  it('answers a JSON patch that moves a large value onto itself again and again at once (each move once copied it)', async () => {
     const big = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, 'v']));
-    const ops: unknown[] = [{ op: 'add', path: '/spec/big', value: big }];
-    for (let i = 0; i < 100; i++) ops.push({ op: 'move', from: '/spec/big', path: '/spec/big' });
-    await refused({ method: 'PATCH', path: `${inst}/target`, body: JSON.stringify(ops), contentType: JSON_PATCH }, 413, /copies more than \d+ bytes/);
+    const ops: unknown[] = [{ op: 'add', path: '/metadata/annotations', value: big }];
+    for (let i = 0; i < 1_000; i++) ops.push({ op: 'move', from: '/metadata/annotations', path: '/metadata/annotations' });
+    ops.push({ op: 'remove', path: '/metadata/annotations' });
+    await answered({ method: 'PATCH', path: `${inst}/target`, body: JSON.stringify(ops), contentType: JSON_PATCH }, 200);
   });
 
   it('answers a write whose managedFields name 10,000 fields beside 10,000 it sets at once (once every pair was compared)', async () => {

@@ -138,6 +138,13 @@ describe('jsonPatch', () => {
     expect(err.message).to.match(/operation 1\b/);
   });
 
+  it('applies a move onto itself as the no-op it is, and refuses one from nowhere (422)', () => {
+    expect(jsonPatch(doc, [{ op: 'move', from: '/spec', path: '/spec' }])).to.deep.equal(doc);
+    const err = catchApiError(() => jsonPatch(doc, [{ op: 'move', from: '/spec/missing', path: '/spec/missing' }]));
+    expect(err.code).to.equal(422);
+    expect(err.message).to.match(/operation 0\b/);
+  });
+
   describe('rejects a patch that is not an array with 400 BadRequest', () => {
     for (const ops of [{ op: 'add', path: '/a', value: 1 }, 'add', null, 3]) {
       it(JSON.stringify(ops), () => {
