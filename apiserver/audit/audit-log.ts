@@ -48,8 +48,8 @@ export function isAudited(entry: AuditEntry): boolean {
 
 /** The line written for an entry: JSON with a stable key order, no newline. Pure. */
 export function auditLine(e: AuditEntry): string {
-  const { time, user, groups, verb, apiGroup, resource, subresource, namespace, name, code, path: requestPath } = e;
-  return JSON.stringify({ time, user, groups, verb, apiGroup, resource, subresource, namespace, name, code, path: requestPath });
+  const { time, user, groups, impersonatedBy, verb, apiGroup, resource, subresource, namespace, name, code, path: requestPath } = e;
+  return JSON.stringify({ time, user, groups, impersonatedBy, verb, apiGroup, resource, subresource, namespace, name, code, path: requestPath });
 }
 
 /** The audit log of this process: none, the file, or (in a pool worker) the primary's file. */

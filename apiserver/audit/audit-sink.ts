@@ -9,6 +9,8 @@ export interface AuditEntry {
   time: string;
   user: string;
   groups: string[];
+  /** Who the request authenticated as, when it acted as `user` by impersonation (kube's impersonatedUser, the other way round). */
+  impersonatedBy?: string;
   verb: string;
   /** The request path without its query. */
   path: string;

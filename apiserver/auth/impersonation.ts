@@ -3,8 +3,8 @@
  * GROUP`): the Impersonate-User and Impersonate-Group headers make the
  * request act as that user, once the authenticated user is allowed the
  * verb `impersonate` on `users` (and on each `groups`) in the core group.
- * Everything after (authorization, audit, what the request may see) is the
- * impersonated user's. A request the authenticated user may not make is
+ * Everything after (authorization, what the request may see) is the
+ * impersonated user's; the audit log also names who impersonated. A request the authenticated user may not make is
  * refused with 403, never served as that user.
  */
 import type { IncomingHttpHeaders } from 'node:http';
@@ -28,7 +28,7 @@ export async function impersonatedUser(authorizer: Authorizer, user: UserInfo, h
     const d = await authorizer.authorize(a);
     if (d.decision !== 'allow') throw forbidden(a, d.reason ?? '');
   }
-  return { name, groups: [...new Set([...groups, AUTHENTICATED_GROUP])] };
+  return { name, groups: [...new Set([...groups, AUTHENTICATED_GROUP])], impersonatedBy: user.name };
 }
 
 function one(v: string | string[] | undefined): string | undefined {

@@ -30,6 +30,8 @@ export interface UserInfo {
   groups: string[];
   /** Set for a node credential: the only Node its holder may act as. */
   node?: NodeIdentity;
+  /** Set when the request acts as this user by impersonation: who it authenticated as. */
+  impersonatedBy?: string;
 }
 
 /** One accepted token: its SHA-256 (hex) and the user it authenticates. */

@@ -57,6 +57,7 @@ export function recordAudit(sec: Security, a: RequestAttributes, path: string, c
     time: new Date().toISOString(),
     user: a.user.name,
     groups: a.user.groups,
+    ...(a.user.impersonatedBy ? { impersonatedBy: a.user.impersonatedBy } : {}),
     verb: a.verb,
     path,
     ...(r ? { apiGroup: r.apiGroup, resource: r.resource } : {}),
