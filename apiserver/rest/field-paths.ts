@@ -87,21 +87,26 @@ export class PathSet {
 
   constructor(paths: Iterable<Path>) {
     for (const p of paths) {
-      this.paths.add(JSON.stringify(p));
-      for (let end = 0; end <= p.length; end++) this.prefixes.add(JSON.stringify(p.slice(0, end)));
+      let key = '';
+      this.prefixes.add(key);
+      for (const seg of p) this.prefixes.add((key += JSON.stringify(seg)));
+      this.paths.add(key);
     }
   }
 
   /** Whether `p` is one of the paths or a parent of one. */
   reaches(p: Path): boolean {
-    return this.prefixes.has(JSON.stringify(p));
+    return this.prefixes.has(p.map((seg) => JSON.stringify(seg)).join(''));
   }
 
   /** Whether `p` is one of the paths, under one, or a parent of one. */
   overlaps(p: Path): boolean {
-    if (this.reaches(p)) return true;
-    for (let end = 0; end < p.length; end++) if (this.paths.has(JSON.stringify(p.slice(0, end)))) return true;
-    return false;
+    let key = '';
+    for (const seg of p) {
+      if (this.paths.has(key)) return true;
+      key += JSON.stringify(seg);
+    }
+    return this.prefixes.has(key);
   }
 }
 

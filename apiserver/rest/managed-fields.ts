@@ -32,8 +32,8 @@ export function recordUpdate(old: KubeObject | undefined, next: KubeObject, mana
   const removed = old ? ownedPaths(old, schema).filter((p) => valueAt(next, p) === undefined) : [];
   if (!manager || (changed.length === 0 && removed.length === 0)) return next;
   const touched = [...changed, ...removed];
-  const touchedSet = new PathSet(touched);
-  const overlaps = (p: Path) => touchedSet.overlaps(p);
+  let touchedSet: PathSet | undefined; // built only when there are other paths to check against it
+  const overlaps = (p: Path) => (touchedSet ??= new PathSet(touched)).overlaps(p);
   const entries = recordedEntries(next);
   const own = entries.find((e) => e.manager === manager && e.operation === 'Update');
   const others = entries
