@@ -35,8 +35,8 @@ export function mergePatch(target: Json, patch: Json): Json {
  * RFC 6902 on a copy of `target`; a bad or failing operation is a 422 naming it and its index. Like
  * kube, at most MAX_JSON_PATCH_OPERATIONS operations, whose copies add up to at most
  * MAX_JSON_PATCH_COPY_BYTES (413 beyond): each `copy` of a value into itself doubles the document, and
- * each `move` copies the value it moves onto (fast-json-patch keeps it to return), so 10,000 moves of a
- * large value onto itself once cost seconds.
+ * each `move` copies the value it moves onto (fast-json-patch keeps it to return). A move onto itself
+ * is the no-op it is, copying nothing: 1,000 of a large value once cost 34 s.
  */
 export function jsonPatch(target: Json, ops: Json): Json {
   if (!Array.isArray(ops)) throw badRequest('json patch must be a JSON array of operations');
