@@ -32,11 +32,17 @@ export function bool(q: Query, name: string): boolean {
   return queryBool(q[name]);
 }
 
-/** The boolean of a query value as express gives it (a string, or an array when repeated: the first counts). */
+/** A query value as express gives it (a string, or an array when repeated: the first counts), as a string. */
+export function firstValue(value: unknown): string | undefined {
+  const v: unknown = Array.isArray(value) ? value[0] : value;
+  return v === undefined ? undefined : String(v);
+}
+
+/** The boolean of a query value as express gives it. */
 export function queryBool(value: unknown): boolean {
-  const v = Array.isArray(value) ? value[0] : value;
+  const v = firstValue(value);
   if (v === undefined) return false;
-  return !['false', '0'].includes(String(v).toLowerCase());
+  return !['false', '0'].includes(v.toLowerCase());
 }
 
 /**
@@ -45,8 +51,7 @@ export function queryBool(value: unknown): boolean {
  * reads `follow` with this too, so that whatever the log handler follows is counted as long-running.
  */
 export function logFlag(q: Query, name: string): true | undefined {
-  const raw = q[name];
-  const v = Array.isArray(raw) ? String(raw[0]) : raw === undefined ? undefined : String(raw);
+  const v = firstValue(q[name]);
   if (v === undefined || v === 'false' || v === '0') return undefined;
   if (v === 'true' || v === '1' || v === '') return true;
   throw badRequest(`query parameter ${name}="${v}" is not a boolean; use true or false`);

@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import type { LogOptions, StreamEnd } from '../../api/tunnel.js';
 import { ApiError, badRequest } from '../errors.js';
 import type { ApiContext, ApiRequest } from '../http/context.js';
-import { logFlag } from '../http/params.js';
+import { firstValue, logFlag } from '../http/params.js';
 import { sendError } from '../http/respond.js';
 import { STREAM_LIMIT_BYTES } from '../http/watch-budget.js';
 import { FORWARDED_HEADER, type PeerCredentials } from './forward.js';
@@ -106,7 +106,7 @@ function streamError(failure: StreamEnd | undefined): ApiError {
 export function logOptions(q: Record<string, unknown>): LogOptions {
   const flag = (k: string) => logFlag(q, k);
   const count = (k: string, min: number) => {
-    const v = single(q[k]);
+    const v = firstValue(q[k]);
     if (v === undefined) return undefined;
     if (!/^\d+$/.test(v) || Number(v) < min) throw badRequest(`query parameter ${k}="${v}" must be a whole number of at least ${min}`);
     return Number(v);
@@ -114,8 +114,4 @@ export function logOptions(q: Record<string, unknown>): LogOptions {
   const o: LogOptions = { follow: flag('follow'), tailLines: count('tailLines', 0), sinceSeconds: count('sinceSeconds', 1), previous: flag('previous'), fromOffset: count('fromOffset', 0) };
   if (o.previous && o.follow) throw badRequest('previous and follow cannot be combined: the earlier runs of an instance write nothing more');
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as LogOptions;
-}
-
-function single(v: unknown): string | undefined {
-  return Array.isArray(v) ? String(v[0]) : v === undefined ? undefined : String(v);
 }

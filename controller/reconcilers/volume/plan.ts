@@ -152,16 +152,26 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
  */
 function hasGoodCopyBesides(o: VolumeObserved, lost: WorkItem): boolean {
   if (!isGluster(o.volume)) return false;
-  const bricks = o.workItems.filter((w) => !w.metadata.deletionTimestamp && w.spec.volumeReplica);
+  const bricks = activeBricks(o);
   const missedWrites = new Set(bricks.flatMap((w) => w.status?.volumeReplica?.brick?.owed ?? []).flatMap((entry) => entry.bricks));
   return bricks.some((w) => {
     const index = w.spec.volumeReplica!.index;
     if (w === lost || index === lost.spec.volumeReplica?.index || missedWrites.has(index)) return false;
-    const node = o.node(w.spec.nodeName);
-    const brick = w.status?.volumeReplica?.brick;
+    const brick = reachableBrick(o, w);
     const up = brick?.state === 'Running' || (brick?.state === 'Stopped' && !!w.spec.volumeReplica!.brick?.stopped);
-    return !node.lost && !node.unreachable && up && !!brick?.joinedAt;
+    return up && !!brick?.joinedAt;
   });
+}
+
+/** The replica WorkItems not being deleted. */
+function activeBricks(o: VolumeObserved): WorkItem[] {
+  return o.workItems.filter((w) => !w.metadata.deletionTimestamp && w.spec.volumeReplica);
+}
+
+/** What `w`'s agent last reported of its brick, while its node is in touch (undefined otherwise). */
+function reachableBrick(o: VolumeObserved, w: WorkItem) {
+  const node = o.node(w.spec.nodeName);
+  return node.lost || node.unreachable ? undefined : w.status?.volumeReplica?.brick;
 }
 
 /**
@@ -173,7 +183,7 @@ function hasGoodCopyBesides(o: VolumeObserved, lost: WorkItem): boolean {
 function rollingSize(o: VolumeObserved, wi: WorkItem, size: string): string {
   const asked = (w: WorkItem) => w.spec.volumeReplica?.size;
   if (!isGluster(o.volume) || asked(wi) === size) return size;
-  const bricks = o.workItems.filter((w) => !w.metadata.deletionTimestamp && w.spec.volumeReplica);
+  const bricks = activeBricks(o);
   const next = bricks.filter((w) => asked(w) !== size).sort((a, b) => a.spec.volumeReplica!.index - b.spec.volumeReplica!.index)[0];
   return growthSettlesInMs(o, size) === undefined && next === wi && othersServe(o, bricks, wi) ? size : (asked(wi) ?? size);
 }
@@ -185,10 +195,8 @@ function rollingSize(o: VolumeObserved, wi: WorkItem, size: string): string {
  */
 function othersServe(o: VolumeObserved, bricks: WorkItem[], growing: WorkItem): boolean {
   return bricks.every((w) => {
-    if (w === growing) return true;
-    const brick = w.status?.volumeReplica?.brick;
-    const node = o.node(w.spec.nodeName);
-    return brick?.state === 'Running' && (brick.pendingHeals ?? 0) === 0 && !node.unreachable && !node.lost;
+    const brick = reachableBrick(o, w);
+    return w === growing || (brick?.state === 'Running' && (brick.pendingHeals ?? 0) === 0);
   });
 }
 
