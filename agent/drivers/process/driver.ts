@@ -28,7 +28,7 @@ import { instanceDir, ownerKey, replicaPath } from '../paths.js';
 import { attachGluster, detachAllGluster, glusterMountDir, mountHealth } from '../volume/gluster-mount.js';
 import { instanceEnv, launch, resolveCommand, specHash } from './launch.js';
 import { planInstance, type Plan } from './plan.js';
-import { EXIT_FILE, isSameProcess, LOG_FILE, readExitCode, readState, writeState, type ExitRecord, type ProcessState } from './state.js';
+import { EXIT_FILE, isSameProcess, LOG_FILE, readExit, readState, writeState, type ExitRecord, type ProcessState } from './state.js';
 import { killLeftovers, stopInstance, type StopOutcome } from './stop.js';
 import { bootId, readProcStat, startTimeIso } from './proc.js';
 
@@ -69,6 +69,12 @@ export function volumePaths(item: WorkItem, dataDir: string, namespace: string):
 export function signalOf(code: number | undefined): string | undefined {
   if (code === undefined || code <= 128) return undefined;
   return Object.entries(os.constants.signals).find(([, n]) => n === code - 128)?.[0];
+}
+
+/** The signal a stop records: the one that ended the run; none when the instance shut itself down on request (a VM's ACPI power-down). */
+function stopSignal(outcome: StopOutcome, code: number | undefined): string | undefined {
+  if (outcome === 'SIGKILL') return 'SIGKILL';
+  return signalOf(code) ?? (outcome === 'SIGTERM' ? 'SIGTERM' : undefined);
 }
 
 function exitRecord(code: number | undefined, at: number, signal = signalOf(code)): ExitRecord {
@@ -170,7 +176,7 @@ async function observeWith(rt: Runtime, item: WorkItem, env: DriverEnv): Promise
   const dir = instanceDir(env.dataDir, namespace, name);
   const state = readState(dir);
   const running = isRunning(state);
-  const observedExitCode = state && !running && !state.exit ? readExitCode(dir, state.pid) : undefined;
+  const observedExitCode = state && !running && !state.exit ? readExit(dir, state.pid)?.code : undefined;
   const hash = rt.hashOf(item, volumePaths(item, env.dataDir, namespace));
   const plan = planInstance({ spec, specHash: hash, state, running, observedExitCode, mounts: mountHealth(item, env.dataDir), now: env.now() });
   const live = running && state && rt.look ? await rt.look(item, state, dir, env) : undefined;
@@ -221,9 +227,9 @@ async function stop(rt: Runtime, dir: string, state: ProcessState, item: WorkIte
   const outcome = await rt.stop(state, item, ctx, dir);
   await killLeftovers(state);
   if (outcome === 'gone') return state;
-  const code = outcome === 'SIGKILL' ? 137 : readExitCode(dir, state.pid);
+  const code = outcome === 'SIGKILL' ? 137 : readExit(dir, state.pid)?.code;
   ctx.log.info('instance stopped', { pid: state.pid, signal: outcome, exitCode: code });
-  return { ...state, exit: exitRecord(code, ctx.now(), outcome === 'SIGKILL' ? 'SIGKILL' : (signalOf(code) ?? 'SIGTERM')) };
+  return { ...state, exit: exitRecord(code, ctx.now(), stopSignal(outcome, code)) };
 }
 
 async function ensureWith(rt: Runtime, item: WorkItem, ctx: OperationContext): Promise<Observation> {
@@ -233,7 +239,9 @@ async function ensureWith(rt: Runtime, item: WorkItem, ctx: OperationContext): P
   let state = readState(dir);
   let running = isRunning(state);
   if (state && !running && !state.stopped && !state.exit) {
-    state = { ...state, exit: exitRecord(readExitCode(dir, state.pid), ctx.now()) };
+    const exit = readExit(dir, state.pid);
+    // The exit's own time (a clock behind the file's counts as now): backoff and the 10-minute reset count from it.
+    state = { ...state, exit: exitRecord(exit?.code, Math.min(exit?.atMs ?? Infinity, ctx.now())) };
     writeState(dir, state);
     await killLeftovers(state);
   }

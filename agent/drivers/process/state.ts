@@ -147,12 +147,16 @@ export function writeState(dir: string, state: ProcessState): void {
   writeJsonAtomicSync(path.join(dir, STATE_FILE), state);
 }
 
-/** The exit status the shim of `pid` wrote; undefined when it has not written one (or the file is another run's). */
-export function readExitCode(dir: string, pid: number): number | undefined {
+/**
+ * The exit status the shim of `pid` wrote, and when (the file's mtime: the exit itself, not when the agent
+ * noticed it, which may be a sweep or an agent restart later); undefined when it has not written one (or the
+ * file is another run's).
+ */
+export function readExit(dir: string, pid: number): { code: number; atMs: number } | undefined {
   const file = path.join(dir, EXIT_FILE);
   try {
     const m = /^(\d+) (\d+)\s*$/.exec(fs.readFileSync(file, 'utf8'));
-    return m && Number(m[1]) === pid ? Number(m[2]) : undefined;
+    return m && Number(m[1]) === pid ? { code: Number(m[2]), atMs: fs.statSync(file).mtimeMs } : undefined;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;

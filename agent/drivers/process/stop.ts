@@ -23,7 +23,8 @@ const START_WAIT_MS = 2_000;
 const KILL_WAIT_MS = 5_000;
 
 /** Which signal ended the instance: it obeyed SIGTERM, needed SIGKILL, or was already gone. */
-export type StopOutcome = 'SIGTERM' | 'SIGKILL' | 'gone';
+/** How a stop ended: by signal, by the instance's own shutdown when asked (a VM's ACPI power-down), or nothing to stop. */
+export type StopOutcome = 'SIGTERM' | 'SIGKILL' | 'asked' | 'gone';
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): boolean {
   try {

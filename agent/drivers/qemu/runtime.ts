@@ -204,8 +204,8 @@ async function stop(state: ProcessState, item: WorkItem, ctx: OperationContext, 
       () => true,
       (err: Error) => (ctx.log.warn(`QMP ${command} failed`, { error: err.message }), false),
     );
-  if ((await askBy('system_powerdown', quitAt)) && (await waitStopped(state, quitAt - Date.now(), ctx.signal))) return 'SIGTERM';
-  if ((await askBy('quit', deadline)) && (await waitStopped(state, deadline - Date.now(), ctx.signal))) return 'SIGTERM';
+  if ((await askBy('system_powerdown', quitAt)) && (await waitStopped(state, quitAt - Date.now(), ctx.signal))) return 'asked';
+  if ((await askBy('quit', deadline)) && (await waitStopped(state, deadline - Date.now(), ctx.signal))) return 'asked';
   return stopInstance(state, 0, ctx.signal);
 }
 

@@ -183,6 +183,18 @@ describe('process driver (real processes)', function () {
     expect(done.instance).to.include({ state: 'Exited', lastExitCode: 0, restarts: 2 });
   });
 
+  it('counts the backoff from the exit itself, not from when the agent noticed it', async () => {
+    const clock = { now: Date.now() };
+    const ctx = directContext(dataDir, clock);
+    const cenv = { dataDir, nodeName: 'n1', now: () => clock.now };
+    const item = instanceItem('noticed-late', { command: ['sh', '-c', 'exit 3'], restartPolicy: 'OnFailure' });
+    await ensure(item, ctx);
+    await eventually('the exit', async () => (await processDriver.observe(item, cenv)).action === 'recordExit', 5_000);
+    clock.now = Date.now() + 1500; // the agent looks 1.5 s after the exit: the first backoff (1 s) is over
+    const recorded = await ensure(item, ctx);
+    expect(recorded.instance, 'restarted at once: no backoff left to wait').to.include({ restarts: 1, lastExitCode: 3 });
+  });
+
   it('restarts once when restartToken changes', async () => {
     const item = instanceItem('token', { command: ['sleep', '1000'] });
     const first = (await ensure(item)).instance!.pid!;

@@ -78,6 +78,8 @@ describe('qemu driver (real qemu, TCG)', function () {
 
     const stopped = await drive(qemuDriver, { ...restartedItem, spec: { ...item.spec, instance: { ...item.spec.instance!, runState: 'Stopped' } } }, ctxA(), (o) => o.converged);
     expect(stopped.instance!.state).to.equal('Stopped');
+    // It shut down when asked (ACPI): no signal ended it, and the record says none.
+    expect(stopped.instance).to.include({ lastExitCode: 0 }).and.not.have.property('lastSignal');
     expect(qemuPids('c1', 'vm1')).to.deep.equal([]);
     await qemuDriver.remove(item, ctxA());
     expect(fs.readdirSync(path.join(dirA, 'instances', 'c1'))).to.deep.equal([]);

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isSameProcess, readExitCode, readState, writeState, type ProcessState } from '../../../../../agent/drivers/process/state.js';
+import { isSameProcess, readExit, readState, writeState, type ProcessState } from '../../../../../agent/drivers/process/state.js';
 import { parseProcStat, readProcStat, type ProcStat } from '../../../../../agent/drivers/process/proc.js';
 import { OperationError } from '../../../../../agent/operations/errors.js';
 
@@ -39,7 +39,7 @@ describe('process identity and state files', () => {
       fs.writeFileSync(path.join(dir, 'state.json'), '{"version":1,');
       expect(() => readState(dir)).to.throw(OperationError, /is corrupt/);
       fs.writeFileSync(path.join(dir, 'exit'), '77 3\n');
-      expect([readExitCode(dir, 77), readExitCode(dir, 78)]).to.deep.equal([3, undefined]);
+      expect([readExit(dir, 77)?.code, readExit(dir, 78)?.code]).to.deep.equal([3, undefined]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
