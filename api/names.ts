@@ -43,6 +43,13 @@ export const OWNER_KIND_LABEL = 'cairn.dev/owner-kind';
 /** Label on WorkItems naming their owner. */
 export const OWNER_NAME_LABEL = 'cairn.dev/owner-name';
 
+/** Whether a label or annotation key is in the cairn.dev domain (`cairn.dev/x`, `sub.cairn.dev/x`): the control plane's and operators', never a node's to set. */
+export function isCairnKey(key: string): boolean {
+  const slash = key.indexOf('/');
+  const domain = slash < 0 ? '' : key.slice(0, slash);
+  return domain === 'cairn.dev' || domain.endsWith('.cairn.dev');
+}
+
 /** Label on WorkItems naming their node. */
 export const NODE_LABEL = 'cairn.dev/node';
 

@@ -5,7 +5,7 @@
  * the reason it refuses, or undefined when the write may go ahead.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { AGENT_FINALIZER, nodeLeaseName } from '../../api/names.js';
+import { AGENT_FINALIZER, isCairnKey, nodeLeaseName } from '../../api/names.js';
 import { SelectorError } from '../../api/selector-error.js';
 import { parseFieldSelector } from '../selectors/fields.js';
 import type { KubeObject } from '../storage/codec.js';
@@ -73,11 +73,28 @@ export function metadataOnlyChange(before: KubeObject, after: KubeObject, finali
   return top.length > 0 ? `a node may not change ${top.join(', ')}` : undefined;
 }
 
-/** Why a WorkItem write (main resource) is refused: the node may only touch its own finalizer, labels and annotations. */
+/** The cairn.dev-domain keys of metadata.labels or metadata.annotations that differ between the two objects. */
+function changedCairnKeys(before: KubeObject | undefined, after: KubeObject, field: 'labels' | 'annotations'): string[] {
+  const a = before?.metadata[field] ?? {};
+  const b = after.metadata[field] ?? {};
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => isCairnKey(k) && a[k] !== b[k]);
+}
+
+/**
+ * Why a write changes labels or annotations in the cairn.dev domain, which a node may not: the
+ * controller finds a WorkItem's owner by its cairn.dev/owner-* labels, and operators label Nodes in
+ * that domain for nodeSelectors a node must not be able to claim for itself.
+ */
+function cairnKeysProblem(before: KubeObject | undefined, after: KubeObject, fields: ReadonlyArray<'labels' | 'annotations'>): string | undefined {
+  const changed = fields.flatMap((f) => changedCairnKeys(before, after, f).map((k) => `metadata.${f}["${k}"]`));
+  return changed.length > 0 ? `a node may not set or change ${changed.join(', ')}: keys in the cairn.dev domain are the control plane's and operators'` : undefined;
+}
+
+/** Why a WorkItem write (main resource) is refused: the node may only touch its own finalizer, and labels and annotations outside the cairn.dev domain. */
 export function workItemWriteProblem(before: KubeObject | undefined, after: KubeObject | undefined, node: NodeIdentity): string | undefined {
   if (!before || !after) return 'a node may not create WorkItems';
   if (!isNodesWorkItem(before, node)) return notAddressed(before, node);
-  return metadataOnlyChange(before, after, AGENT_FINALIZER);
+  return metadataOnlyChange(before, after, AGENT_FINALIZER) ?? cairnKeysProblem(before, after, ['labels', 'annotations']);
 }
 
 /** Why a WorkItem status write is refused: only the status of WorkItems addressed to the node. */
@@ -91,10 +108,12 @@ function notAddressed(w: KubeObject, node: NodeIdentity): string {
   return `WorkItem ${w.metadata.namespace}/${w.metadata.name} is addressed to ${to ? `node ${to}` : 'no node'}, not to ${node.name}`;
 }
 
-/** Why a Node write (main resource) is refused: the node registers itself with an operator-neutral spec, then changes only labels and annotations. */
+/** Why a Node write (main resource) is refused: the node registers itself with an operator-neutral spec, then changes only labels (outside the cairn.dev domain) and annotations. */
 export function nodeWriteProblem(before: KubeObject | undefined, after: KubeObject | undefined, node: NodeIdentity): string | undefined {
   if (!after) return 'a node may not delete Nodes';
   if (after.metadata.name !== node.name || after.metadata.namespace !== node.cluster) return `a node may only register itself (Node ${node.cluster}/${node.name}), not ${after.metadata.namespace}/${after.metadata.name}`;
+  const labels = cairnKeysProblem(before, after, ['labels']);
+  if (labels) return labels;
   if (before) return metadataOnlyChange(before, after);
   // spec is the operators' (cordon, drain): a node may not register itself cordoned or draining on their behalf.
   const set = Object.entries((after.spec ?? {}) as Record<string, unknown>).filter(([, v]) => v !== false && v !== undefined && v !== null);

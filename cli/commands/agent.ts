@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
+import { isCairnKey } from '../../api/names.js';
 import { QUANTITY_PATTERN } from '../../api/quantity.js';
 import { addConnectionFlags } from '../connection-flags.js';
 import { durationOption, logLevelOption, parseCount, parsePort } from '../flags.js';
@@ -12,6 +13,7 @@ function parseLabels(value: string): Record<string, string> {
   for (const pair of value.split(',').filter(Boolean)) {
     const m = /^([A-Za-z0-9./_-]+)=([A-Za-z0-9._-]*)$/.exec(pair.trim());
     if (!m) throw new InvalidArgumentError(`"${pair}" is not a label; use key=value pairs separated by commas, e.g. zone=a,disk=ssd`);
+    if (isCairnKey(m[1]!)) throw new InvalidArgumentError(`"${m[1]}" is in the cairn.dev domain, whose Node labels only operators set (kubectl label nodes.cairn.dev NODE ${m[1]}=${m[2]}); a node may not claim one for itself`);
     labels[m[1]!] = m[2]!;
   }
   return labels;

@@ -136,6 +136,16 @@ describe('node authorizer', () => {
       expect(admission(d, node('node-a'), node('node-a', { unschedulable: true }))).to.match(/^patch nodes.cairn.dev "node-a" in namespace "c1" is forbidden for User "system:node:c1:node-a": a node may not change spec/);
       expect(admission(d, node('node-a'), { ...node('node-a'), metadata: { ...node('node-a').metadata, ownerReferences: [{ name: 'x' }] } })).to.match(/may not change metadata.ownerReferences/);
     });
+
+    it("leaves labels in the cairn.dev domain to operators: a node may not give itself one (to draw another team's nodeSelector), change or remove one", async () => {
+      const patch = await decide(req('patch', 'nodes', { name: 'node-a' }));
+      const create = await decide(req('create', 'nodes'));
+      const claim = /may not set or change metadata.labels\["dedicated.cairn.dev\/team"\]: keys in the cairn.dev domain/;
+      expect(admission(create, undefined, node('node-a', {}, { 'dedicated.cairn.dev/team': 'db' }))).to.match(claim);
+      expect(admission(patch, node('node-a'), node('node-a', {}, { 'dedicated.cairn.dev/team': 'db' }))).to.match(claim);
+      expect(admission(patch, node('node-a', {}, { 'cairn.dev/pool': 'a' }), node('node-a'))).to.match(/metadata.labels\["cairn.dev\/pool"\]/);
+      expect(admission(patch, node('node-a', {}, { 'cairn.dev/pool': 'a' }), node('node-a', {}, { 'cairn.dev/pool': 'a', zone: 'b', 'notcairn.dev/x': 'y' }))).to.equal(undefined);
+    });
   });
 
   describe('Leases', () => {
@@ -223,6 +233,12 @@ describe('node authorizer', () => {
       expect(admission(d, before, withMeta({ finalizers: ['other'], labels: { a: 'b' } }))).to.equal(undefined);
       expect(admission(d, before, withMeta({ finalizers: ['cairn.dev/agent'] }))).to.match(/may not add or remove the finalizer other \(only its own, cairn.dev\/agent\)/);
       expect(admission(d, before, { ...before, spec: { ...before.spec, nodeName: 'node-b' } })).to.match(/may not change spec/);
+      // The controller finds a WorkItem's owner by these labels: relabelled, node-a's piece of web would pass for a piece of db.
+      const owned = workItem('web.node-a', 'node-a', { kind: 'Instance', name: 'web' }, { labels: { 'cairn.dev/owner-name': 'web', app: 'x' }, annotations: { 'cairn.dev/spec-hash': 'h' } });
+      const withOwned = (m: Partial<KubeObject['metadata']>) => ({ ...owned, metadata: { ...owned.metadata, ...m } });
+      expect(admission(d, owned, withOwned({ labels: { 'cairn.dev/owner-name': 'db', app: 'x' } }))).to.match(/may not set or change metadata.labels\["cairn.dev\/owner-name"\]/);
+      expect(admission(d, owned, withOwned({ annotations: {} }))).to.match(/metadata.annotations\["cairn.dev\/spec-hash"\]/);
+      expect(admission(d, owned, withOwned({ labels: { 'cairn.dev/owner-name': 'web', app: 'y' } }))).to.equal(undefined);
       // Admission judges the stored object, not the cache: a WorkItem moved meanwhile is refused.
       expect(admission(d, workItem('web.node-a', 'node-b', { kind: 'Instance', name: 'web' }), before)).to.match(/addressed to node node-b, not to node-a/);
       const status = await decide(req('update', 'workitems/status', { name: 'web.node-a' }));
