@@ -129,7 +129,8 @@ export class ResourceStore {
         throw err;
       }
       const { merged, warnings, pinned } = attempt;
-      if (sameContent(merged, current.obj)) {
+      // An unchanged object is not written again, unless its stored value is sealed with an old key.
+      if (sameContent(merged, current.obj) && !current.stale) {
         if (fromCache) continue;
         return { obj: current.obj, warnings };
       }

@@ -56,6 +56,16 @@ export class AtRestEncryption {
     return Buffer.concat([Buffer.from(`${PREFIX}${name}:`), nonce, body, cipher.getAuthTag()]);
   }
 
+  /**
+   * Whether the value stored at `etcdKey` is not sealed as a write now would seal it: plain under an
+   * encrypted prefix, or sealed with a key other than the first. A write must then rewrite it even when
+   * the object did not change: rewriting every Secret is how a key rotation moves them to the new key.
+   */
+  isStale(etcdKey: string, stored: Buffer): boolean {
+    if (!this.covers(etcdKey)) return false;
+    return !isSealed(stored) || stored.subarray(PREFIX.length, stored.indexOf(':', PREFIX.length)).toString() !== this.keys[0]!.name;
+  }
+
   /** The plain value stored at `etcdKey`; throws naming the key when it cannot be opened. */
   open(etcdKey: string, stored: Buffer): Buffer {
     if (!isSealed(stored)) return stored;

@@ -29,6 +29,8 @@ export interface Stored {
   rev: number;
   /** etcd's count of writes to the key since it was created (1 after the create). */
   version: number;
+  /** Not sealed as a write now would seal it (encryption.ts isStale): a write must rewrite it even unchanged. */
+  stale?: true;
 }
 
 /** The outcome of a compare-and-swap write. */
@@ -73,7 +75,10 @@ export class EtcdStore {
 
   /** The object in a key-value pair read from etcd. */
   toStored(kv: IKeyValue): Stored {
-    return { obj: this.decode(kv.key.toString(), kv.value, kv.mod_revision), rev: Number(kv.mod_revision), version: Number(kv.version) };
+    const key = kv.key.toString();
+    const stored: Stored = { obj: this.decode(key, kv.value, kv.mod_revision), rev: Number(kv.mod_revision), version: Number(kv.version) };
+    if (this.encryption?.isStale(key, kv.value)) stored.stale = true;
+    return stored;
   }
 
   // The bytes to store at `key`: the object's JSON, sealed when its kind is encrypted.

@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { newToken } from '../../../api/token-format.js';
 import { rawRequest, type RawResponse } from '../../support/http.js';
-import { startTestEnv, type TestEnv } from '../../support/in-process.js';
+import { formatKeyFile, newKey, parseKeyFile, type EncryptionKey } from '../../../apiserver/storage/encryption.js';
+import { kubeconfigFor, startTestEnv, type TestEnv } from '../../support/in-process.js';
 import { Kubectl } from '../../support/kubectl.js';
 
 const SECRETS = (ns: string) => `/api/v1/namespaces/${ns}/secrets`;
@@ -76,6 +77,31 @@ describe('Secrets and ConfigMaps (real etcd + apiserver + kubectl)', function ()
     const changed = await rawRequest(env.kubeconfig, { method: 'PATCH', path: `${CONFIGMAPS('demo')}/fixed`, body: JSON.stringify({ data: { a: 'c' } }), contentType: 'application/merge-patch+json' });
     expect(changed.status, changed.text).to.equal(422);
     expect(changed.json.message).to.include('data: Forbidden: field is immutable');
+  });
+
+  it('a key rotation as docs/security.md gives it: replacing the unchanged Secrets reseals them with the new key, so the old key can go', async () => {
+    expect((await admin('POST', SECRETS('demo'), { metadata: { name: 'rotated' }, data: { pw: 'c2VjcmV0' } })).status).to.equal(201);
+    const oldKeys = parseKeyFile('old', fs.readFileSync(path.join(env.dataDir, 'encryption-keys.yaml'), 'utf8'));
+    const fresh = newKey();
+    const keyFile = (name: string, keys: EncryptionKey[]) => {
+      const file = path.join(env.dataDir, name);
+      fs.writeFileSync(file, formatKeyFile(keys), { mode: 0o600 });
+      return file;
+    };
+    // Steps 1-3: the new key first, then every Secret read and replaced as it is (kubectl get -o json | kubectl replace -f -).
+    const rotating = kubeconfigFor(await env.addServer({ encryptionKeyFile: keyFile('rotating.yaml', [fresh, ...oldKeys]) }));
+    const secret = (await rawRequest(rotating, { method: 'GET', path: `${SECRETS('demo')}/rotated` })).json;
+    const replaced = await rawRequest(rotating, { method: 'PUT', path: `${SECRETS('demo')}/rotated`, body: JSON.stringify(secret) });
+    expect(replaced.status, replaced.text).to.equal(200);
+    expect((await rawEtcd('/registry/secrets/demo/rotated')).toString('latin1')).to.include(`k8s:enc:aesgcm:v1:${fresh.name}:`);
+    // A value already sealed with the first key is not written again by an unchanged replace.
+    const again = await rawRequest(rotating, { method: 'PUT', path: `${SECRETS('demo')}/rotated`, body: JSON.stringify(replaced.json) });
+    expect(again.json.metadata.resourceVersion).to.equal(replaced.json.metadata.resourceVersion);
+    // Step 4: the old key removed, the Secret still opens.
+    const rotated = kubeconfigFor(await env.addServer({ encryptionKeyFile: keyFile('rotated.yaml', [fresh]) }));
+    const read = await rawRequest(rotated, { method: 'GET', path: `${SECRETS('demo')}/rotated` });
+    expect(read.status, read.text).to.equal(200);
+    expect(read.json.data).to.deep.equal({ pw: 'c2VjcmV0' });
   });
 
   it('node credentials get 403 on Secrets and ConfigMaps; viewers read ConfigMaps but not Secrets', async () => {

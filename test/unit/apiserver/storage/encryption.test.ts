@@ -34,6 +34,16 @@ describe('encryption at rest (AES-256-GCM, kube aesgcm layout)', () => {
     expect(a.equals(b)).to.equal(false);
   });
 
+  it('calls a stored value stale when a write would seal it otherwise: plain under an encrypted prefix, or sealed with a key other than the first', () => {
+    const plain = Buffer.from('{"kind":"Secret"}');
+    const old = new AtRestEncryption([key1]);
+    const rotated = new AtRestEncryption([key2, key1]);
+    expect(rotated.isStale(SECRET_KEY, old.seal(SECRET_KEY, plain))).to.equal(true);
+    expect(rotated.isStale(SECRET_KEY, rotated.seal(SECRET_KEY, plain))).to.equal(false);
+    expect(rotated.isStale(SECRET_KEY, plain)).to.equal(true);
+    expect(rotated.isStale('/registry/cairn.dev/instances/demo/web', plain)).to.equal(false);
+  });
+
   it('leaves other kinds as they are, and reads plain values stored before encryption was on', () => {
     const enc = new AtRestEncryption([key1]);
     const plain = Buffer.from('{"kind":"Instance"}');
