@@ -72,8 +72,10 @@ export function planNode(o: NodeObserved): NodePlan {
     if (ready?.reason === LEASE_EXPIRED_REASON) events.push({ eventType: 'Normal', reason: 'NodeReachable', message: `heartbeats from node ${name} resumed` });
   }
   const phase = phaseOf(o, alive, expired);
-  // Held by the node (or missing): not revoked yet. A lease already holderless was revoked before.
-  const revokeLease = expired && (!o.lease || o.lease.holder === name);
+  // Held by the node (or missing): not revoked yet. A lease already holderless was revoked before. One this
+  // controller has not yet watched go unrenewed (unconfirmed) is not revoked: the node may have taken it
+  // back and renew it, and a new leader would end a live node's term on first sight (docs/fencing.md).
+  const revokeLease = expired && !unconfirmed && (!o.lease || o.lease.holder === name);
   const status: NodeStatus = { ...prev, phase, conditions, allocated: o.allocated, drain: drainStatus(o, phase), observedGeneration: o.node.metadata.generation };
   const heldMs = allocationHeldMs(o, status);
   return {

@@ -53,6 +53,18 @@ describe('planNode', () => {
     expect(missing.revokeLease, 'a missing lease is revoked by creating it holderless').to.equal(true);
   });
 
+  it('a new leader does not revoke the lease of a node found Unreachable that holds it again: not before it has watched it go unrenewed', () => {
+    const unreachable = planNode(observed(node(), lease(40_000))).status;
+    const firstSight = planNode(observed(node(unreachable), { ...lease(0), renewalObserved: false }));
+    expect(firstSight.revokeLease, 'the node may have taken its lease back and renew it').to.equal(undefined);
+    expect(firstSight.status.phase, 'no sign of life yet').to.equal('Unreachable');
+    expect(firstSight.requeueAfterMs).to.be.within(40_000, 41_000);
+    const renewed = planNode(observed(node(unreachable), { ...lease(0), renewalObserved: true }));
+    expect(renewed.status.phase).to.equal('Ready');
+    const neverRenewed = planNode(observed(node(unreachable), { ...lease(40_000), renewalObserved: false }));
+    expect(neverRenewed.revokeLease, 'watched a whole duration without a renewal').to.equal(true);
+  });
+
   it('a node that takes its revoked lease again (a new term) is Ready again', () => {
     const expired = planNode(observed(node(), lease(40_000))).status;
     const back = planNode(observed(node(expired), lease(0)));
