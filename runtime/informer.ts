@@ -68,8 +68,11 @@ export function objectKey(obj: ListedObject): string {
   return namespace ? `${namespace}/${name}` : String(name);
 }
 
-/** Objects a relist applies before it lets the event loop run. */
+/** Changes of a relist told to the handlers before the event loop may run. */
 const REPLACE_CHUNK = 1000;
+
+/** A change of the store, as the handlers are told it. */
+type Change<T> = { kind: 'add' | 'delete'; obj: T } | { kind: 'update'; obj: T; old: T };
 
 /** A list+watch cache of one resource. */
 export class Informer<T extends ListedObject> {
@@ -203,26 +206,28 @@ export class Informer<T extends ListedObject> {
   }
 
   /**
-   * Makes the store what a list found, REPLACE_CHUNK objects at a time with the event loop let go in
-   * between: applied in one go, a relist of 150,000 objects held this process for seconds, longer than
-   * a leader's renew deadline. Readers meanwhile see some objects already at the listed version, as
-   * they would while a watch delivers events.
+   * Makes the store what a list found in one synchronous step, then tells the handlers REPLACE_CHUNK
+   * changes at a time, with the event loop let go in between: handlers calling out for each of 150,000
+   * objects held this process for seconds, longer than a leader's renew deadline. The store itself must
+   * change at once: a list comes in key order, not in etcd's, and a reader between two of its objects
+   * would see a state that never was — an instance's claim of a node's new term beside that node's lease
+   * from before it, and the claim freed while its holder runs the instance.
    */
   private async replaceAll(fresh: Map<string, T>): Promise<void> {
-    let done = 0;
-    const breathe = async () => {
-      if (++done % REPLACE_CHUNK === 0) await new Promise((r) => setImmediate(r));
-    };
+    const changes: Change<T>[] = [];
     for (const [key, old] of this.store) {
       if (fresh.has(key)) continue;
       this.store.delete(key);
       this.index(key, undefined, old);
-      this.emit('delete', old);
-      await breathe();
+      changes.push({ kind: 'delete', obj: old });
     }
     for (const [key, obj] of fresh) {
-      this.apply(key, obj);
-      await breathe();
+      const change = this.put(key, obj);
+      if (change) changes.push(change);
+    }
+    for (let i = 0; i < changes.length; i++) {
+      this.emit(changes[i]!);
+      if ((i + 1) % REPLACE_CHUNK === 0) await new Promise((r) => setImmediate(r));
     }
   }
 
@@ -235,18 +240,24 @@ export class Informer<T extends ListedObject> {
   }
 
   private apply(key: string, obj: T): void {
+    const change = this.put(key, obj);
+    if (change) this.emit(change);
+  }
+
+  /** Stores and indexes `obj`; the change to tell the handlers, if it is one. */
+  private put(key: string, obj: T): Change<T> | undefined {
     const old = this.store.get(key);
     this.store.set(key, obj);
     this.index(key, obj, old);
-    if (!old) this.emit('add', obj);
-    else if (old.metadata.resourceVersion !== obj.metadata.resourceVersion) this.emit('update', obj, old);
+    if (!old) return { kind: 'add', obj };
+    return old.metadata.resourceVersion !== obj.metadata.resourceVersion ? { kind: 'update', obj, old } : undefined;
   }
 
-  private emit(kind: 'add' | 'update' | 'delete', obj: T, old?: T): void {
+  private emit(change: Change<T>): void {
     for (const h of this.handlers) {
-      if (kind === 'add') h.add?.(obj);
-      else if (kind === 'update') h.update?.(old!, obj);
-      else h.delete?.(obj);
+      if (change.kind === 'add') h.add?.(change.obj);
+      else if (change.kind === 'update') h.update?.(change.old, change.obj);
+      else h.delete?.(change.obj);
     }
   }
 
@@ -336,7 +347,7 @@ export class Informer<T extends ListedObject> {
     if (!old) return;
     this.store.delete(key);
     this.index(key, undefined, old);
-    this.emit('delete', obj);
+    this.emit({ kind: 'delete', obj });
   }
 
   private index(key: string, obj: T | undefined, old: T | undefined): void {

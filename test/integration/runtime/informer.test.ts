@@ -126,6 +126,17 @@ describe('runtime Informer (real etcd, in-process apiserver)', function () {
     expect(turnsAtAdd.at(-1)! - turnsAtAdd[0]!, 'event-loop turns between the first add and the last').to.be.at.least(2);
   });
 
+  it('stores a whole list before it tells a handler of any of it: no reader sees part of a list (listed in key order, not in etcd\'s, a part is a state that never was)', async () => {
+    await client.create('Cluster', cluster('inf-whole') as unknown as Cluster);
+    await Promise.all(['w1', 'w2', 'w3'].map((n) => client.create('Instance', inst(n, 'inf-whole'))));
+    const i = informer<Instance>({ ...INSTANCES, namespace: 'inf-whole' });
+    const seenAtAdd: number[] = [];
+    i.addHandlers({ add: () => seenAtAdd.push(i.list().length) });
+    i.start();
+    await i.waitForSync();
+    expect(seenAtAdd).to.deep.equal([3, 3, 3]);
+  });
+
   it('a namespace narrows the list and the watch; a cluster-wide informer sees every namespace', async () => {
     await client.create('Instance', inst('early-b', 'inf-b'));
     await client.create('Instance', inst('early-c', 'inf-c'));
