@@ -41,6 +41,8 @@ export interface ApiRequest extends IncomingMessage {
   user: UserInfo;
   /** The check each write of this request must pass, when its authorizer set one. */
   admit?: WriteAdmission;
+  /** Authorizes the request again as a create of its object (apply and PUT may create): throws to refuse. */
+  authorizeCreate?: () => Promise<WriteAdmission | undefined>;
 }
 
 /** The response of a resource request. */

@@ -84,7 +84,7 @@ async function applyNamespace(ctx: ApiContext, req: Request, res: Response, name
   const config = { apiVersion: 'cairn.dev/v1alpha1', kind: 'Cluster', metadata: { name: meta.name ?? name, ...(Object.keys(labels).length > 0 ? { labels } : {}), ...(annotations ? { annotations } : {}) } };
   const clusterDef = ctx.registry.find('cairn.dev', 'v1alpha1', 'clusters')!;
   const q = req.query as Query;
-  const r = await applyConfig(ctx, req, { def: clusterDef, ns: undefined, name, sub: 'main' }, { dryRun: dryRun(q), fieldValidation: parseFieldValidation(str(q, 'fieldValidation')), admit: req.admit }, config);
+  const r = await applyConfig(ctx, req, { def: clusterDef, ns: undefined, name, sub: 'main' }, { dryRun: dryRun(q), fieldValidation: parseFieldValidation(str(q, 'fieldValidation')), admit: req.admit, authorizeCreate: req.authorizeCreate }, config);
   sendJson(res, r.created ? 201 : 200, ctx.namespaces.viewOf(r.obj));
 }
 

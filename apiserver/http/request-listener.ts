@@ -82,7 +82,8 @@ async function serve(
     res.once('close', release);
   }
   const body = await readBody(req);
-  const apiReq = Object.assign(req, { path: r.path, query: r.query, body, user, admit }) as ApiRequest;
+  const authorizeCreate = () => authorizeRequest(sec, { ...attrs, verb: 'create' });
+  const apiReq = Object.assign(req, { path: r.path, query: r.query, body, user, admit, authorizeCreate }) as ApiRequest;
   if (self) return self(apiReq, res, r.info);
   const sub = r.info.subresource && handlers.subresources[`${r.info.group}/${r.info.plural}/${r.info.subresource}`];
   return sub ? sub(apiReq, res, r.info) : serveResource(ctx, apiReq, res, r.info);

@@ -38,7 +38,7 @@ async function dispatch(ctx: ApiContext, req: Request, res: Response, def: Resou
   const q = req.query as Query;
   const ns = info.namespace;
   const sub = info.subresource === 'status' ? 'status' : 'main';
-  const write = () => ({ dryRun: dryRun(q), fieldValidation: parseFieldValidation(str(q, 'fieldValidation')), admit: req.admit, fieldManager: managerName(str(q, 'fieldManager'), req.headers['user-agent']) });
+  const write = () => ({ dryRun: dryRun(q), fieldValidation: parseFieldValidation(str(q, 'fieldValidation')), admit: req.admit, authorizeCreate: req.authorizeCreate, fieldManager: managerName(str(q, 'fieldManager'), req.headers['user-agent']) });
   switch (req.method) {
     case 'GET':
       if (info.name) return sendObject(req, res, def, 200, await ctx.lister.get(def, ns, info.name));

@@ -33,6 +33,12 @@ export interface WriteOptions {
   admit?: WriteAdmission;
   /** Who writes, to record in managedFields (an Update entry); absent for server-side apply, which records its own. */
   fieldManager?: string;
+  /**
+   * For a write that may create (apply, PUT of a Lease): the authorization of a create, asked only when
+   * the object is missing; refuses by throwing. The request itself was authorized as patch or update,
+   * which must not let a writer create what they may not (kube asks the same).
+   */
+  authorizeCreate?: () => Promise<WriteAdmission | undefined>;
 }
 
 /** A written object and the warnings to send with it. */
@@ -119,7 +125,8 @@ export class ResourceStore {
       cached = undefined;
       if (!current) {
         if (!opts.createIfMissing) throw notFound(def.plural, def.group, name);
-        return this.create(def, ns, fn(emptyObject(def, ns, name)), opts);
+        const admit = opts.authorizeCreate ? await opts.authorizeCreate() : opts.admit;
+        return this.create(def, ns, fn(emptyObject(def, ns, name)), { ...opts, admit });
       }
       let attempt: { merged: KubeObject; warnings: string[]; pinned: boolean };
       try {

@@ -295,6 +295,21 @@ describe('RBAC (real etcd + apiserver)', function () {
       expect(wrong, wrong.join('\n')).to.deep.equal([]);
     });
 
+    it('a user who may patch or update but not create cannot create by server-side apply or PUT (kube asks for create too)', async () => {
+      await addUser('pat');
+      await admin('POST', `${RBAC}/namespaces/a/roles`, { metadata: { name: 'patcher', namespace: 'a' }, rules: [{ apiGroups: ['cairn.dev', 'coordination.k8s.io'], resources: ['instances', 'leases'], verbs: ['get', 'patch', 'update'] }] });
+      await admin('POST', `${RBAC}/namespaces/a/rolebindings`, { ...binding('RoleBinding', 'pat-patches', 'patcher', 'pat', 'a'), roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'patcher' } });
+      const token = users.pat!.token;
+      const applyAs = (name: string) =>
+        rawRequest(env.kubeconfig, { method: 'PATCH', path: `${INSTANCES.collection('a')}/${name}?fieldManager=pat`, authorization: `Bearer ${token}`, body: JSON.stringify(INSTANCES.body('a', name)), contentType: 'application/apply-patch+yaml' });
+      const created = await applyAs('pat-made');
+      expect(notForbidden(created, 'pat', 'create', 'instances')).to.equal(undefined);
+      expect((await as(env.token, 'GET', `${INSTANCES.collection('a')}/pat-made`)).status, 'nothing was created').to.equal(404);
+      expect((await applyAs(INSTANCES.name('a'))).status, 'an apply to an existing object is a patch').to.equal(200);
+      const lease = await as(token, 'PUT', `${LEASES.collection('a')}/pat-lease`, LEASES.body('a', 'pat-lease'));
+      expect(notForbidden(lease, 'pat', 'create', 'leases')).to.equal(undefined);
+    });
+
     it("gets a 403 for a node's tunnel in a, which only the node's own credential opens (it once took the agent's place)", async () => {
       const url = `${env.server.url.replace(/^http/, 'ws')}/apis/cairn.dev/v1alpha1/namespaces/a/nodes/n1/tunnel`;
       const ca = Buffer.from(env.kubeconfig.getCurrentCluster()!.caData!, 'base64');
