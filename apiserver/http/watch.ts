@@ -106,18 +106,22 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
   const closer = () => stream.close();
   ctx.watches.add(closer);
   stream.onClose(() => ctx.watches.delete(closer));
+  const write = (ev: WatchEvent) => {
+    const object = p.table ? JSON.stringify(toTable(def, [ev.object], { resourceVersion: String(ev.rev) }, p.include, Date.now())) : p.partial ? JSON.stringify(partialObject(ev.object, p.partial)) : objectJson(ev.object);
+    stream.write(`{"type":"${ev.type}","object":${object}}\n`);
+  };
   const send = (ev: WatchEvent) => {
     if (ev.rev <= lastRev && p.fromRev > 0) return;
     lastRev = Math.max(lastRev, ev.rev);
-    const object = p.table ? JSON.stringify(toTable(def, [ev.object], { resourceVersion: String(ev.rev) }, p.include, Date.now())) : p.partial ? JSON.stringify(partialObject(ev.object, p.partial)) : objectJson(ev.object);
-    stream.write(`{"type":"${ev.type}","object":${object}}\n`);
+    write(ev);
   };
   const cache = ctx.cache.forResource(def);
   const sub: Subscriber = { matches: sel.matches, onEvent: send, onClose: () => stream.close(), indexedBy: sel.exact };
   if (p.initialEvents || p.fromRev === 0) {
     const start = ctx.cache.revision;
-    lastRev = 0; // every object is sent, whatever version it has (a WatchList's may be older than the one asked for)
-    if (p.initialEvents) for (const obj of cache.list(sel.matches, sel.exact)) send({ type: 'ADDED', object: obj, rev: Number(obj.metadata.resourceVersion) });
+    // Every object is sent, whatever its version: a WatchList's may be older than the one asked for, and
+    // the list is in key order, not in version order.
+    if (p.initialEvents) for (const obj of cache.list(sel.matches, sel.exact)) write({ type: 'ADDED', object: obj, rev: Number(obj.metadata.resourceVersion) });
     if (p.markInitialEnd) stream.write(`${JSON.stringify({ type: 'BOOKMARK', object: bookmarkOf(start, { [INITIAL_EVENTS_END]: 'true' }) })}\n`);
     lastRev = start;
     cache.subscribe(sub, start);

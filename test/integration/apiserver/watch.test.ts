@@ -65,6 +65,8 @@ describe('apiserver watch (real etcd)', function () {
   it('a WatchList (sendInitialEvents=true, client-go streaming lists): ADDED per object, a bookmark marked as the end of them, then live events', async () => {
     const ns = 'w-list';
     for (const n of ['a', 'b']) await ok('POST', cairnPath('instances', ns), instance(n, ns));
+    // a is now newer than b: the initial events, in key order, are not in version order.
+    await ok('PATCH', cairnPath('instances', ns, 'a'), { spec: { cpus: 2 } }, MERGE);
     const listed = await ok('GET', cairnPath('instances', ns));
     const w = await watch(`${cairnPath('instances', ns)}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${listed.metadata.resourceVersion}`);
     await w.until((e) => e.some((x) => x.type === 'BOOKMARK'), 5000);
