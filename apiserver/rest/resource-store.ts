@@ -126,7 +126,13 @@ export class ResourceStore {
       if (!current) {
         if (!opts.createIfMissing) throw notFound(def.plural, def.group, name);
         const admit = opts.authorizeCreate ? await opts.authorizeCreate() : opts.admit;
-        return this.create(def, ns, fn(emptyObject(def, ns, name)), { ...opts, admit });
+        try {
+          return await this.create(def, ns, fn(emptyObject(def, ns, name)), { ...opts, admit });
+        } catch (err) {
+          // Another writer created it first (two applies at once): this one is an update of theirs, as in kube.
+          if (err instanceof ApiError && err.reason === 'AlreadyExists') continue;
+          throw err;
+        }
       }
       let attempt: { merged: KubeObject; warnings: string[]; pinned: boolean };
       try {

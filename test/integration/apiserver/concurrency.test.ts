@@ -30,6 +30,18 @@ describe('apiserver concurrency (real etcd)', function () {
     expect(exists).to.have.length(99);
   });
 
+  it('20 concurrent server-side applies of a missing object by different managers: one creates it, the others update it; none fails', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => {
+        const body = { ...instance('applied', 'race'), metadata: { name: 'applied', namespace: 'race', labels: { [`by-${i}`]: 'yes' } } };
+        return rawRequest(env.kubeconfig, { method: 'PATCH', path: `${cairnPath('instances', 'race', 'applied')}?fieldManager=m${i}`, body: JSON.stringify(body), contentType: 'application/apply-patch+yaml' });
+      }),
+    );
+    expect(results.map((r) => r.status).sort()).to.deep.equal([...Array(19).fill(200), 201]);
+    const final = await rawRequest(env.kubeconfig, { path: cairnPath('instances', 'race', 'applied') });
+    expect(Object.keys(final.json.metadata.labels)).to.have.length(20);
+  });
+
   it('50 concurrent updates from the same resourceVersion: exactly one succeeds, 49 Conflict', async () => {
     const created = await rawRequest(env.kubeconfig, { method: 'POST', path: cairnPath('instances', 'race'), body: JSON.stringify(instance('upd', 'race')) });
     const obj = created.json;
