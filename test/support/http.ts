@@ -22,6 +22,8 @@ export interface RawRequest {
   /** Overrides the kubeconfig's token; null sends no Authorization header. */
   authorization?: string | null;
   headers?: Record<string, string>;
+  /** The connection pool to send it on (warm keep-alive connections send many requests at one instant). */
+  agent?: https.Agent;
 }
 
 /** Sends one request to the kubeconfig's server with its CA and token. */
@@ -38,7 +40,7 @@ export function rawRequest(kc: k8s.KubeConfig, r: RawRequest): Promise<RawRespon
   }
   const ca = cluster.caData ? Buffer.from(cluster.caData, 'base64') : undefined;
   return new Promise((resolve, reject) => {
-    const req = https.request(url, { method: r.method ?? 'GET', headers, ca }, (res) => {
+    const req = https.request(url, { method: r.method ?? 'GET', headers, ca, ...(r.agent ? { agent: r.agent } : {}) }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
