@@ -10,6 +10,7 @@ import type { StatusCause } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
 import { configMapCauses, normalizeSecret, secretCauses } from './config-data.js';
+import { tokenCauses } from './token-rules.js';
 
 type KindRules = (obj: KubeObject, old: KubeObject | undefined) => StatusCause[];
 
@@ -22,6 +23,7 @@ const RULES: Partial<Record<string, KindRules>> = {
     })),
   '/Secret': secretCauses,
   '/ConfigMap': configMapCauses,
+  'auth.cairn.dev/Token': tokenCauses,
 };
 
 // What a kind's own conversion does to a written object before it is checked (kube folds stringData into data).

@@ -75,6 +75,23 @@ describe('stored tokens: joining, limits, rotation, secrecy at rest (real etcd +
     expect(r2.json.message).to.match(/token \w+ was revoked/);
   });
 
+  it('who a token is stays fixed, and a revocation is for good: patching tokens (to revoke them) cannot add system:masters or take over a digest', async () => {
+    const t = newToken();
+    expect((await as(env.token, 'POST', TOKENS, { metadata: { name: t.id }, spec: { type: 'user', user: 'hd', groups: ['helpdesk'], secretHash: t.secretHash } })).status).to.equal(201);
+    const patch = (spec: Record<string, unknown>) =>
+      rawRequest(env.kubeconfig, { method: 'PATCH', path: `${TOKENS}/${t.id}`, body: JSON.stringify({ spec }), contentType: 'application/merge-patch+json' });
+    for (const [spec, field] of [[{ groups: ['system:masters'] }, 'spec.groups'], [{ secretHash: 'a'.repeat(64) }, 'spec.secretHash'], [{ type: 'node', nodeName: 'n1', cluster: 'c1' }, 'spec.type']] as const) {
+      const r = await patch(spec);
+      expect(r.status, r.text).to.equal(422);
+      expect(r.json.details.causes.map((c: { field: string }) => c.field)).to.include(field);
+    }
+    expect((await patch({ expires: new Date(Date.now() + 60_000).toISOString() })).status, 'its expiry may change').to.equal(200);
+    expect((await patch({ revoked: true })).status).to.equal(200);
+    const unrevoke = await patch({ revoked: false });
+    expect(unrevoke.status).to.equal(422);
+    expect(unrevoke.json.message).to.include('a revoked token stays revoked');
+  });
+
   it('a join token can do nothing but join, and a bad node name is a 400 naming the field', async () => {
     const j = await storeToken({ type: 'join', cluster: 'c1', maxUses: 5 });
     for (const [method, path] of [['GET', '/apis/cairn.dev/v1alpha1/namespaces/c1/nodes'], ['POST', ROTATE_PATH], ['GET', TOKENS]] as const) {

@@ -1,0 +1,31 @@
+/**
+ * What a Token's schema cannot say: on an update, who the token is and how
+ * it is checked stay fixed, and a revocation is for good. Otherwise anyone
+ * allowed to patch tokens (to revoke them, as `cairn token revoke` does)
+ * could add system:masters to their own token's groups, or put a digest
+ * they know on another node's token and act as that node. Pure.
+ */
+import { isDeepStrictEqual } from 'node:util';
+import type { StatusCause } from '../errors.js';
+import type { KubeObject } from '../storage/codec.js';
+
+/** The spec fields that say who a token authenticates, and how it is checked. */
+const IDENTITY_FIELDS = ['type', 'secretHash', 'user', 'groups', 'cluster', 'nodeName'] as const;
+
+type TokenSpecFields = Partial<Record<(typeof IDENTITY_FIELDS)[number] | 'revoked', unknown>>;
+
+/** The field causes of a Token update (`old`: the stored one; a create has none). */
+export function tokenCauses(obj: KubeObject, old: KubeObject | undefined): StatusCause[] {
+  if (!old) return [];
+  const spec = (obj.spec ?? {}) as TokenSpecFields;
+  const was = (old.spec ?? {}) as TokenSpecFields;
+  const causes: StatusCause[] = IDENTITY_FIELDS.filter((f) => !isDeepStrictEqual(spec[f], was[f])).map((f) => ({
+    reason: 'FieldValueInvalid',
+    field: `spec.${f}`,
+    message: `Invalid value: ${JSON.stringify(spec[f] ?? null)}: field is immutable; issue a new token instead (cairn token create, cairn user create)`,
+  }));
+  if (was.revoked === true && spec.revoked !== true) {
+    causes.push({ reason: 'FieldValueForbidden', field: 'spec.revoked', message: 'Forbidden: a revoked token stays revoked; issue a new token instead' });
+  }
+  return causes;
+}
