@@ -83,8 +83,9 @@ export class LeaderElector {
   private async acquire(signal: AbortSignal): Promise<boolean> {
     let lastSeen: string | undefined;
     while (!signal.aborted) {
+      const started = this.clock.now();
       if (await this.attempt(this.opts.timings.renewDeadlineMs)) {
-        this.lastRenew = this.clock.now();
+        this.lastRenew = started;
         return true;
       }
       const holder = this.opts.lock.observedHolder;
@@ -98,12 +99,15 @@ export class LeaderElector {
   private async renewLoop(signal: AbortSignal): Promise<'lost' | 'stopped'> {
     const { renewDeadlineMs, retryPeriodMs } = this.opts.timings;
     while (!signal.aborted) {
-      await sleep(this.clock, retryPeriodMs, signal);
+      // Never past the deadline: a leader that cannot renew must stop when it runs out, not a retry period later.
+      await sleep(this.clock, Math.min(retryPeriodMs, Math.max(0, this.lastRenew + renewDeadlineMs - this.clock.now())), signal);
       if (signal.aborted) break;
       const remaining = this.lastRenew + renewDeadlineMs - this.clock.now();
       const started = this.clock.now();
       if (remaining > 0 && (await this.attempt(remaining))) {
-        this.lastRenew = this.clock.now();
+        // Counted from when the renewal was sent, the time its renewTime says: others time the lease from
+        // its commit, and a slow answer must not stretch this leader's reign past theirs.
+        this.lastRenew = started;
         continue;
       }
       // A renewal that timed out or was refused (a conflict, another holder) is otherwise silent until leadership is lost.

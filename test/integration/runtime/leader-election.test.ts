@@ -290,6 +290,27 @@ describe('LeaseLock and LeaderElector (real etcd, in-process apiserver)', functi
       expect(events).to.deep.equal(['started@0', 'stopped@1600: failed to renew the lease within 700 ms']);
     });
 
+    it('counts its reign from when a renewal was sent, not answered, and stops at that deadline, not a retry period after it', async () => {
+      const clock = new FakeClock(0);
+      let mode: 'ok' | 'slow' | 'refused' = 'ok';
+      const answer = (ok: boolean, ms: number) => new Promise<boolean>((resolve) => clock.setTimer(() => resolve(ok), ms));
+      const fakeLock = {
+        opts: { name: 'fake' },
+        observedHolder: undefined,
+        tryAcquireOrRenew: () => (mode === 'ok' ? Promise.resolve(true) : mode === 'slow' ? ((mode = 'refused'), answer(true, 400)) : answer(false, 100)),
+        release: () => Promise.resolve(),
+      } as unknown as LeaseLock;
+      const events: string[] = [];
+      const e = new LeaderElector({ lock: fakeLock, timings: TIMINGS, log: quiet, clock, onStartedLeading: () => undefined, onStoppedLeading: () => events.push(`stopped@${clock.now()}`) });
+      const outcome = e.run(new AbortController().signal);
+      await clock.advanceAsync(1000); // renewed at 900 (every 150 ms)
+      mode = 'slow'; // the renewal sent at 1050 is answered at 1450; every later one is refused
+      await clock.advanceAsync(3000);
+      expect(await outcome).to.equal('lost');
+      // Others count the lease from 1050, its renewTime: this leader must be gone by 1050 + 700.
+      expect(events).to.deep.equal(['stopped@1750']);
+    });
+
     it('healthy turns false when a leader has not renewed for renewDeadline + retry', async () => {
       const clock = new FakeClock(0);
       const fakeLock = { opts: { name: 'fake' }, tryAcquireOrRenew: () => Promise.resolve(true), release: () => Promise.resolve() } as unknown as LeaseLock;
