@@ -2,9 +2,9 @@
  * The garbage collector's thin layer: it reads every object of the kinds
  * it watches from the controller's informers, plans with plan.ts, and
  * carries out each step through the API. Every write is guarded against a
- * stale view: deletes carry the dependent's uid as a precondition, patches
- * test the resourceVersion they were planned on, and an orphan is deleted
- * only once a live read finds none of its owners (by uid).
+ * stale view: deletes carry the dependent's uid and the resourceVersion they
+ * were planned on as preconditions, patches test that resourceVersion, and
+ * an orphan is deleted only once a live read finds none of its owners (by uid).
  */
 import type { Logger } from 'winston';
 import { statusCodeOf } from '../../api/client/errors.js';
@@ -116,7 +116,8 @@ export class GarbageCollector {
   }
 
   private async delete(o: GcObject): Promise<boolean> {
-    const body = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', preconditions: { uid: o.uid } };
+    // The version planned on too: owners changed since (adopted, or its owner references removed) make it a 409, planned again.
+    const body = { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', preconditions: { uid: o.uid, resourceVersion: o.resourceVersion } };
     return this.tolerate(() => this.rest.request('DELETE', objectPath(o.kind, o.namespace, o.name), { body }));
   }
 

@@ -52,6 +52,16 @@ describe('garbage collector runs', () => {
     return new GarbageCollector([{ kind: CONFIG_MAP, informer: informer([orphan]) }, { kind: INSTANCE, informer: informer([]) }], rest, log);
   }
 
+  it('deletes only the version it planned on: the uid and the resourceVersion are preconditions', async () => {
+    const sent: unknown[] = [];
+    const rest = {
+      request: (method: string, _path: string, o?: { body?: unknown }) => (method === 'GET' ? Promise.reject(new ApiStatusError(404, 'NotFound', 'gone')) : (sent.push(o?.body), Promise.resolve({}))),
+    } as unknown as RestClient;
+    const log = { info: () => undefined, warn: () => undefined } as unknown as Logger;
+    await new GarbageCollector([{ kind: CONFIG_MAP, informer: informer([orphan]) }, { kind: INSTANCE, informer: informer([]) }], rest, log).collect();
+    expect(sent).to.deep.equal([{ apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', preconditions: { uid: 'c1', resourceVersion: '5' } }]);
+  });
+
   it('asks to run again soon when a step lost a race (409)', async () => {
     expect(await collector(409).collect()).to.deep.equal({ requeueAfterMs: 1000 });
   });
