@@ -8,6 +8,7 @@
 import type { Logger } from 'winston';
 import type { CairnClient } from '../api/client/cairn-client.js';
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../api/names.js';
+import type { WorkItem } from '../api/workitem.js';
 import { RestClient } from '../api/client/rest-client.js';
 import type { ControllerCache, LeaseObject } from './cache.js';
 import { changedForCollection, GarbageCollector, type GcSource } from './garbage-collector/collector.js';
@@ -84,9 +85,11 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   nodes.watch(cache.workItems, (w) => [`${w.metadata.namespace}/${w.spec.nodeName}`], NODE_ALLOCATION_DELAY_MS);
 
   instances.watch(cache.instances, (i) => [nsKey(i)]);
-  // A WorkItem going away frees capacity that an unplaced instance may fit into.
-  // A WorkItem's change is progress of work under way (a node started the instance): ahead of new Instances.
-  instances.watch(cache.workItems, (w) => [...ownerKeys(w, 'Instance'), ...(w.metadata.deletionTimestamp ? unplacedInstances(d, w.metadata.namespace!) : [])], 0, { urgent: true });
+  // A WorkItem going away (being deleted, or gone: a relist finds a delete without the deletionTimestamp) frees
+  // capacity that an unplaced instance may fit into. A WorkItem's change is progress of work under way (a node
+  // started the instance): ahead of new Instances.
+  const freed = (w: WorkItem) => unplacedInstances(d, w.metadata.namespace!);
+  instances.watch(cache.workItems, (w) => [...ownerKeys(w, 'Instance'), ...(w.metadata.deletionTimestamp ? freed(w) : [])], 0, { urgent: true, deletedKeys: freed });
   instances.watch(cache.leases, (l) => leaseOwner(l, 'instance-'));
   instances.watch(cache.nodes, (n) => [...cache.instancesOnNode(n.metadata.namespace!, n.metadata.name!).map(nsKey), ...unplacedInstances(d, n.metadata.namespace!)], 0, { changed: changedForPlacement });
   instances.watch(cache.volumes, (v) => attachedInstances(d, v.metadata.namespace!, v.metadata.name!));

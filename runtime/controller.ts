@@ -56,6 +56,8 @@ export interface WatchOptions<T> {
   urgent?: boolean;
   /** An update counts only when this holds (an event filter, like controller-runtime's predicates); adds and deletes always do. */
   changed?: (old: T, obj: T) => boolean;
+  /** More keys to enqueue when an object is deleted (a delete found by a relist carries the object as last seen). */
+  deletedKeys?: (obj: T) => string[];
 }
 
 /** Binds informers to a work queue and runs workers over it. */
@@ -77,13 +79,14 @@ export class Controller {
    * others (WorkQueue.addUrgent), for changes that report progress.
    */
   watch<T extends ListedObject>(informer: Informer<T>, keys: (obj: T) => string[], delayMs = 0, opts: WatchOptions<T> = {}): void {
-    const enqueue = (obj: T) => keys(obj).forEach((k) => (opts.urgent && delayMs <= 0 ? this.queue.addUrgent(k) : this.queue.addAfter(k, delayMs)));
+    const add = (ks: string[]) => ks.forEach((k) => (opts.urgent && delayMs <= 0 ? this.queue.addUrgent(k) : this.queue.addAfter(k, delayMs)));
+    const enqueue = (obj: T) => add(keys(obj));
     const update = (old: T, obj: T) => {
       if (opts.changed && !opts.changed(old, obj)) return;
       enqueue(old);
       enqueue(obj);
     };
-    informer.addHandlers({ add: enqueue, update, delete: enqueue });
+    informer.addHandlers({ add: enqueue, update, delete: (obj) => add([...keys(obj), ...(opts.deletedKeys?.(obj) ?? [])]) });
     this.sources.push({ informer: informer as unknown as Informer<ListedObject>, keys: keys as (obj: ListedObject) => string[] });
   }
 

@@ -271,6 +271,19 @@ describe('Controller', () => {
     expect(h.calls.map((c) => c.key)).to.deep.equal(['ns/p1', 'ns/p1', 'ns/p2', 'ns/p3']);
   });
 
+  it('watch(): deletedKeys adds keys on a delete only (an unplaced instance woken by freed capacity, whatever the deleted object carries)', async () => {
+    type Obj = { metadata: { name: string; namespace: string }; owner: string };
+    const informer = new FakeInformer<Obj>();
+    const h = start(async () => undefined);
+    h.controller.watch(informer.asInformer(), (o) => [`${o.metadata.namespace}/${o.owner}`], 0, { deletedKeys: () => ['ns/waiting'] });
+    const obj = (owner: string): Obj => ({ metadata: { name: 'child', namespace: 'ns' }, owner });
+    informer.handlers[0]!.add!(obj('p1'));
+    await flushMicrotasks();
+    informer.handlers[0]!.delete!(obj('p1'));
+    await flushMicrotasks();
+    expect(h.calls.map((c) => c.key)).to.deep.equal(['ns/p1', 'ns/p1', 'ns/waiting']);
+  });
+
   it('resyncMs re-enqueues every cached object of the watched informers periodically, until stop', async () => {
     type Obj = { metadata: { name: string; namespace: string } };
     const informer = new FakeInformer<Obj>();
