@@ -71,6 +71,9 @@ export function objectKey(obj: ListedObject): string {
 /** Changes of a relist told to the handlers before the event loop may run. */
 const REPLACE_CHUNK = 1000;
 
+/** How one watch ended: closed or given up, 410 Gone (relist), or another ERROR event (back off, then watch again). */
+type WatchOutcome = 'ended' | 'gone' | 'refused';
+
 /** A change of the store, as the handlers are told it. */
 type Change<T> = { kind: 'add' | 'delete'; obj: T } | { kind: 'update'; obj: T; old: T };
 
@@ -87,7 +90,6 @@ export class Informer<T extends ListedObject> {
   private synced = false;
   private syncWaiters: Array<() => void> = [];
   private loop: Promise<void> | undefined;
-  private abortWatch: AbortController | undefined;
 
   constructor(
     kubeConfig: KubeConfig,
@@ -159,7 +161,6 @@ export class Informer<T extends ListedObject> {
   /** Stops the loop and any open watch. */
   async stop(): Promise<void> {
     this.stopController.abort();
-    this.abortWatch?.abort();
     await this.loop;
   }
 
@@ -175,7 +176,7 @@ export class Informer<T extends ListedObject> {
         if (needList) await this.relist();
         needList = false;
         const outcome = await this.watchOnce();
-        failures = outcome === 'gone' ? failures + 1 : 0;
+        failures = outcome === 'ended' ? 0 : failures + 1;
         needList = outcome === 'gone';
       } catch (err) {
         failures++;
@@ -267,14 +268,29 @@ export class Informer<T extends ListedObject> {
     for (const w of this.syncWaiters.splice(0)) w();
   }
 
-  /** One watch from the cached version; resolves 'ended' when it closes normally, 'gone' on 410. */
-  private watchOnce(): Promise<'ended' | 'gone'> {
+  /**
+   * One watch from the cached version; resolves 'ended' when it closes normally (or is given up: stopped, or
+   * silent for too long), 'gone' on 410, 'refused' on any other ERROR event (retried with backoff, not at once).
+   */
+  private watchOnce(): Promise<WatchOutcome> {
     const { labelSelector, fieldSelector } = this.source;
     const path = this.path;
     const base = this.opts.watchTimeoutSeconds ?? 300;
     const timeoutSeconds = Math.round(base * (0.9 + Math.random() * 0.2));
     return new Promise((resolve, reject) => {
-      let gone = false;
+      let outcome: WatchOutcome = 'ended';
+      let settled = false;
+      // This watch's own handle: it comes with the response headers, which a half-open connection never sends.
+      let handle: AbortController | undefined;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        idle.cancel();
+        this.stopController.signal.removeEventListener('abort', cut);
+        fn();
+      };
+      // Without a handle yet, the watch is given up now and its handle aborted when it comes.
+      const cut = () => (handle ? handle.abort() : settle(() => resolve('ended')));
       const idleMs = this.opts.idleTimeoutMs ?? 60_000;
       // One timer per watch, re-armed only when it fires: events (thousands a second in a burst) just stamp the time.
       let lastEvent = this.clock.now();
@@ -282,14 +298,16 @@ export class Informer<T extends ListedObject> {
         const quietMs = this.clock.now() - lastEvent;
         if (quietMs < idleMs) return void (idle = this.clock.setTimer(checkIdle, idleMs - quietMs));
         this.opts.log?.warn('watch silent for too long; restarting it', { resource: this.source.plural, idleMs });
-        this.abortWatch?.abort();
+        cut();
       };
       let idle = this.clock.setTimer(checkIdle, idleMs);
-      const onEvent = (type: string, obj: T & { code?: number }) => {
+      this.stopController.signal.addEventListener('abort', cut, { once: true });
+      const onEvent = (type: string, obj: T & { code?: number; message?: string }) => {
         lastEvent = this.clock.now();
         if (type === 'ERROR') {
-          gone = obj.code === 410;
-          this.abortWatch?.abort();
+          outcome = obj.code === 410 ? 'gone' : 'refused';
+          if (outcome === 'refused') this.opts.log?.warn('watch ended by an error; retrying', { resource: this.source.plural, code: obj.code, error: obj.message });
+          handle?.abort();
           return;
         }
         // client-node's Watch swallows what its callback throws: caught here, an event that failed is
@@ -297,24 +315,21 @@ export class Informer<T extends ListedObject> {
         try {
           this.applyEvent(type, obj);
         } catch (err) {
-          gone = true;
-          this.abortWatch?.abort();
+          outcome = 'gone';
+          handle?.abort();
           const object = obj?.metadata ? objectKey(obj) : '(an object without metadata)';
           this.opts.log?.error('an informer event could not be handled; relisting', { resource: this.source.plural, type, object, error: String(err) });
         }
       };
-      const onDone = (err: unknown) => {
-        idle.cancel();
-        if (err && !gone && !this.stopped && (err as Error).name !== 'AbortError') reject(err);
-        else resolve(gone ? 'gone' : 'ended');
-      };
+      const onDone = (err: unknown) =>
+        settle(() => (err && outcome === 'ended' && !this.stopped && (err as Error).name !== 'AbortError' ? reject(err) : resolve(outcome)));
       const query = { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds, labelSelector, fieldSelector };
       this.watcher.watch(path, query, onEvent, onDone).then(
         (ac) => {
-          this.abortWatch = ac;
-          if (this.stopped) ac.abort();
+          handle = ac;
+          if (settled || this.stopped) ac.abort();
         },
-        reject,
+        (err: unknown) => settle(() => reject(err)),
       );
     });
   }

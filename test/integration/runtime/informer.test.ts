@@ -189,6 +189,39 @@ describe('runtime Informer (real etcd, in-process apiserver)', function () {
     expect(i.get('inf-b/after-stop')).to.equal(undefined);
   });
 
+  /** An informer whose watches go to `watch` instead of the apiserver (its lists still do). */
+  function withWatch(watch: (...args: Parameters<Watch['watch']>) => Promise<AbortController>, idleTimeoutMs = 60_000): Informer<Instance> {
+    const i = new Informer<Instance>(kc, { ...INSTANCES, namespace: 'inf-b' }, { log, idleTimeoutMs });
+    (i as unknown as { watcher: Pick<Watch, 'watch'> }).watcher = { watch };
+    informers.push(i);
+    return i;
+  }
+
+  it('a watch whose response never comes (a half-open connection) is given up when silent too long, and stop() does not wait for it', async () => {
+    let calls = 0;
+    const i = withWatch(() => (calls++, new Promise<AbortController>(() => undefined)), 200);
+    i.start();
+    await i.waitForSync();
+    await eventually('a second watch', async () => calls >= 2, 2000);
+    const stopping = Date.now();
+    await i.stop();
+    expect(Date.now() - stopping).to.be.below(1000);
+  });
+
+  it('a watch ended by an ERROR other than 410 is retried with backoff, not at once', async () => {
+    let calls = 0;
+    const i = withWatch(async (_path, _query, onEvent, done) => {
+      calls++;
+      setImmediate(() => (onEvent('ERROR', { kind: 'Status', code: 500, message: 'etcd is down' }), done(null)));
+      return new AbortController();
+    });
+    i.start();
+    await i.waitForSync();
+    await sleep(500);
+    expect(calls, 'backing off 100, 200, 400 ms').to.be.within(2, 5);
+    expect(warnings).to.include('watch ended by an error; retrying');
+  });
+
   it('an event whose transform or handler throws is not lost: it is undone, logged, and delivered again by a relist', async () => {
     const ns = 'inf-throw';
     await client.create('Instance', inst('flaky', ns));
