@@ -32,6 +32,7 @@ import { ExponentialBackoffLimiter } from '../runtime/rate-limiter.js';
 import type { DriverSettings } from './drivers/driver.js';
 import { fenceDeadlinePath } from './drivers/paths.js';
 import { rotateInstanceLogs } from './drivers/process/log-rotation.js';
+import { bootId } from './drivers/process/proc.js';
 import { probeQemu, type QemuCapability } from './drivers/qemu/probe.js';
 import { probeGluster } from './drivers/volume/gluster-brick.js';
 import { claimNameOf, InstanceClaims } from './fencing/claims.js';
@@ -120,7 +121,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const stored = store.storedFence;
   // Its own connection pool: a renewal must not wait behind hundreds of status writes (the term would lapse).
   const fenceConfig = kubeConfig.withOwnPool();
-  const fence = new NodeFence(fenceConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence, copy, log) }, stored);
+  const fence = new NodeFence(fenceConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, bootId: bootId(), log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence, copy, log) }, stored);
   const claims = new InstanceClaims(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds, clock, onChange: (key, term, leaseName) => {
     store.recordClaim(key, term);
     if (term) copy.save('Lease', claims.lease(key));

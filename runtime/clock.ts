@@ -8,9 +8,14 @@ export interface TimerHandle {
   cancel(): void;
 }
 
-/** Wall-clock milliseconds and timers. */
+/** Wall-clock milliseconds, monotonic milliseconds and timers. */
 export interface Clock {
   now(): number;
+  /**
+   * Milliseconds on a clock that wall-clock steps (NTP, `date -s`, a resumed VM) do not move; only
+   * differences mean anything. Deadlines that guard safety are counted on it.
+   */
+  monotonic(): number;
   /** Runs fn once after ms; the timer does not keep the process alive. */
   setTimer(fn: () => void, ms: number): TimerHandle;
 }
@@ -18,6 +23,8 @@ export interface Clock {
 /** The real clock. */
 export const realClock: Clock = {
   now: () => Date.now(),
+  // CLOCK_MONOTONIC: one for the whole machine, so it compares across processes of one boot.
+  monotonic: () => Number(process.hrtime.bigint() / 1_000_000n),
   setTimer(fn, ms) {
     const t = setTimeout(fn, Math.max(0, ms));
     t.unref();

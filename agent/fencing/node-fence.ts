@@ -54,6 +54,9 @@ export interface FenceRecord {
   acquiredAt: string;
   /** Clock time the last successful renewal was sent. */
   lastRenewAt: number;
+  /** The same moment on the monotonic clock (Clock.monotonic), and the boot it counts in: what the window is timed by. */
+  lastRenewMonotonic?: number;
+  bootId?: string;
 }
 
 /** Settings of a NodeFence. */
@@ -65,6 +68,8 @@ export interface NodeFenceOptions {
   /** The file the instances' shims read their deadline from (epoch ms). */
   deadlineFile: string;
   clock: Clock;
+  /** This boot's id: a restored record's monotonic time counts only in the boot it was taken in. */
+  bootId?: string;
   log: Logger;
   /** The term ended: every instance must be stopped now. */
   onUnsafe(): void;
@@ -76,12 +81,25 @@ export interface NodeFenceOptions {
   onRenewed?(): void;
 }
 
+/**
+ * When a restored record's last renewal was sent, on this process's monotonic clock: its own reading when
+ * taken in this boot; else its wall-clock time carried over (a record of an older agent, without one).
+ * Undefined, no term to continue, when it comes from another boot.
+ */
+function restoredMonotonic(r: FenceRecord, o: Pick<NodeFenceOptions, 'clock' | 'bootId'>): number | undefined {
+  if (r.lastRenewMonotonic !== undefined && r.bootId !== undefined) return r.bootId === o.bootId ? r.lastRenewMonotonic : undefined;
+  return o.clock.monotonic() - (o.clock.now() - r.lastRenewAt);
+}
+
 /** The node lease and the terms of holding it. */
 export class NodeFence {
   private readonly lock: LeaseLock;
   private termId: string | undefined;
   private acquiredAt: string | undefined;
   private lastRenewAt = 0;
+  // When the last renewal was sent, on the monotonic clock: the safe window is timed by it, so a wall-clock
+  // step back (NTP, a resumed VM) cannot stretch a term past the lease the controller counts.
+  private lastRenewMonotonic = 0;
   private terms = 0;
   private renewTimer: TimerHandle | undefined;
   private unsafeTimer: TimerHandle | undefined;
@@ -93,8 +111,10 @@ export class NodeFence {
     restored?: FenceRecord,
   ) {
     this.lock = new LeaseLock(kubeConfig, { namespace: opts.cluster, name: nodeLeaseName(opts.nodeName), identity: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds, clock: opts.clock });
-    if (restored && this.windowLeft(restored.lastRenewAt) > 0) {
+    const restoredAt = restored && restoredMonotonic(restored, opts);
+    if (restored && restoredAt !== undefined && this.windowLeft(restoredAt) > 0) {
       ({ term: this.termId, acquiredAt: this.acquiredAt, lastRenewAt: this.lastRenewAt } = restored);
+      this.lastRenewMonotonic = restoredAt;
       this.armUnsafeTimer();
     }
   }
@@ -127,13 +147,13 @@ export class NodeFence {
 
   /** ms until the term ends unless renewed (0 = ended, or none yet). */
   msUntilUnsafe(): number {
-    return this.termId === undefined ? 0 : this.windowLeft(this.lastRenewAt);
+    return this.termId === undefined ? 0 : this.windowLeft(this.lastRenewMonotonic);
   }
 
   /** What to persist so a restarted agent continues this term. */
   record(): FenceRecord | undefined {
     if (this.termId === undefined || this.acquiredAt === undefined) return undefined;
-    return { term: this.termId, acquiredAt: this.acquiredAt, lastRenewAt: this.lastRenewAt };
+    return { term: this.termId, acquiredAt: this.acquiredAt, lastRenewAt: this.lastRenewAt, lastRenewMonotonic: this.lastRenewMonotonic, bootId: this.opts.bootId };
   }
 
   /** Renews now and then every interval. */
@@ -150,7 +170,7 @@ export class NodeFence {
 
   /** One renewal attempt; resolves whether it renewed. */
   async renew(): Promise<boolean> {
-    const sentAt = this.opts.clock.now();
+    const sentAt = { wall: this.opts.clock.now(), monotonic: this.opts.clock.monotonic() };
     let ok = false;
     try {
       const answer = await withTimeout<boolean | undefined>(this.opts.clock, this.lock.tryAcquireOrRenew(), this.opts.intervalMs, undefined);
@@ -165,10 +185,11 @@ export class NodeFence {
     return ok;
   }
 
-  private renewed(sentAt: number): void {
+  private renewed(sentAt: { wall: number; monotonic: number }): void {
     const acquiredAt = this.lock.heldSince;
-    const continues = this.termId !== undefined && acquiredAt === this.acquiredAt && this.windowLeft(this.lastRenewAt, sentAt) > 0;
-    this.lastRenewAt = sentAt;
+    const continues = this.termId !== undefined && acquiredAt === this.acquiredAt && this.windowLeft(this.lastRenewMonotonic, sentAt.monotonic) > 0;
+    this.lastRenewAt = sentAt.wall;
+    this.lastRenewMonotonic = sentAt.monotonic;
     this.acquiredAt = acquiredAt;
     this.writeDeadline();
     this.armUnsafeTimer();
@@ -179,14 +200,16 @@ export class NodeFence {
     this.opts.onNewTerm();
   }
 
-  private windowLeft(lastRenewAt: number, at = this.opts.clock.now()): number {
-    return Math.max(0, lastRenewAt + NodeFence.safeWindowMs(this.opts.leaseDurationSeconds) - at);
+  private windowLeft(lastRenewMonotonic: number, at = this.opts.clock.monotonic()): number {
+    return Math.max(0, lastRenewMonotonic + NodeFence.safeWindowMs(this.opts.leaseDurationSeconds) - at);
   }
 
   private armUnsafeTimer(): void {
     this.unsafeTimer?.cancel();
     this.unsafeTimer = this.opts.clock.setTimer(() => {
-      if (this.stopped || this.isSafe()) return;
+      if (this.stopped) return;
+      // Early (a timer that ran ahead of the monotonic clock): look again when the window really ends.
+      if (this.isSafe()) return this.armUnsafeTimer();
       this.opts.log.warn('node lease not renewed within the safe window: stopping every instance', { lastRenewAt: new Date(this.lastRenewAt).toISOString() });
       this.opts.onUnsafe();
     }, this.msUntilUnsafe() + 1);

@@ -20,13 +20,24 @@ export class FakeClock implements Clock {
   private time: number;
   private seq = 0;
   private timers: FakeTimer[] = [];
+  // How far the wall clock was stepped (stepWall): now() only; timers and monotonic() keep real time.
+  private wallOffset = 0;
 
   constructor(start = 1_700_000_000_000) {
     this.time = start;
   }
 
   now(): number {
+    return this.time + this.wallOffset;
+  }
+
+  monotonic(): number {
     return this.time;
+  }
+
+  /** Steps the wall clock (NTP, `date -s`, a resumed VM), as the kernel does: monotonic time and timers do not move. */
+  stepWall(ms: number): void {
+    this.wallOffset += ms;
   }
 
   setTimer(fn: () => void, ms: number): TimerHandle {
