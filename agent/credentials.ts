@@ -19,6 +19,15 @@ import type { Clock, TimerHandle } from '../runtime/clock.js';
 
 export const CREDENTIAL_FILE = 'node-credential.json';
 const RETRY_MS = 30_000;
+/** The longest delay Node's timers keep (2^31 − 1 ms, about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** What to do when the node credential itself is refused. */
+const REJOIN_HINT = 'the node credential is refused (revoked, or retired and never replaced): create a join token (cairn token create --cluster <cluster>) and start the agent again with --join-token';
+
+function isUnauthorized(err: unknown): boolean {
+  const cause = (err as Error)?.cause;
+  return cause instanceof ApiStatusError && cause.code === 401;
+}
 
 /** The credential as kept on disk: what was issued, when, and for which server. */
 export interface StoredCredential extends NodeCredential {
@@ -76,9 +85,13 @@ async function readCredential(dataDir: string): Promise<StoredCredential | undef
 
 async function saveCredential(dataDir: string, cred: NodeCredential, server: string, now: number): Promise<StoredCredential> {
   const stored: StoredCredential = { ...cred, server, receivedAt: now };
+  await writeCredential(dataDir, stored);
+  return stored;
+}
+
+async function writeCredential(dataDir: string, stored: StoredCredential): Promise<void> {
   await fs.mkdir(dataDir, { recursive: true });
   await writeFileAtomic(fileOf(dataDir), `${JSON.stringify(stored, null, 2)}\n`, 0o600);
-  return stored;
 }
 
 async function exchange(connection: ConnectionOptions & { server: string }, token: string, endpoint: string, body: object, what: string): Promise<NodeCredential> {
@@ -106,7 +119,7 @@ export class CredentialRotator {
 
   start(): void {
     const life = Date.parse(this.cred.expires) - this.cred.receivedAt;
-    this.schedule(this.cred.receivedAt + (life * 2) / 3 - this.o.clock.now());
+    this.scheduleAt(this.cred.receivedAt + (life * 2) / 3);
   }
 
   stop(): void {
@@ -114,21 +127,39 @@ export class CredentialRotator {
     this.timer?.cancel();
   }
 
-  private schedule(ms: number): void {
-    if (!this.stopped) this.timer = this.o.clock.setTimer(() => void this.rotate(), Math.max(0, ms));
+  // In hops of at most MAX_TIMER_MS: Node fires a longer timeout at once (a credential living 60 days
+  // rotated in a loop).
+  private scheduleAt(dueAt: number, action: () => Promise<void> = () => this.rotate()): void {
+    if (this.stopped) return;
+    const ms = Math.max(0, dueAt - this.o.clock.now());
+    this.timer = this.o.clock.setTimer(() => void (ms > MAX_TIMER_MS ? this.scheduleAt(dueAt, action) : action()), Math.min(ms, MAX_TIMER_MS));
   }
 
   private async rotate(): Promise<void> {
+    let next: NodeCredential;
     try {
-      const next = await exchange(this.o.connection, this.cred.token, ROTATE_PATH, {}, 'node credential');
-      this.cred = await saveCredential(this.o.dataDir, next, this.o.connection.server, this.o.clock.now());
-      useToken(this.kc, next.token);
-      this.o.log.info('node credential renewed', { expires: next.expires });
-      this.start();
+      next = await exchange(this.o.connection, this.cred.token, ROTATE_PATH, {}, 'node credential');
     } catch (err) {
       const left = Date.parse(this.cred.expires) - this.o.clock.now();
-      this.o.log.error('renewing the node credential failed; retrying', { error: String((err as Error)?.message ?? err), expiresInMs: left });
-      this.schedule(Math.min(RETRY_MS, Math.max(1000, left / 4)));
+      this.o.log.error('renewing the node credential failed; retrying', { error: String((err as Error)?.message ?? err), expiresInMs: left, ...(isUnauthorized(err) ? { hint: REJOIN_HINT } : {}) });
+      this.scheduleAt(this.o.clock.now() + Math.min(RETRY_MS, Math.max(1000, left / 4)));
+      return;
+    }
+    // In use at once, saved or not: the old token is retired a minute after its successor was issued.
+    this.cred = { ...next, server: this.o.connection.server, receivedAt: this.o.clock.now() };
+    useToken(this.kc, next.token);
+    this.o.log.info('node credential renewed', { expires: next.expires });
+    await this.persist();
+    this.start();
+  }
+
+  // Until it is saved, an agent restarted after the old token's retirement could not authenticate: saving is retried.
+  private async persist(): Promise<void> {
+    try {
+      await writeCredential(this.o.dataDir, this.cred);
+    } catch (err) {
+      this.o.log.error('cannot save the renewed node credential to the data dir; retrying (an agent restarted meanwhile would hold a retired one)', { error: String((err as Error)?.message ?? err), dataDir: this.o.dataDir });
+      this.scheduleAt(this.o.clock.now() + RETRY_MS, () => this.persist());
     }
   }
 }
