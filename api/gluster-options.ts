@@ -54,7 +54,7 @@ export const GLUSTER_OPTIONS: Readonly<Record<string, GlusterOption>> = {
   'network.ping-timeout': { ...integer(1, 1013), default: '42', target: { client: 'ping-timeout' }, description: 'seconds without an answer before a client gives up on a brick' },
   'performance.write-behind': { ...oneOf('on', 'off'), default: 'on', target: { writeBehindLayer: true }, description: 'whether the client acknowledges writes before the bricks have them (they still have them by fsync/close)' },
   'performance.write-behind-window-size': { ...bytes, default: '1MB', target: { writeBehind: 'cache-size' }, description: 'bytes per file the client may hold back' },
-  'diagnostics.client-log-level': { ...oneOf('CRITICAL', 'ERROR', 'WARNING', 'INFO', 'DEBUG', 'TRACE', 'NONE'), default: 'INFO', target: { clientIoStats: 'client-log-level' }, description: 'log level of the FUSE mounts\' logs' },
+  'diagnostics.client-log-level': { ...oneOf('CRITICAL', 'ERROR', 'WARNING', 'INFO', 'DEBUG', 'TRACE', 'NONE'), default: 'INFO', target: { clientIoStats: 'log-level' }, description: 'log level of the FUSE mounts\' logs' },
 };
 
 /** A problem with one entry of spec.options: the field path's key and what to do. */
@@ -72,6 +72,11 @@ export function glusterOptionProblems(options: Readonly<Record<string, string>>,
     else if (!option.valid(value)) problems.push({ key, message: `${JSON.stringify(value)} is not valid for ${key}: use ${option.accepts}` });
     else if (key === 'cluster.quorum-count' && Number(value) > replicas) problems.push({ key, message: `${key} ${value} is more than the volume's ${replicas} bricks: writes could never reach quorum` });
   }
+  // AFR reads one only with the other: fixed without a count turns quorum off (split-brain), and a count under another type is ignored.
+  const type = options['cluster.quorum-type'];
+  const count = options['cluster.quorum-count'];
+  if (type === 'fixed' && count === undefined) problems.push({ key: 'cluster.quorum-type', message: 'cluster.quorum-type fixed needs cluster.quorum-count (the bricks a write needs); without it GlusterFS turns quorum off' });
+  if (count !== undefined && type !== 'fixed') problems.push({ key: 'cluster.quorum-count', message: `cluster.quorum-count counts only under cluster.quorum-type fixed (GlusterFS ignores it under ${type ?? 'the default, auto'}): set cluster.quorum-type to fixed, or remove the count` });
   return problems;
 }
 

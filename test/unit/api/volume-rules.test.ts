@@ -57,13 +57,21 @@ describe('gluster options', () => {
       'diagnostics.client-log-level': ['INFO', 'DEBUG'],
     };
     expect(Object.keys(good)).to.have.members(Object.keys(GLUSTER_OPTIONS));
-    for (const [key, values] of Object.entries(good)) for (const v of values) expect(glusterOptionProblems({ [key]: v }, 3), `${key}=${v}`).to.deep.equal([]);
+    // The quorum pair goes together: fixed with its count, a count under fixed.
+    const withPair = (key: string, v: string) => (key === 'cluster.quorum-count' || v === 'fixed' ? { 'cluster.quorum-type': 'fixed', 'cluster.quorum-count': '2', [key]: v } : { [key]: v });
+    for (const [key, values] of Object.entries(good)) for (const v of values) expect(glusterOptionProblems(withPair(key, v), 3), `${key}=${v}`).to.deep.equal([]);
     const bad: [string, string][] = [['cluster.quorum-count', '0'], ['cluster.heal-timeout', '4'], ['network.ping-timeout', '1e3'], ['performance.write-behind', 'yes'], ['performance.write-behind-window-size', '2GB'], ['performance.write-behind-window-size', '1TB'], ['diagnostics.client-log-level', 'info']];
     for (const [key, v] of bad) expect(glusterOptionProblems({ [key]: v }, 3)[0]?.message, `${key}=${v}`).to.include(GLUSTER_OPTIONS[key]!.accepts);
   });
 
+  it('refuses quorum-type fixed without a count (GlusterFS would turn quorum off) and a count without fixed (ignored)', () => {
+    expect(glusterOptionProblems({ 'cluster.quorum-type': 'fixed' }, 3)).to.deep.equal([{ key: 'cluster.quorum-type', message: 'cluster.quorum-type fixed needs cluster.quorum-count (the bricks a write needs); without it GlusterFS turns quorum off' }]);
+    expect(glusterOptionProblems({ 'cluster.quorum-count': '2' }, 3)[0]).to.include({ key: 'cluster.quorum-count' });
+    expect(glusterOptionProblems({ 'cluster.quorum-type': 'auto', 'cluster.quorum-count': '2' }, 3)[0]?.message).to.include('GlusterFS ignores it under auto');
+  });
+
   it('refuses a quorum-count above the brick count, and lists the supported keys for an unknown one', () => {
-    expect(glusterOptionProblems({ 'cluster.quorum-count': '3' }, 2)[0]?.message).to.match(/more than the volume's 2 bricks/);
+    expect(glusterOptionProblems({ 'cluster.quorum-type': 'fixed', 'cluster.quorum-count': '3' }, 2)[0]?.message).to.match(/more than the volume's 2 bricks/);
     expect(glusterOptionProblems({ 'performance.cache-size': '1GB' }, 3)[0]?.message).to.include('network.ping-timeout');
   });
 

@@ -86,7 +86,7 @@ describe('gluster volfiles', () => {
     expect(option(shd, 'prod-data-replicate-0', 'heal-timeout')).to.equal('60');
     expect(option(client, 'prod-data-replicate-0', 'heal-timeout')).to.equal(undefined);
     expect(option(client, 'prod-data-write-behind', 'cache-size')).to.equal('4MB');
-    expect(option(client, 'prod-data', 'client-log-level')).to.equal('WARNING');
+    expect(option(client, 'prod-data', 'log-level')).to.equal('WARNING');
     expect(brickVolfile(tuned, 0)).to.equal(brickVolfile(replica3, 0));
     expect(clientVolfile({ ...replica3, options: {} })).to.equal(clientVolfile(replica3));
   });
