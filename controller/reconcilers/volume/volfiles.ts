@@ -12,6 +12,7 @@
  * replicate's afr-pending-xattr lists exactly those, and every brick's index
  * watches the `trusted.afr.<volume>-` prefix of the xattrs they become.
  */
+import { createHash } from 'node:crypto';
 import { GLUSTER_OPTIONS, type OptionTarget } from '../../../api/gluster-options.js';
 import type { VolumeSpec } from '../../../api/volume.js';
 
@@ -77,10 +78,17 @@ export function glusterVolumeName(namespace: string, name: string): string {
   return `${namespace}-${name}`.replace(/\./g, '_');
 }
 
-/** The FUSE client's volfile. */
+/**
+ * The FUSE client's volfile. Its top translator is named after the volume and its bricks' ports: a mount
+ * given a new volfile only reconfigures a graph of the same shape, and protocol/client reconnects on a new
+ * remote-host or remote-subvolume but not on a new remote-port. A brick placed again on its node with
+ * another port would stay unreachable to every running mount; the new name makes it a new graph instead,
+ * which the mount switches to under its open files.
+ */
 export function clientVolfile(l: GlusterLayout): string {
   const writeBehind: Layer[] = l.options?.['performance.write-behind'] === 'off' ? [] : [['write-behind', 'performance/write-behind', optionsFor(l, 'writeBehind')]];
-  return clientGraph(l, {}, [...writeBehind, [l.volume, 'debug/io-stats', optionsFor(l, 'clientIoStats'), true]]);
+  const ports = createHash('sha256').update(l.bricks.map((b) => b.port).join(',')).digest('hex').slice(0, 8);
+  return clientGraph(l, {}, [...writeBehind, [`${l.volume}-ports-${ports}`, 'debug/io-stats', optionsFor(l, 'clientIoStats'), true]]);
 }
 
 /**

@@ -64,6 +64,19 @@ describe('gluster: the agent volfile server switches a mount to a new graph', fu
     }, 10_000, 200);
     expect(fs.existsSync(path.join(placed[2]!.path, 'after.txt')), 'the old brick is out of the graph').to.equal(false);
 
+    // The same brick back on a new port (re-placed on its node): only the port changes, and the mount must follow.
+    await bricks[3]!.stop();
+    const moved = { ...placed[3]!, port: await freePort() };
+    bricks.push(startGluster('glusterfsd', 'b3-moved', oneBrickVolfile('v', volumeId, moved), dir, ['--brick-name', moved.path]));
+    layout = [placed[0]!, placed[1]!, moved];
+    server.refresh();
+    let attempt = 0;
+    await eventually('new files reach the brick on its new port', () => {
+      const name = `moved-${attempt++}.txt`; // a file made while the brick was out stays off it until a heal
+      fs.writeFileSync(path.join(mnt!, name), 'moved');
+      return fs.existsSync(path.join(moved.path, name));
+    }, 15_000, 200);
+
     unmount(mnt);
     mnt = undefined;
     await eventually('a volfile no mount follows is not looked up again', () => {

@@ -22,6 +22,8 @@ const replica3: GlusterLayout = {
   ],
 };
 const arbiter: GlusterLayout = { ...replica3, arbiter: true };
+/** The client graph's top is named after the bricks' ports (49152-49154 here). */
+const PORTS_TAG = 'e5775c01';
 
 function golden(name: string, text: string): void {
   const file = path.join(GOLDEN, name);
@@ -86,7 +88,7 @@ describe('gluster volfiles', () => {
     expect(option(shd, 'prod-data-replicate-0', 'heal-timeout')).to.equal('60');
     expect(option(client, 'prod-data-replicate-0', 'heal-timeout')).to.equal(undefined);
     expect(option(client, 'prod-data-write-behind', 'cache-size')).to.equal('4MB');
-    expect(option(client, 'prod-data', 'log-level')).to.equal('WARNING');
+    expect(option(client, `prod-data-ports-${PORTS_TAG}`, 'log-level')).to.equal('WARNING');
     expect(brickVolfile(tuned, 0)).to.equal(brickVolfile(replica3, 0));
     expect(clientVolfile({ ...replica3, options: {} })).to.equal(clientVolfile(replica3));
   });
@@ -94,7 +96,14 @@ describe('gluster volfiles', () => {
   it('leave write-behind out of the client graph when performance.write-behind is off', () => {
     const text = clientVolfile({ ...replica3, options: { 'performance.write-behind': 'off' } });
     expect(text).not.to.include('performance/write-behind');
-    expect(text).to.include('volume prod-data\n    type debug/io-stats\n    subvolumes prod-data-replicate-0');
+    expect(text).to.include(`volume prod-data-ports-${PORTS_TAG}\n    type debug/io-stats\n    subvolumes prod-data-replicate-0`);
+  });
+
+  it("name the client graph's top after the bricks' ports: a brick back on a new port makes a new graph, which mounts switch to (a port alone they ignore)", () => {
+    const top = (l: GlusterLayout) => /volume (\S+)\n    type debug\/io-stats/.exec(clientVolfile(l))![1];
+    const moved = { ...replica3, bricks: replica3.bricks.map((b, i) => (i === 2 ? { ...b, port: 49160 } : b)) };
+    expect(top(moved)).to.not.equal(top(replica3));
+    expect(top({ ...replica3, options: { 'network.ping-timeout': '7' } }), 'an option change stays a reconfigure').to.equal(top(replica3));
   });
 
   it('stamps the volume id as the 16 bytes setfattr takes', () => {
