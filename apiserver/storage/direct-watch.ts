@@ -7,6 +7,7 @@ import type { Watcher } from 'etcd3';
 import { EtcdStore, mapEtcdErrors } from './etcd-store.js';
 import { deletedState, toWatchEvent, type Predicate, type WatchEvent } from './events.js';
 import { prefixEnd } from './watch-cache.js';
+import { resumeAfterDelivered } from './watch-resume.js';
 
 // A value that is not a Cairn object (written by someone else) is passed over, never thrown at the event loop.
 function tryDecode(store: EtcdStore, key: string, value: Buffer, rev: string) {
@@ -34,9 +35,12 @@ export async function watchEtcd(
   // Reading one key at fromRev fails with "compacted" exactly when the watch would.
   await mapEtcdErrors(() => store.range(prefix, prefixEnd(prefix), fromRev, 1));
   const watcher: Watcher = await store.client.watch().prefix(prefix).withPreviousKV().startRevision(String(fromRev + 1)).create();
+  let delivered = fromRev;
+  resumeAfterDelivered(watcher, () => delivered);
   watcher.on('data', (res) => {
     for (const e of res.events) {
       const rev = Number(e.kv.mod_revision);
+      delivered = Math.max(delivered, rev);
       const key = e.kv.key.toString();
       const prev = e.prev_kv ? tryDecode(store, key, e.prev_kv.value, e.prev_kv.mod_revision) : null;
       const obj = e.type === 'Delete' ? null : tryDecode(store, key, e.kv.value, e.kv.mod_revision);

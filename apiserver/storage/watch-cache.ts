@@ -19,6 +19,7 @@ import { deletedState, type StoreEvent } from './events.js';
 import { REGISTRY_PREFIX, resourcePrefix } from './keys.js';
 import { ResourceCache } from './resource-cache.js';
 import { RevisionBarrier } from './revision-barrier.js';
+import { resumeAfterDelivered } from './watch-resume.js';
 
 /** Tuning of the watch cache. */
 export interface WatchCacheOptions {
@@ -143,6 +144,7 @@ export class WatchCache {
     // always catches up with etcd's and consistent reads never wait in vain.
     const watcher = await this.store.client.watch().prefix('').startRevision(String(rev + 1)).create();
     this.watcher = watcher;
+    resumeAfterDelivered(watcher, () => this.revision);
     watcher.on('data', (res) => {
       for (const e of res.events) this.applyEtcdEvent(e.type === 'Delete' ? 'delete' : 'put', e.kv);
     });
