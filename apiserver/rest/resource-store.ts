@@ -178,9 +178,16 @@ export class ResourceStore {
   /** Deletes, or marks for deletion when finalizers remain; returns the last state. */
   async delete(def: ResourceDefinition, ns: string | undefined, name: string, pre: DeletePreconditions, dryRun: boolean, propagation: Propagation = 'Background'): Promise<KubeObject> {
     const key = objectKey(def, ns, name);
+    // The state this request last tried to delete or write: gone after a failed try, the delete may be this
+    // request's own (its commit answer lost, the client re-sent it, and the re-send found the key gone), and
+    // gone is what was asked for; kubectl would otherwise report a delete that happened as NotFound.
+    let tried: KubeObject | undefined;
     for (const deadline = Date.now() + RETRY_BUDGET_MS; Date.now() < deadline; ) {
       const current = await this.deps.etcd.get(key);
-      if (!current) throw notFound(def.plural, def.group, name);
+      if (!current) {
+        if (tried) return tried;
+        throw notFound(def.plural, def.group, name);
+      }
       checkPreconditions(def, current.obj, pre, name);
       const next = afterDelete(current.obj, propagation, this.timestamp());
       if (next === null || dryRun) return next ?? current.obj;
@@ -191,6 +198,7 @@ export class ResourceStore {
         const written = await this.write(def, key, next, current);
         if (written) return written;
       }
+      tried = current.obj;
     }
     throw new ApiError(409, 'Conflict', `too many concurrent writers on ${def.plural} "${name}"; retry the request`);
   }

@@ -127,6 +127,13 @@ for (const [path, connect] of Object.entries(WRITE_PATHS)) describe(`writes retr
     expect(current!.obj.spec.cpus).to.equal(3);
   });
 
+  it('a delete answers with the object it deleted, not NotFound', async () => {
+    await store.create(instances, NS, instance('deleted', NS), OPTS);
+    const res = await withLostAnswer(() => store.delete(instances, NS, 'deleted', {}, false));
+    expect(res.metadata.name).to.equal('deleted');
+    expect((await stored()).filter((o) => o.metadata.name === 'deleted')).to.deep.equal([]);
+  });
+
   it('an update that lost its race to another writer still fails its compare, its answer lost or not', async () => {
     const kv = new EtcdStore(client, undefined, undefined, writes.sender);
     await store.create(instances, NS, instance('raced', NS), OPTS);
