@@ -19,7 +19,7 @@ import type { KubeObject } from '../storage/codec.js';
 import type { ResourceCache } from '../storage/resource-cache.js';
 import { validateMetadata } from '../validation/metadata.js';
 import type { Authorizer } from './authorizer.js';
-import { BOOTSTRAPPERS_GROUP, joinTokenIdOf, NODES_GROUP, type TokenSpec } from './stored-tokens.js';
+import { BOOTSTRAPPERS_GROUP, joinTokenIdOf, type TokenSpec } from './stored-tokens.js';
 import { newToken } from '../../api/token-format.js';
 import type { UserInfo } from './tokens.js';
 
@@ -37,11 +37,17 @@ export interface NodeCredentialDeps {
   now?: () => Date;
 }
 
-/** Join tokens may call the join endpoint, node credentials the rotate endpoint; nothing else here. */
+/**
+ * Join tokens may call the join endpoint, node credentials the rotate endpoint; nothing else here. Judged by
+ * the credential itself, never by groups alone, and never as someone impersonated: a user token carrying
+ * group system:nodes, or an admin acting --as a bootstrap user, would rotate a node it is not, or spend
+ * someone's join token.
+ */
 export const credentialExchangeAuthorizer: Authorizer = {
   authorize(a) {
-    if (a.nonResourcePath === JOIN_PATH && a.verb === 'post' && a.user.groups.includes(BOOTSTRAPPERS_GROUP)) return { decision: 'allow' };
-    if (a.nonResourcePath === ROTATE_PATH && a.verb === 'post' && a.user.groups.includes(NODES_GROUP)) return { decision: 'allow' };
+    const own = !a.user.impersonatedBy;
+    if (a.nonResourcePath === JOIN_PATH && a.verb === 'post' && own && joinTokenIdOf(a.user) !== undefined) return { decision: 'allow' };
+    if (a.nonResourcePath === ROTATE_PATH && a.verb === 'post' && own && a.user.node !== undefined) return { decision: 'allow' };
     if (a.user.groups.includes(BOOTSTRAPPERS_GROUP)) return { decision: 'deny', reason: `a join token may only be exchanged for a node credential (POST ${JOIN_PATH})` };
     return { decision: 'noOpinion' };
   },
@@ -58,8 +64,14 @@ export function nodeCredentialRoutes(deps: NodeCredentialDeps): (app: express.Ex
   };
 }
 
+// Whoever else an authorizer let through (an admin may POST anywhere) has no node to join or rotate as.
+function notExchangeable(user: UserInfo, what: string): ApiError {
+  return new ApiError(403, 'Forbidden', `${user.name} is not ${what}${user.impersonatedBy ? ` (impersonated by ${user.impersonatedBy})` : ''}: only that credential itself may call this endpoint`);
+}
+
 async function join(deps: NodeCredentialDeps, user: UserInfo, body: Record<string, unknown>): Promise<NodeCredential> {
-  const id = joinTokenIdOf(user)!;
+  const id = user.impersonatedBy ? undefined : joinTokenIdOf(user);
+  if (id === undefined) throw notExchangeable(user, 'a join token');
   const nodeName = checkNodeName(body.nodeName);
   const joinToken = await consumeUse(deps, id, nodeName);
   const cluster = (joinToken.spec as TokenSpec).cluster!;
@@ -67,7 +79,8 @@ async function join(deps: NodeCredentialDeps, user: UserInfo, body: Record<strin
 }
 
 async function rotate(deps: NodeCredentialDeps, user: UserInfo): Promise<NodeCredential> {
-  const { cluster, name } = user.node!;
+  if (!user.node || user.impersonatedBy) throw notExchangeable(user, 'a node credential');
+  const { cluster, name } = user.node;
   return issue(deps, cluster, name, 'rotated by its agent');
 }
 

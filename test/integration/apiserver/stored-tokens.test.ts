@@ -92,6 +92,20 @@ describe('stored tokens: joining, limits, rotation, secrecy at rest (real etcd +
     expect(unrevoke.json.message).to.include('a revoked token stays revoked');
   });
 
+  it('only a node credential itself rotates, and only a join token itself joins: not a user in group system:nodes, not an admin, not as someone impersonated', async () => {
+    const member = await storeToken({ type: 'user', user: 'mallory', groups: ['system:nodes'] });
+    const bootstrap = newToken();
+    expect((await as(env.token, 'POST', TOKENS, { metadata: { name: bootstrap.id }, spec: { type: 'join', cluster: 'c1', secretHash: bootstrap.secretHash } })).status).to.equal(201);
+    const refusals = [
+      await as(member, 'POST', ROTATE_PATH),
+      await as(env.token, 'POST', ROTATE_PATH),
+      await rawRequest(env.kubeconfig, { method: 'POST', path: JOIN_PATH, body: JSON.stringify({ nodeName: 'stolen' }), headers: { 'Impersonate-User': `system:bootstrap:${bootstrap.id}`, 'Impersonate-Group': 'system:bootstrappers' } }),
+    ];
+    expect(refusals.map((r) => r.status), refusals.map((r) => r.text).join('\n')).to.deep.equal([403, 403, 403]);
+    const uses = (await as(env.token, 'GET', `${TOKENS}/${bootstrap.id}`)).json.status?.uses ?? 0;
+    expect(uses, 'the join token was not spent').to.equal(0);
+  });
+
   it('a join token can do nothing but join, and a bad node name is a 400 naming the field', async () => {
     const j = await storeToken({ type: 'join', cluster: 'c1', maxUses: 5 });
     for (const [method, path] of [['GET', '/apis/cairn.dev/v1alpha1/namespaces/c1/nodes'], ['POST', ROTATE_PATH], ['GET', TOKENS]] as const) {
