@@ -66,7 +66,8 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   const make = (name: string, workers: number, reconcile: (key: string) => Promise<{ requeueAfterMs?: number } | void>) =>
     new Controller({ name, reconcile, workers, log: d.log, metrics: d.metrics, clock: d.clock, resyncMs: d.resyncMs });
   const few = Math.max(1, Math.floor(d.workers / 2));
-  const clusters = make('cluster', 1, (k) => reconcileCluster(d, k));
+  const rest = RestClient.forConfig(d.client.kubeConfig);
+  const clusters = make('cluster', 1, (k) => reconcileCluster({ ...d, rest }, k));
   const nodeDeps = { ...d, allocationWrites: new Map<string, number>() };
   const nodes = make('node', few, (k) => reconcileNode(nodeDeps, k));
   const instances = make('instance', d.workers, (k) => reconcileInstance(d, k));
@@ -98,7 +99,7 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   volumes.watch(cache.workItems, (w) => ownerKeys(w, 'Volume'));
   volumes.watch(cache.nodes, (n) => cache.inNamespace(cache.volumes, n.metadata.namespace!).map(nsKey), 0, { changed: changedForPlacement });
 
-  const collector = new GarbageCollector(gcSources(cache), RestClient.forConfig(d.client.kubeConfig), d.log);
+  const collector = new GarbageCollector(gcSources(cache), rest, d.log);
   const gc = make('garbage-collector', 1, () => collector.collect());
   for (const s of gcSources(cache)) gc.watch(s.informer, () => [GC_KEY], GC_DELAY_MS, { changed: changedForCollection });
 

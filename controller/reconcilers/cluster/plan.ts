@@ -3,9 +3,10 @@
  * volumes by state, capacity and allocation totals, a phase and a Ready
  * condition. Deletion (finalizer cairn.dev/cluster-cleanup): every
  * Instance and Volume of the cluster's namespace is deleted first (their
- * own finalizers take their WorkItems down), then Nodes; the finalizer is
- * dropped when nothing is left but Events (which expire), after deleting
- * the namespace's Leases.
+ * own finalizers take their WorkItems down), then Nodes; then what else
+ * the namespace holds (Secrets, ConfigMaps, Roles, RoleBindings, and the
+ * Tokens bound to the cluster: contents.ts) and its Leases; the finalizer
+ * is dropped when nothing is left but Events (which expire).
  */
 import type { Cluster, ClusterCounts, ClusterPhase, ClusterStatus } from '../../../api/cluster.js';
 import { setCondition } from '../../../api/conditions.js';
@@ -16,6 +17,7 @@ import { formatQuantity, parseQuantity } from '../../../api/quantity.js';
 import type { Resources } from '../../../api/types.js';
 import type { Volume } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
+import type { ClusterContent } from './contents.js';
 
 /** Everything the plan looks at. */
 export interface ClusterObserved {
@@ -26,6 +28,8 @@ export interface ClusterObserved {
   workItems: WorkItem[];
   /** Names of the Leases (heartbeat, fencing) in the cluster's namespace. */
   leases?: string[];
+  /** While deleting, once its Nodes are gone: what else the namespace holds, and the Tokens bound to it (undefined: not listed). */
+  contents?: ClusterContent[];
   now: number;
 }
 
@@ -33,7 +37,8 @@ export interface ClusterObserved {
 export type ClusterAction =
   | { type: 'addFinalizer' }
   | { type: 'removeFinalizer' }
-  | { type: 'delete'; kind: 'Instance' | 'Volume' | 'Node' | 'Lease'; name: string };
+  | { type: 'delete'; kind: 'Instance' | 'Volume' | 'Node' | 'Lease'; name: string }
+  | { type: 'deleteContent'; content: ClusterContent };
 
 /** Actions and the status to write. */
 export interface ClusterPlan {
@@ -60,7 +65,8 @@ function deletionActions(o: ClusterObserved, hasFinalizer: boolean): ClusterActi
   ];
   if (workloads.length > 0 || o.workItems.length > 0) return actions;
   actions.push(...live(o.nodes).map((n) => ({ type: 'delete' as const, kind: 'Node' as const, name: n.metadata.name! })));
-  if (o.nodes.length > 0 || !hasFinalizer) return actions;
+  if (o.nodes.length > 0 || !hasFinalizer || !o.contents) return actions;
+  actions.push(...o.contents.map((content) => ({ type: 'deleteContent' as const, content })));
   // Last, the leases of its nodes and instances (an agent still running may recreate its heartbeat until the Cluster is gone).
   actions.push(...(o.leases ?? []).map((name) => ({ type: 'delete' as const, kind: 'Lease' as const, name })));
   actions.push({ type: 'removeFinalizer' });

@@ -12,6 +12,7 @@ import type { Instance } from '../../../api/instance.js';
 import { AGENT_FINALIZER, CLUSTER_FINALIZER, CONTROLLER_FINALIZER, OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../../../api/names.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import { dumpLogs, startControllerEnv, until, type ControllerEnv } from '../../support/controller-env.js';
+import { rawRequest } from '../../support/http.js';
 import type { FakeAgent } from '../../support/fake-agent.js';
 
 const NS = 'del';
@@ -102,6 +103,18 @@ describe('controller: deletion with finalizers leaves nothing behind (real etcd 
     await ready();
     const cluster = await c.client.get('Cluster', undefined, NS);
     expect(cluster!.metadata.finalizers).to.include(CLUSTER_FINALIZER);
+    // What else a tenant keeps in the namespace, and the Tokens bound to it: a Cluster made again under the name must not inherit them.
+    const admin = (method: string, path: string, body?: unknown) => rawRequest(c.env.kubeconfig, { method, path, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const RBAC = `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}`;
+    const contents = {
+      [`/api/v1/namespaces/${NS}/secrets`]: { metadata: { name: 'db' }, stringData: { pw: 'x' } },
+      [`/api/v1/namespaces/${NS}/configmaps`]: { metadata: { name: 'settings' }, data: { a: 'b' } },
+      [`${RBAC}/roles`]: { metadata: { name: 'reader' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] },
+      [`${RBAC}/rolebindings`]: { metadata: { name: 'bob-reads' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' }, subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: 'bob' }] },
+    };
+    for (const [collection, body] of Object.entries(contents)) expect((await admin('POST', collection, body)).status, collection).to.equal(201);
+    const token = (name: string, cluster: string) => ({ metadata: { name }, spec: { type: 'join', cluster, secretHash: '0'.repeat(64) } });
+    for (const [name, cl] of [['ownjoin', NS], ['otherjoin', 'elsewhere']]) expect((await admin('POST', '/apis/auth.cairn.dev/v1alpha1/tokens', token(name!, cl!))).status).to.equal(201);
 
     holdCleanup(true);
     await c.client.delete('Cluster', undefined, NS);
@@ -129,5 +142,8 @@ describe('controller: deletion with finalizers leaves nothing behind (real etcd 
     expect(objects, 'no Node, Instance, Volume or WorkItem left').to.deep.equal({});
     expect(leases.filter((l) => !l.startsWith('node-')), 'no fencing lease left').to.deep.equal([]);
     expect(agents.flatMap((a) => a.heldClaims)).to.deep.equal([]);
+    for (const collection of Object.keys(contents)) expect((await admin('GET', collection)).json.items, collection).to.deep.equal([]);
+    const tokens = (await admin('GET', '/apis/auth.cairn.dev/v1alpha1/tokens')).json.items.map((t: { metadata: { name: string } }) => t.metadata.name);
+    expect(tokens).to.include('otherjoin').and.not.include('ownjoin');
   });
 });

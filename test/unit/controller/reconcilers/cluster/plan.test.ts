@@ -144,17 +144,25 @@ describe('planCluster', () => {
       expect(plan.actions).to.deep.equal([{ type: 'delete', kind: 'Node', name: 'a' }]);
     });
 
-    it('deletes the namespace’s Leases once no Node is left, just before the finalizer', () => {
-      expect(planCluster(observed({ cluster: deleting, leases: ['node-a', 'instance-web'] })).actions).to.deep.equal([
+    it('deletes what else the namespace holds and the Tokens bound to it, then its Leases, once no Node is left, just before the finalizer', () => {
+      const binding = { kind: 'RoleBinding', name: 'bob-operates', path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${NS}/rolebindings/bob-operates` };
+      const token = { kind: 'Token', name: 'abc123', path: '/apis/auth.cairn.dev/v1alpha1/tokens/abc123' };
+      expect(planCluster(observed({ cluster: deleting, leases: ['node-a', 'instance-web'], contents: [binding, token] })).actions).to.deep.equal([
+        { type: 'deleteContent', content: binding },
+        { type: 'deleteContent', content: token },
         { type: 'delete', kind: 'Lease', name: 'node-a' },
         { type: 'delete', kind: 'Lease', name: 'instance-web' },
         { type: 'removeFinalizer' },
       ]);
-      expect(planCluster(observed({ cluster: deleting, nodes: [node('a')], leases: ['node-a'] })).actions).to.deep.equal([{ type: 'delete', kind: 'Node', name: 'a' }]);
+      expect(planCluster(observed({ cluster: deleting, nodes: [node('a')], leases: ['node-a'], contents: [binding] })).actions).to.deep.equal([{ type: 'delete', kind: 'Node', name: 'a' }]);
+    });
+
+    it('keeps the finalizer until the namespace\'s contents were listed', () => {
+      expect(planCluster(observed({ cluster: deleting, leases: ['node-a'] })).actions).to.deep.equal([]);
     });
 
     it('removes the finalizer last, when no Node is left', () => {
-      expect(planCluster(observed({ cluster: deleting })).actions).to.deep.equal([{ type: 'removeFinalizer' }]);
+      expect(planCluster(observed({ cluster: deleting, contents: [] })).actions).to.deep.equal([{ type: 'removeFinalizer' }]);
       expect(planCluster(observed({ cluster: theCluster({ deleting: true, finalizers: [] }) })).actions).to.deep.equal([]);
     });
   });
