@@ -141,7 +141,11 @@ async function observe(d: AgentReconcilerDeps, item: WorkItem): Promise<Observat
 async function claimInstance(d: AgentReconcilerDeps, key: string, item: WorkItem, term: string, obs: Observation): Promise<ClaimResult | 'retry'> {
   const leaseName = claimNameOf(item);
   try {
-    return await bounded(d, d.claims.claim(key, leaseName, term), apiBudgetMs(d), `claiming ${leaseName}`);
+    const claim = await bounded(d, d.claims.claim(key, leaseName, term), apiBudgetMs(d), `claiming ${leaseName}`);
+    // Lost to this node's own earlier write (an attempt cut short by its time budget, still under way):
+    // the claim is ours or about to be, never a reason to stop the instance as held elsewhere.
+    if (!claim.ok && claim.holder === d.settings.nodeName) return 'retry';
+    return claim;
   } catch (err) {
     d.log.warn('cannot claim the instance', { workItem: key, lease: leaseName, error: String(err) });
     await bestEffortStatus(d, item, { phase: 'InProgress', message: `waiting to claim ${leaseName} (${String(err)})`, observation: obs });
