@@ -220,7 +220,10 @@ async function forgetGone(d: AgentReconcilerDeps, key: string): Promise<void> {
     const res = await run(d, key, old, 'remove');
     if (!res.ok) throw new RetryLater(res.error?.message);
   }
-  await bounded(d, d.claims.releaseIfClaimed(key), API_TIMEOUT_MS, 'giving the claim up').catch((err: unknown) => {
+  // By name when the local copy says which: a claim this node made before a restart that outlasted its
+  // term is not in memory, and would otherwise be kept (a release leaves another node's claim alone).
+  const release = old?.spec.type === 'InstanceRuntime' ? d.claims.release(key, claimNameOf(old)) : d.claims.releaseIfClaimed(key);
+  await bounded(d, release, API_TIMEOUT_MS, 'giving the claim up').catch((err: unknown) => {
     throw new RetryLater(String(err));
   });
   d.store.delete(key);

@@ -16,6 +16,9 @@ import { CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/cl
 import { isConflict, isNotFound, toApiError } from '../api/client/errors.js';
 import { realClock, type Clock } from './clock.js';
 
+/** Tries of a release that keeps meeting concurrent writes. */
+const RELEASE_ATTEMPTS = 3;
+
 /** Identity and timing of a LeaseLock. */
 export interface LeaseLockOptions {
   namespace: string;
@@ -94,11 +97,17 @@ export class LeaseLock {
 
   /** Gives the lease up if this identity holds it, so a successor need not wait for expiry. */
   async release(): Promise<void> {
-    try {
-      const current = await this.read();
-      if (current.spec?.holderIdentity === this.opts.identity) await this.replaceHolder(current, undefined, 1);
-    } catch (err) {
-      if (!isNotFound(err) && !isConflict(err)) throw toApiError(err);
+    // A conflict is a write between the read and ours (a renewal of this very holder, say): read again, for
+    // a release that gave up there would leave the lease held.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const current = await this.read();
+        if (current.spec?.holderIdentity === this.opts.identity) await this.replaceHolder(current, undefined, 1);
+        return;
+      } catch (err) {
+        if (isNotFound(err)) return;
+        if (!isConflict(err) || attempt >= RELEASE_ATTEMPTS - 1) throw toApiError(err);
+      }
     }
   }
 
