@@ -66,6 +66,8 @@ export class Controller {
   private readonly sources: Array<{ informer: Informer<ListedObject>; keys: (obj: ListedObject) => string[] }> = [];
   private readonly clock: Clock;
   private resyncTimer: TimerHandle | undefined;
+  private stopRequested: () => void = () => undefined;
+  private readonly stopping = new Promise<void>((resolve) => (this.stopRequested = resolve));
 
   constructor(private readonly opts: ControllerOptions) {
     this.clock = opts.clock ?? realClock;
@@ -94,8 +96,10 @@ export class Controller {
   async run(): Promise<void> {
     // No worker starts before every watched cache has synced (a reconcile on a partial cache would act on missing objects).
     const waiting = this.warnAfter(SLOW_MS, () => ({ message: 'caches not synced yet; no reconcile runs until they are', resources: this.sources.filter((s) => !s.informer.hasSynced).map((s) => s.informer.source.plural) }));
-    await Promise.all(this.sources.map((s) => s.informer.waitForSync()));
+    // Or until stop(): a cache that never syncs (the GC's Secrets, say) must not hold a stopping process.
+    await Promise.race([Promise.all(this.sources.map((s) => s.informer.waitForSync())), this.stopping]);
     waiting.cancel();
+    if (this.queue.isShuttingDown) return;
     this.scheduleResync();
     const workers = Array.from({ length: this.opts.workers ?? 2 }, () => this.worker());
     await Promise.all(workers);
@@ -105,6 +109,7 @@ export class Controller {
   stop(): void {
     this.resyncTimer?.cancel();
     this.queue.shutDown();
+    this.stopRequested();
   }
 
   private scheduleResync(): void {

@@ -256,6 +256,21 @@ describe('Controller', () => {
     await running;
   });
 
+  it('stop() before the caches sync: run() resolves, reconciles nothing, and leaves no timer behind', async () => {
+    const clock = new FakeClock(0);
+    const informer = { ...new FakeInformer(), source: { plural: 'secrets' }, hasSynced: false, waitForSync: () => new Promise<void>(() => undefined), addHandlers: () => undefined };
+    const reconciled: string[] = [];
+    const controller = new Controller({ name: 'gc', log: recordingLogger([]), clock, resyncMs: 1000, reconcile: async (key) => void reconciled.push(key) });
+    controller.watch(informer as unknown as Informer<ListedObject>, () => []);
+    const running = controller.run();
+    controller.queue.add('all');
+    await clock.advanceAsync(5000);
+    controller.stop();
+    await running;
+    expect(reconciled).to.deep.equal([]);
+    expect(clock.pendingTimers, 'timers left running').to.equal(0);
+  });
+
   it('watch(): add, update (old and new keys) and delete of an informer enqueue the keys the mapper returns', async () => {
     type Obj = { metadata: { name: string; namespace: string }; owner: string };
     const informer = new FakeInformer<Obj>();
