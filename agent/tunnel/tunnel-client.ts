@@ -20,6 +20,8 @@ import path from 'node:path';
 
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 10_000;
+/** A tunnel up this long was not refused: its close starts the backoff afresh. */
+const STABLE_MS = 10_000;
 /** A connection that answers no ping for this long is dead (a half-open TCP connection). */
 const PING_MS = 5_000;
 /** How often log sizes are sampled for sinceSeconds, and how many samples an instance keeps (an hour's worth). */
@@ -81,8 +83,9 @@ export class TunnelClient {
     // exception that ended the agent when a partition held the handshake past PING_MS); until then
     // handshakeTimeout bounds the wait.
     let ping: NodeJS.Timeout | undefined;
+    let openedAt: number | undefined;
     socket.on('open', () => {
-      this.delay = RECONNECT_MIN_MS;
+      openedAt = Date.now();
       this.o.log.info('tunnel open', { node: this.o.nodeName });
       let alive = true;
       socket.on('pong', () => (alive = true));
@@ -96,6 +99,9 @@ export class TunnelClient {
     socket.on('error', (err) => this.o.log.debug?.('tunnel error', { error: String(err) }));
     socket.on('close', () => {
       clearInterval(ping);
+      // Back off afresh only after a tunnel that stayed up: one closed at once (another agent with this
+      // node's name taking it over, a server that keeps refusing) would otherwise reconnect every 500 ms.
+      if (openedAt !== undefined && Date.now() - openedAt >= STABLE_MS) this.delay = RECONNECT_MIN_MS;
       for (const s of this.streams.values()) s.abort.abort();
       this.streams.clear();
       if (!this.stopped) this.o.log.info('tunnel closed; reopening', { inMs: this.delay });
@@ -105,7 +111,8 @@ export class TunnelClient {
 
   private retry(): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => void this.connect(), this.delay);
+    // Jittered, so the agents of an apiserver that restarted do not all come back at the same instants.
+    this.timer = setTimeout(() => void this.connect(), this.delay * (0.5 + Math.random()));
     this.delay = Math.min(this.delay * 2, RECONNECT_MAX_MS);
   }
 

@@ -12,6 +12,9 @@ import path from 'node:path';
 import type { Logger } from 'winston';
 import { loadKubeConfig } from '../../../api/client/kubeconfig.js';
 import { TunnelClient } from '../../../agent/tunnel/tunnel-client.js';
+import { ensurePki } from '../../../apiserver/pki.js';
+import https from 'node:https';
+import { WebSocketServer } from 'ws';
 
 describe('agent tunnel client against an API server that never answers', function () {
   this.timeout(30_000);
@@ -37,6 +40,31 @@ describe('agent tunnel client against an API server that never answers', functio
       tunnel.stop();
       for (const s of accepted) s.destroy();
       silent.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('backs off against a server that takes the tunnel and closes it at once (another agent with the name, say): no reconnect every 500 ms', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-tunnel-'));
+    const pki = await ensurePki(path.join(dir, 'pki'), { hosts: [] });
+    const server = https.createServer({ cert: pki.certPem, key: pki.keyPem });
+    const wss = new WebSocketServer({ server });
+    let opened = 0;
+    wss.on('connection', (ws) => (opened++, ws.close()));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const kubeconfig = path.join(dir, 'kubeconfig');
+    fs.writeFileSync(kubeconfig, `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:${(server.address() as net.AddressInfo).port}', insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n`);
+    const log = { info: () => undefined, warn: () => undefined, debug: () => undefined, error: () => undefined } as unknown as Logger;
+    const tunnel = new TunnelClient({ kubeConfig: loadKubeConfig({ kubeconfig }), cluster: 'c', nodeName: 'n1', dataDir: dir, items: () => [], log });
+    try {
+      tunnel.start();
+      await new Promise((r) => setTimeout(r, 5_000));
+      // Every 500 ms would be 9 or 10; doubling from 500 ms (±50 %) is 5 at most.
+      expect(opened).to.be.within(2, 6);
+    } finally {
+      tunnel.stop();
+      wss.close();
+      server.close();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
