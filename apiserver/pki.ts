@@ -90,8 +90,23 @@ export async function ensurePki(dir: string, opts: PkiOptions): Promise<Pki> {
   };
   const ca = (await loadPair(paths.caPath, paths.caKeyPath)) ?? (await createCa(paths, now));
   const serving = await ensureServingCert(paths, ca, hosts, now);
+  await restrictModes(dir, paths);
   const { caPath, certPath, keyPath } = paths;
   return { caCertPem: ca.certPem, caKeyPem: ca.keyPem, ...serving, caPath, certPath, keyPath };
+}
+
+/**
+ * The directory and the private keys readable by their owner only, however they came (a copy made for
+ * another replica keeps the copier's modes): with the CA key, anyone on the host could mint a serving
+ * certificate and take the tokens of every client.
+ */
+async function restrictModes(dir: string, paths: Paths): Promise<void> {
+  await fs.chmod(dir, 0o700);
+  for (const key of [paths.caKeyPath, paths.keyPath]) {
+    await fs.chmod(key, 0o600).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+    });
+  }
 }
 
 async function ensureServingCert(paths: Paths, ca: KeyedCert, hosts: string[], now: Date): Promise<CertificatePair> {

@@ -111,6 +111,14 @@ describe('ensurePki', () => {
     expect((await fs.readdir(dir)).sort()).to.deep.equal(['apiserver.crt', 'apiserver.key', 'ca.crt', 'ca.key']);
   });
 
+  it('makes keys and directory private again when they were copied in with open modes (a CA key copied to another replica)', async () => {
+    await ensurePki(dir, { hosts: [] });
+    await fs.chmod(dir, 0o755);
+    for (const key of ['ca.key', 'apiserver.key']) await fs.chmod(path.join(dir, key), 0o644);
+    await ensurePki(dir, { hosts: [] });
+    expect([await mode(dir), await mode(path.join(dir, 'ca.key')), await mode(path.join(dir, 'apiserver.key'))]).to.deep.equal([0o700, 0o600, 0o600]);
+  });
+
   it('reuses existing files while they still fit', async () => {
     const first = await ensurePki(dir, { hosts: ['a.example.com'] });
     const second = await ensurePki(dir, { hosts: ['A.example.com', 'localhost'] });
