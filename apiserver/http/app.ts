@@ -55,7 +55,7 @@ export function createApp(ctx: ApiContext, opts: AppOptions): express.Express {
 
   app.use((req, res, next) => {
     const check = async () => {
-      const user = await authenticateRequest(opts.security, req.headers);
+      const user = await authenticateRequest(opts.security, req.headers, req.path);
       const attrs = nonResourceAttributes(user, req.method, req.path);
       auditWhenAnswered(opts.security, res, attrs, req.path);
       await authorizeRequest(opts.security, attrs);

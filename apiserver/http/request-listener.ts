@@ -68,7 +68,7 @@ async function serve(
   res: ServerResponse,
   r: { info: RequestInfo; path: string; query: Record<string, unknown> },
 ): Promise<void> {
-  const user = await authenticateRequest(sec, req.headers);
+  const user = await authenticateRequest(sec, req.headers, r.path);
   const self = handlers.selfService[`${r.info.group}/${r.info.plural}`] as SelfServiceHandler | undefined;
   const attrs = resourceAttributes(user, req.method ?? 'GET', r.info, r.query);
   auditWhenAnswered(sec, res, attrs, r.path);

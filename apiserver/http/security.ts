@@ -27,13 +27,22 @@ export function unauthorized(why = 'send a valid bearer token (see the admin.kub
 
 /**
  * The user the request acts as: its token's (401 when the token is missing, unknown, expired or
- * revoked), or the one its Impersonate-* headers name, when its token's user may impersonate (403 else).
+ * revoked), or the one its Impersonate-* headers name, when its token's user may impersonate (403 else,
+ * audited under the caller's own name: an attempt to act as someone else is worth a line, read or write).
  */
-export async function authenticateRequest(sec: Security, headers: IncomingHttpHeaders): Promise<UserInfo> {
+export async function authenticateRequest(sec: Security, headers: IncomingHttpHeaders, path: string): Promise<UserInfo> {
   const r = await sec.authenticator.authenticate(headers.authorization);
   if (!r) throw unauthorized();
   if ('refused' in r) throw unauthorized(r.refused);
-  return impersonatedUser(sec.authorizer, r.user, headers);
+  try {
+    return await impersonatedUser(sec.authorizer, r.user, headers);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 403) {
+      const target = headers['impersonate-user'];
+      recordAudit(sec, { user: r.user, verb: 'impersonate', resource: { apiGroup: '', resource: 'users', ...(typeof target === 'string' ? { name: target } : {}) } }, path, 403);
+    }
+    throw err;
+  }
 }
 
 /** Throws 403 unless the request is allowed; returns the admission check its writes must pass, if any. */

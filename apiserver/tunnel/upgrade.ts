@@ -40,7 +40,7 @@ async function accept(deps: LogDeps, sec: Security, wss: WebSocketServer, req: I
   const info = parseResourcePath(path);
   const kind = info && upgradeKind(info);
   if (!info || !kind) throw new ApiError(404, 'NotFound', `no WebSocket is served at ${path}: only nodes/<node>/tunnel (agents) and instances/<name>/console`);
-  const user = await authenticateRequest(sec, withSubprotocolToken(req.headers));
+  const user = await authenticateRequest(sec, withSubprotocolToken(req.headers), path);
   const attrs: RequestAttributes = { ...resourceAttributes(user, 'POST', info, {}), verb: 'create' };
   await authorizeRequest(sec, attrs);
   if (kind === 'tunnel') checkTunnelIdentity(user, info.namespace!, info.name!);

@@ -68,6 +68,8 @@ async function exercise(kc: k8s.KubeConfig, bulk: number): Promise<string[]> {
   await send({ method: 'POST', path: '/apis/auth.cairn.dev/v1alpha1/tokens', body: tokenBody }, 201, `create auth.cairn.dev/tokens /${mallory.id} 201`);
   await send({ method: 'POST', path: LEASES, body: lease('sneaky'), authorization: `Bearer ${mallory.token}` }, 403, `create coordination.k8s.io/leases ${NS}/ 403`); // refused before its body is read, as kube's audit does
   await send({ path: LEASES, authorization: `Bearer ${mallory.token}` }, 403);
+  // A refused impersonation is logged under the caller's own name, a read's as a write's.
+  await send({ path: LEASES, authorization: `Bearer ${mallory.token}`, headers: { 'Impersonate-User': 'admin', 'Impersonate-Group': 'system:masters' } }, 403, 'impersonate /users /admin 403');
   // Impersonated (kubectl --as): logged as the user it acted as, and who impersonated.
   await send({ method: 'POST', path: LEASES, body: lease('as-alice'), headers: { 'Impersonate-User': 'alice', 'Impersonate-Group': 'system:masters' } }, 201, `create coordination.k8s.io/leases ${NS}/as-alice 201`);
   // A review is a POST that stores nothing: a read (404 until SelfSubjectAccessReview is served; unaudited either way).
