@@ -48,12 +48,32 @@ function write(line: string): Promise<void> {
   return new Promise((resolve) => process.stdout.write(`${line}\n`, () => resolve()));
 }
 
+/** How long an aborted operation may take to wind down before the worker kills its own process group. */
+const WIND_DOWN_MS = 5_000;
+
+/**
+ * Once told to stop, the worker ends within WIND_DOWN_MS whatever its driver does: the runner's SIGKILL of
+ * the group is not coming when the agent itself was killed, and a driver that ignores the abort would run
+ * on without a deadline beside the new agent's run of the same WorkItem. The group goes with it: whatever
+ * the operation started (instances run in their own groups).
+ */
+function endWithin(ms: number): void {
+  setTimeout(() => {
+    try {
+      process.kill(-process.pid, 'SIGKILL');
+    } catch {
+      process.kill(process.pid, 'SIGKILL'); // not a group leader (started by hand)
+    }
+  }, ms);
+}
+
 async function main(): Promise<void> {
   let current: { operationId: string; abort: AbortController } | undefined;
   let terminated = false;
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(sig, () => {
       terminated = true;
+      endWithin(WIND_DOWN_MS);
       if (!current) process.exit(0);
       current.abort.abort(new OperationError('Cancelled', `operation ${current.operationId} was terminated by ${sig}`));
     });
@@ -62,6 +82,7 @@ async function main(): Promise<void> {
   // work. What runs now is aborted, not finished behind its back (the loop below sees the end only between lines).
   process.stdin.once('end', () => {
     terminated = true;
+    endWithin(WIND_DOWN_MS);
     current?.abort.abort(new OperationError('Cancelled', `operation ${current.operationId} was abandoned: the agent that asked for it is gone`));
   });
   for await (const line of readline.createInterface({ input: process.stdin, crlfDelay: Infinity })) {
