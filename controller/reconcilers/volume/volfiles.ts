@@ -88,7 +88,10 @@ export function glusterVolumeName(namespace: string, name: string): string {
 export function clientVolfile(l: GlusterLayout): string {
   const writeBehind: Layer[] = l.options?.['performance.write-behind'] === 'off' ? [] : [['write-behind', 'performance/write-behind', optionsFor(l, 'writeBehind')]];
   const ports = createHash('sha256').update(l.bricks.map((b) => b.port).join(',')).digest('hex').slice(0, 8);
-  return clientGraph(l, {}, [...writeBehind, [`${l.volume}-ports-${ports}`, 'debug/io-stats', optionsFor(l, 'clientIoStats'), true]]);
+  // features/utime, as glusterd loads it: the client's times go to every brick (trusted.glusterfs.mdata), so a
+  // file's mtime and ctime do not change with the brick a stat happens to read ("file changed as we read it").
+  const utime: Layer = ['utime', 'features/utime', { noatime: 'on' }];
+  return clientGraph(l, {}, [utime, ...writeBehind, [`${l.volume}-ports-${ports}`, 'debug/io-stats', optionsFor(l, 'clientIoStats'), true]]);
 }
 
 /**

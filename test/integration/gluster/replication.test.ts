@@ -6,6 +6,7 @@
  * healed when it returns; with two of three bricks down, writes fail (quorum)
  * and nothing is lost once they are back.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -59,6 +60,13 @@ describe('gluster volfiles on real bricks (issue 14)', function () {
     fs.writeFileSync(path.join(mnt, 'first.bin'), randomBytes(4 * 2 ** 20));
     const sum = sha(path.join(mnt, 'first.bin'));
     for (const b of layout.bricks) expect(sha(path.join(b.path, 'first.bin')), b.path).to.equal(sum);
+  });
+
+  it('keeps one set of times for every replica (features/utime): each copy carries the same trusted.glusterfs.mdata', () => {
+    fs.writeFileSync(path.join(mnt, 'timed.txt'), 'when');
+    const mdata = layout.bricks.map((b) => /trusted\.glusterfs\.mdata=(0x[0-9a-f]+)/.exec(execFileSync('getfattr', ['--absolute-names', '-n', 'trusted.glusterfs.mdata', '-e', 'hex', path.join(b.path, 'timed.txt')]).toString())?.[1]);
+    expect(mdata[0], 'stamped').to.match(/^0x[0-9a-f]+$/);
+    expect(new Set(mdata).size, mdata.join(' ')).to.equal(1);
   });
 
   it('heals a brick that was down while writes went on, and its index empties', async () => {

@@ -96,7 +96,7 @@ describe('gluster volfiles', () => {
   it('leave write-behind out of the client graph when performance.write-behind is off', () => {
     const text = clientVolfile({ ...replica3, options: { 'performance.write-behind': 'off' } });
     expect(text).not.to.include('performance/write-behind');
-    expect(text).to.include(`volume prod-data-ports-${PORTS_TAG}\n    type debug/io-stats\n    subvolumes prod-data-replicate-0`);
+    expect(text).to.include(`volume prod-data-ports-${PORTS_TAG}\n    type debug/io-stats\n    subvolumes prod-data-utime`);
   });
 
   it("name the client graph's top after the bricks' ports: a brick back on a new port makes a new graph, which mounts switch to (a port alone they ignore)", () => {
