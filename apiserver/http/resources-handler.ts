@@ -17,7 +17,8 @@ import { parseFieldValidation } from '../validation/validate-object.js';
 import { asObject, checkIdentity, decodeBody } from './body.js';
 import type { ApiContext } from './context.js';
 import { serveNamespaces } from './namespaces-handler.js';
-import { bool, dryRun, int, str, type Query } from './params.js';
+import { listParams } from './list-params.js';
+import { bool, dryRun, str, type Query } from './params.js';
 import { patchObject } from './patch-handler.js';
 import { sendJson } from './respond.js';
 import { serveWatch } from './watch.js';
@@ -81,7 +82,7 @@ async function dispatch(ctx: ApiContext, req: Request, res: Response, def: Resou
 async function list(ctx: ApiContext, req: Request, res: Response, def: ResourceDefinition, ns: string | undefined): Promise<void> {
   const q = req.query as Query;
   const sel = parseSelection(def, ns, q.labelSelector, q.fieldSelector);
-  const r = await ctx.lister.list(def, ns, sel, { limit: int(q, 'limit') ?? 0, continueToken: str(q, 'continue'), resourceVersion: str(q, 'resourceVersion') });
+  const r = await ctx.lister.list(def, ns, sel, listParams(q));
   const listMeta = { resourceVersion: r.resourceVersion, ...(r.continue ? { continue: r.continue } : {}) };
   if (wantsTable(req.headers.accept)) {
     return sendJson(res, 200, toTable(def, r.items, listMeta, includeObject(q), Date.now()));

@@ -22,8 +22,10 @@ export interface ListResult {
 /** The list parameters from the query string. */
 export interface ListParams {
   limit: number;
-  continueToken?: string;
-  resourceVersion?: string;
+  continueToken?: string | undefined;
+  resourceVersion?: string | undefined;
+  /** Exact: the state at resourceVersion itself (read from etcd at that revision; 410 once compacted). */
+  resourceVersionMatch?: 'Exact' | 'NotOlderThan';
 }
 
 // How long a consistent list waits for the cache before reading etcd instead.
@@ -48,8 +50,10 @@ export class Lister {
 
   /** Runs a list request. */
   async list(def: ResourceDefinition, ns: string | undefined, sel: Selection, p: ListParams): Promise<ListResult> {
-    if (p.limit > 0 || p.continueToken) return this.page(def, ns, sel, p);
     const rv = parseRv(p.resourceVersion);
+    // Exact, asked for or implied by a limit with a version (kube's legacy paged read at that version).
+    if (rv > 0 && (p.resourceVersionMatch === 'Exact' || (p.limit > 0 && !p.resourceVersionMatch))) return this.page(def, ns, sel, p, rv);
+    if (p.limit > 0 || p.continueToken) return this.page(def, ns, sel, p);
     const fresh = rv === 0 && p.resourceVersion === '0' ? true : rv > 0 ? await this.cache.waitForRevision(rv, FRESHNESS_WAIT_MS) : await this.cache.waitFresh(FRESHNESS_WAIT_MS);
     if (!fresh) {
       // The cache lags: etcd is read instead. A version etcd has not reached either is no state to list.
@@ -64,10 +68,10 @@ export class Lister {
   // A client's page ends at `limit` items or once it holds PAGE_BYTES, whichever
   // comes first (kube allows fewer items than asked with a continue token), so
   // `limit` bounds the response's size and not only its count.
-  private async page(def: ResourceDefinition, ns: string | undefined, sel: Selection, p: ListParams): Promise<ListResult> {
+  private async page(def: ResourceDefinition, ns: string | undefined, sel: Selection, p: ListParams, atRevision = 0): Promise<ListResult> {
     const prefix = scopePrefix(def, ns);
     const token = p.continueToken ? decodeContinue(p.continueToken) : null;
-    let rev = token?.rv ?? 0;
+    let rev = token?.rv ?? atRevision;
     const items: KubeObject[] = [];
     let bytes = 0;
     try {

@@ -48,7 +48,7 @@ describe('apiserver lists (real etcd)', function () {
   before(async () => {
     env = await startTestEnv();
     store = new EtcdStore(new Etcd3({ hosts: env.etcd.endpoint }));
-    for (const c of ['page', 'expire', 'labels', 'fld1', 'fld2', 'rv', 'other']) await create(cairnPath('clusters'), cluster(c));
+    for (const c of ['page', 'expire', 'labels', 'fld1', 'fld2', 'rv', 'other', 'exact']) await create(cairnPath('clusters'), cluster(c));
     const labelled: [string, Record<string, string>][] = [
       ['l-a', { app: 'a', tier: 'web' }],
       ['l-b', { app: 'b' }],
@@ -181,6 +181,40 @@ describe('apiserver lists (real etcd)', function () {
     expect(r.json).to.include({ reason: 'Timeout' });
     expect(r.json.message).to.match(new RegExp(`^Too large resource version: ${ahead}, current: \\d+$`));
     expect(r.json.details.causes).to.deep.equal([{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+  });
+
+  it('resourceVersionMatch=Exact (or a limit with a resourceVersion) lists the state at that version; NotOlderThan the current one; 410 once compacted', async () => {
+    const path = cairnPath('instances', 'exact');
+    await create(path, instance('x', 'exact'));
+    const then = (await req('GET', path)).json.metadata.resourceVersion as string;
+    const patched = await rawRequest(env.kubeconfig, { method: 'PATCH', path: `${path}/x`, body: JSON.stringify({ spec: { cpus: 2 } }), contentType: 'application/merge-patch+json' });
+    expect(patched.status, patched.text).to.equal(200);
+    await create(path, instance('y', 'exact'));
+    const cpus = (r: { json: { items: Array<{ metadata: { name: string }; spec: { cpus: number } }> } }) => r.json.items.map((i) => `${i.metadata.name}:${i.spec.cpus}`);
+    for (const query of [`resourceVersion=${then}&resourceVersionMatch=Exact`, `resourceVersion=${then}&limit=10`]) {
+      const r = await req('GET', `${path}?${query}`);
+      expect([r.status, cpus(r), r.json.metadata.resourceVersion], query).to.deep.equal([200, ['x:1'], then]);
+    }
+    expect(cpus(await req('GET', `${path}?resourceVersion=${then}&resourceVersionMatch=NotOlderThan`))).to.deep.equal(['x:2', 'y:1']);
+    await store.compact(await store.currentRevision());
+    const gone = await req('GET', `${path}?resourceVersion=${then}&resourceVersionMatch=Exact`);
+    expect([gone.status, gone.json.reason]).to.deep.equal([410, 'Expired']);
+  });
+
+  it('refuses list options kube refuses: an unknown resourceVersionMatch, one without a resourceVersion or beside continue, Exact at "0", a resourceVersion beside continue', async () => {
+    const path = cairnPath('instances', 'exact');
+    const cont = encodeURIComponent(Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv: 5, start: 'a' })).toString('base64'));
+    const cases: Array<[string, number, string]> = [
+      ['resourceVersion=5&resourceVersionMatch=Newest', 422, 'resourceVersionMatch: Unsupported value: "Newest"'],
+      ['resourceVersionMatch=Exact', 422, 'resourceVersionMatch is forbidden unless resourceVersion is provided'],
+      ['resourceVersion=0&resourceVersionMatch=Exact', 422, 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'],
+      [`resourceVersion=5&resourceVersionMatch=NotOlderThan&continue=${cont}`, 422, 'resourceVersionMatch is forbidden when continue is provided'],
+      [`resourceVersion=5&continue=${cont}`, 400, 'specifying resource version is not allowed when using continue'],
+    ];
+    for (const [query, code, message] of cases) {
+      const r = await req('GET', `${path}?${query}`);
+      expect([r.status, r.json.message], query).to.satisfy(([s, m]: [number, string]) => s === code && m.includes(message));
+    }
   });
 
   it('Table lists: Name column first, rows of PartialObjectMetadata; includeObject=Object gives full objects', async () => {
