@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'winston';
 import type { CairnClient } from '../../api/client/cairn-client.js';
-import { isConflict } from '../../api/client/errors.js';
+import { isConflict, statusCodeOf } from '../../api/client/errors.js';
 import { AGENT_FINALIZER, CONTROLLER_FINALIZER } from '../../api/names.js';
 import type { Instance } from '../../api/instance.js';
 import type { Volume } from '../../api/volume.js';
@@ -65,8 +65,8 @@ export async function execute<O extends Owner>(deps: ExecutorDeps, kind: O['kind
 async function applyWorkItemAction(deps: ExecutorDeps, kind: 'Instance' | 'Volume', owner: Owner, ns: string, a: Action, createFailed: (w: WorkItem) => void): Promise<void> {
   switch (a.type) {
     case 'createWorkItem':
-      return createIgnoringExisting(deps.client, a.workItem).catch((err: unknown) => {
-        createFailed(a.workItem);
+      return createIgnoringExisting(deps.client, a.workItem).catch(async (err: unknown) => {
+        if (!(await mayHaveLanded(deps.client, a.workItem, err))) createFailed(a.workItem);
         throw err;
       });
     case 'updateWorkItem':
@@ -101,6 +101,21 @@ async function createIgnoringExisting(client: CairnClient, workItem: WorkItem): 
   } catch (err) {
     if (!isConflict(err)) throw err;
   }
+}
+
+/**
+ * Whether a create that failed may have landed all the same: a refusal (4xx) did not, but a lost answer (a
+ * timeout, a dropped connection, a 5xx) may have. Then a read decides; if that fails too, the placement
+ * stays assumed (until the watch shows it or the assumption expires): dropped, the instance would be
+ * placed a second time, and one of its two WorkItems deleted, maybe the running one.
+ */
+async function mayHaveLanded(client: CairnClient, workItem: WorkItem, err: unknown): Promise<boolean> {
+  const code = statusCodeOf(err);
+  if (code !== undefined && code >= 400 && code < 500) return false;
+  return client.get('WorkItem', workItem.metadata.namespace, workItem.metadata.name!).then(
+    (found) => found !== undefined,
+    () => true,
+  );
 }
 
 /** Drops the agent's finalizer (its node is lost and fenced) and deletes the WorkItem. */

@@ -83,4 +83,25 @@ describe('controller executor: failed writes (real etcd + apiserver)', function 
     expect(refused, 'a create that landed is not reported refused, though the attempt failed: its placement stays assumed').to.deep.equal([]);
     expect(await client.get('WorkItem', NS, wi.metadata.name!), 'the create had settled when execute rejected').to.not.equal(undefined);
   });
+
+  it('keeps the placement assumed when a create landed but its answer was lost; drops it when the create did not happen', async () => {
+    const inst = await client.create('Instance', { metadata: { name: 'lost', namespace: NS }, spec: { cpus: 1, memory: '64Mi', process: { command: ['/bin/true'] } } });
+    const lostAnswer = (landed: boolean) =>
+      Object.assign(Object.create(client) as CairnClient, {
+        create: async (kind: 'WorkItem', obj: WorkItem) => {
+          if (landed) await client.create(kind, obj);
+          throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+        },
+      });
+    for (const [landed, node] of [[true, 'n1'], [false, 'n2']] as const) {
+      const wi = desiredInstanceWorkItem(inst, undefined, new Map(), node);
+      const refused: string[] = [];
+      const err = await execute({ ...deps, client: lostAnswer(landed) }, 'Instance', inst, [{ type: 'createWorkItem', workItem: wi }], undefined, (w) => refused.push(w.metadata.name!)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(String(err)).to.include('socket hang up');
+      expect(refused, landed ? 'landed: its placement stays' : 'never made: its placement goes').to.deep.equal(landed ? [] : [wi.metadata.name]);
+    }
+  });
 });
