@@ -109,6 +109,7 @@ async function exchange(connection: ConnectionOptions & { server: string }, toke
 /** Renews the credential at two thirds of its life and puts the new token into `kc`. */
 export class CredentialRotator {
   private timer: TimerHandle | undefined;
+  private saveTimer: TimerHandle | undefined;
   private stopped = false;
 
   constructor(
@@ -125,14 +126,15 @@ export class CredentialRotator {
   stop(): void {
     this.stopped = true;
     this.timer?.cancel();
+    this.saveTimer?.cancel();
   }
 
   // In hops of at most MAX_TIMER_MS: Node fires a longer timeout at once (a credential living 60 days
   // rotated in a loop).
-  private scheduleAt(dueAt: number, action: () => Promise<void> = () => this.rotate()): void {
+  private scheduleAt(dueAt: number): void {
     if (this.stopped) return;
     const ms = Math.max(0, dueAt - this.o.clock.now());
-    this.timer = this.o.clock.setTimer(() => void (ms > MAX_TIMER_MS ? this.scheduleAt(dueAt, action) : action()), Math.min(ms, MAX_TIMER_MS));
+    this.timer = this.o.clock.setTimer(() => void (ms > MAX_TIMER_MS ? this.scheduleAt(dueAt) : this.rotate()), Math.min(ms, MAX_TIMER_MS));
   }
 
   private async rotate(): Promise<void> {
@@ -159,7 +161,7 @@ export class CredentialRotator {
       await writeCredential(this.o.dataDir, this.cred);
     } catch (err) {
       this.o.log.error('cannot save the renewed node credential to the data dir; retrying (an agent restarted meanwhile would hold a retired one)', { error: String((err as Error)?.message ?? err), dataDir: this.o.dataDir });
-      this.scheduleAt(this.o.clock.now() + RETRY_MS, () => this.persist());
+      if (!this.stopped) this.saveTimer = this.o.clock.setTimer(() => void this.persist(), RETRY_MS);
     }
   }
 }

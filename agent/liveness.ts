@@ -8,24 +8,40 @@
  * which is what keeps an agent with hundreds of instances idle.
  */
 import type { WorkItem } from '../api/workitem.js';
-import { isLive, readProcStat, startTimeIso } from './drivers/process/proc.js';
-import { isBrickProcess, pendingHeals } from './drivers/volume/gluster-brick.js';
+import { isLive, readProcStat } from './drivers/process/proc.js';
+import { pendingHeals } from './drivers/volume/gluster-brick.js';
 import { keyOf } from './local-store.js';
 
+/** The pid the agent last reported running for a WorkItem: its instance's, or its brick's. */
+function reportedPid(w: WorkItem): number | undefined {
+  const s = w.status;
+  if (s?.instance?.state === 'Running') return s.instance.pid;
+  if (s?.volumeReplica?.brick?.state === 'Running') return s.volumeReplica.brick.pid;
+  return undefined;
+}
+
 /**
- * Whether the process the agent last reported running for a WorkItem (its instance's, or its brick's)
- * still runs. A live pid is not enough: pids are recycled, so an instance's must have the start time the
- * agent reported, and a brick's must still be a glusterfsd.
+ * The start of each reported process as the sweep first saw it (in clock ticks since boot, which no
+ * wall-clock step moves), by WorkItem key. A live pid is not enough: pids are recycled, and a process
+ * under a reported pid that started at another time is another process.
  */
-function reportedProcessRuns(w: WorkItem): boolean {
-  const instance = w.status?.instance;
-  if (instance?.state === 'Running' && instance.pid !== undefined) {
-    const stat = readProcStat(instance.pid);
-    return isLive(stat) && (instance.processStartTime === undefined || startTimeIso(stat.startTicks) === instance.processStartTime);
+export class SeenProcesses {
+  private readonly seen = new Map<string, { pid: number; startTicks: number }>();
+
+  /** Whether the process `pid` reported for `key` still runs: alive, and the one seen under it before. */
+  runs(key: string, pid: number): boolean {
+    const stat = readProcStat(pid);
+    if (!isLive(stat)) return false;
+    const before = this.seen.get(key);
+    if (before?.pid === pid) return before.startTicks === stat.startTicks;
+    this.seen.set(key, { pid, startTicks: stat.startTicks });
+    return true;
   }
-  const brick = w.status?.volumeReplica?.brick;
-  if (brick?.state === 'Running' && brick.pid !== undefined) return isLive(readProcStat(brick.pid)) && isBrickProcess(brick.pid);
-  return true;
+
+  /** Forgets the WorkItems not in `keys` (gone, or reporting no process). */
+  keepOnly(keys: ReadonlySet<string>): void {
+    for (const key of this.seen.keys()) if (!keys.has(key)) this.seen.delete(key);
+  }
 }
 
 function healsMoved(w: WorkItem): boolean {
@@ -35,10 +51,15 @@ function healsMoved(w: WorkItem): boolean {
 }
 
 /** WorkItems whose reported process (an instance, a brick) is no longer alive, or whose brick's heal count moved. */
-export function staleWorkItems(items: readonly WorkItem[]): string[] {
-  return items.filter((w) => {
-    return !reportedProcessRuns(w) || healsMoved(w);
-  }).map(keyOf);
+export function staleWorkItems(items: readonly WorkItem[], seen: SeenProcesses): string[] {
+  const reported = new Set<string>();
+  const stale = items.filter((w) => {
+    const pid = reportedPid(w);
+    if (pid !== undefined) reported.add(keyOf(w));
+    return (pid !== undefined && !seen.runs(keyOf(w), pid)) || healsMoved(w);
+  });
+  seen.keepOnly(reported);
+  return stale.map(keyOf);
 }
 
 /** How often the sweep looks at instances, and at bricks. */
@@ -53,7 +74,9 @@ export interface SweepIntervals {
  * less often.
  */
 export function startLivenessSweep(items: () => readonly WorkItem[], enqueue: (key: string) => void, every: SweepIntervals): NodeJS.Timeout[] {
-  const sweep = (type: WorkItem['spec']['type'], ms: number) =>
-    setInterval(() => staleWorkItems(items().filter((w) => w.spec.type === type)).forEach(enqueue), ms).unref();
+  const sweep = (type: WorkItem['spec']['type'], ms: number) => {
+    const seen = new SeenProcesses();
+    return setInterval(() => staleWorkItems(items().filter((w) => w.spec.type === type), seen).forEach(enqueue), ms).unref();
+  };
   return [sweep('InstanceRuntime', every.instancesMs), sweep('VolumeReplica', every.bricksMs)];
 }

@@ -101,10 +101,12 @@ export async function ensurePki(dir: string, opts: PkiOptions): Promise<Pki> {
  * certificate and take the tokens of every client.
  */
 async function restrictModes(dir: string, paths: Paths): Promise<void> {
-  await fs.chmod(dir, 0o700);
-  for (const key of [paths.caKeyPath, paths.keyPath]) {
-    await fs.chmod(key, 0o600).catch((err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
+  for (const [file, mode] of [[dir, 0o700], [paths.caKeyPath, 0o600], [paths.keyPath, 0o600]] as const) {
+    const stat = await fs.stat(file).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : Promise.reject(err)));
+    // Left alone when already private: a read-only or foreign-owned pki dir that is safe keeps working.
+    if (!stat || (stat.mode & 0o077) === 0) continue;
+    await fs.chmod(file, mode).catch((err: Error) => {
+      throw new PkiError(`${file} is open to other users (mode ${(stat.mode & 0o777).toString(8)}) and cannot be made private (${err.message}): chmod ${mode.toString(8)} it, as its owner`);
     });
   }
 }

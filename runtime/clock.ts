@@ -2,6 +2,7 @@
  * Time as the runtime sees it. Queues, rate limiters and leader election
  * take a Clock so tests drive time by hand instead of sleeping.
  */
+import fs from 'node:fs';
 
 /** A cancellable timer handle. */
 export interface TimerHandle {
@@ -12,19 +13,31 @@ export interface TimerHandle {
 export interface Clock {
   now(): number;
   /**
-   * Milliseconds on a clock that wall-clock steps (NTP, `date -s`, a resumed VM) do not move; only
-   * differences mean anything. Deadlines that guard safety are counted on it.
+   * Milliseconds on a clock that wall-clock steps (NTP, `date -s`) do not move and that runs on while the
+   * machine is suspended; only differences mean anything. Deadlines that guard safety are counted on it.
    */
   monotonic(): number;
   /** Runs fn once after ms; the timer does not keep the process alive. */
   setTimer(fn: () => void, ms: number): TimerHandle;
 }
 
+/**
+ * Milliseconds since boot, suspend included (CLOCK_BOOTTIME, as /proc/uptime counts it): one clock for
+ * the whole machine, so it compares across processes of one boot. CLOCK_MONOTONIC stops while suspended,
+ * and a lease counted on it would outlive the suspend; elsewhere than Linux, the wall clock.
+ */
+function sinceBootMs(): number {
+  try {
+    return Math.round(Number(fs.readFileSync('/proc/uptime', 'latin1').split(' ')[0]) * 1000);
+  } catch {
+    return Date.now();
+  }
+}
+
 /** The real clock. */
 export const realClock: Clock = {
   now: () => Date.now(),
-  // CLOCK_MONOTONIC: one for the whole machine, so it compares across processes of one boot.
-  monotonic: () => Number(process.hrtime.bigint() / 1_000_000n),
+  monotonic: sinceBootMs,
   setTimer(fn, ms) {
     const t = setTimeout(fn, Math.max(0, ms));
     t.unref();

@@ -2,9 +2,10 @@
  * An informer: a local cache of one resource kept current by list + watch,
  * with add/update/delete handlers. It lists, then watches from the list's
  * resourceVersion (with bookmarks); when a watch ends it resumes from the
- * last version seen; a 410 Gone (version compacted away) or any other
- * failure makes it re-list, after a backoff, and the re-list diff is
- * delivered to handlers as adds, updates and deletes, so nothing is missed.
+ * last version seen, after a backoff when it ended in an error; a 410 Gone
+ * (version compacted away), a failed list or an event a handler failed on
+ * makes it re-list, and the re-list diff is delivered to handlers as adds,
+ * updates and deletes, so nothing is missed.
  *
  * Concurrency model: one async loop per informer; the store is only
  * written by that loop, and handlers run synchronously inside it (they
@@ -226,10 +227,31 @@ export class Informer<T extends ListedObject> {
       const change = this.put(key, obj);
       if (change) changes.push(change);
     }
+    // A change a handler failed on is undone, so that the relist this failure leads to tells it again.
+    let failure: { err: unknown } | undefined;
     for (let i = 0; i < changes.length; i++) {
-      this.emit(changes[i]!);
+      try {
+        this.emit(changes[i]!);
+      } catch (err) {
+        failure ??= { err };
+        this.undo(changes[i]!);
+      }
       if ((i + 1) % REPLACE_CHUNK === 0) await new Promise((r) => setImmediate(r));
     }
+    if (failure) throw failure.err;
+  }
+
+  private undo(change: Change<T>): void {
+    const key = objectKey(change.obj);
+    this.restore(key, change.kind === 'update' ? change.old : change.kind === 'delete' ? change.obj : undefined);
+  }
+
+  /** Puts key back as it was (`before`; undefined: absent), whatever the store holds for it now. */
+  private restore(key: string, before: T | undefined): void {
+    const now = this.store.get(key);
+    if (before) this.store.set(key, before);
+    else this.store.delete(key);
+    this.index(key, before, now);
   }
 
   private transformed(raw: T): T {
@@ -278,6 +300,7 @@ export class Informer<T extends ListedObject> {
     const base = this.opts.watchTimeoutSeconds ?? 300;
     const timeoutSeconds = Math.round(base * (0.9 + Math.random() * 0.2));
     return new Promise((resolve, reject) => {
+      if (this.stopped) return resolve('ended'); // stopped while it relisted: its abort has come and gone
       let outcome: WatchOutcome = 'ended';
       let settled = false;
       // This watch's own handle: it comes with the response headers, which a half-open connection never sends.
@@ -348,10 +371,7 @@ export class Informer<T extends ListedObject> {
       if (type === 'DELETED') this.remove(obj);
       else this.upsert(key, obj);
     } catch (err) {
-      const now = this.store.get(key);
-      if (before) this.store.set(key, before);
-      else this.store.delete(key);
-      this.index(key, before, now);
+      this.restore(key, before);
       throw err;
     }
   }

@@ -217,9 +217,10 @@ export class NodeFence {
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    const sentAt = this.opts.clock.now();
+    // On the monotonic clock: a wall-clock step back would otherwise put the next renewal off by the step.
+    const sentAt = this.opts.clock.monotonic();
     const ok = await this.renew();
-    const delayMs = nextRenewalDelayMs(ok, sentAt, this.opts.clock.now(), this.opts.intervalMs);
+    const delayMs = nextRenewalDelayMs(ok, sentAt, this.opts.clock.monotonic(), this.opts.intervalMs);
     if (!this.stopped) this.renewTimer = this.opts.clock.setTimer(() => void this.tick(), delayMs);
   }
 

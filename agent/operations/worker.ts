@@ -7,7 +7,9 @@
  * so whatever an operation left behind dies with the worker).
  * SIGTERM/SIGINT/SIGHUP abort the running operation's AbortSignal so the
  * driver can clean up (unlink a temp file, stop waiting) before the runner's
- * SIGKILL; the worker then exits after its result. Imports only the drivers
+ * SIGKILL; the worker then exits after its result. When stdin ends with an
+ * operation running (the agent was killed), that operation is aborted and
+ * the worker kills its own group WIND_DOWN_MS later. Imports only the drivers
  * and Node built-ins, never the agent's heavier modules.
  */
 import readline from 'node:readline';
@@ -52,10 +54,10 @@ function write(line: string): Promise<void> {
 const WIND_DOWN_MS = 5_000;
 
 /**
- * Once told to stop, the worker ends within WIND_DOWN_MS whatever its driver does: the runner's SIGKILL of
- * the group is not coming when the agent itself was killed, and a driver that ignores the abort would run
- * on without a deadline beside the new agent's run of the same WorkItem. The group goes with it: whatever
- * the operation started (instances run in their own groups).
+ * Abandoned (the agent is gone), the worker ends within WIND_DOWN_MS whatever its driver does: the runner's
+ * SIGKILL of the group, which bounds a stop on a signal by the agent's --shutdown-grace, is not coming, and
+ * a driver that ignores the abort would run on without a deadline beside the new agent's run of the same
+ * WorkItem. The group goes with it: whatever the operation started (instances run in their own groups).
  */
 function endWithin(ms: number): void {
   setTimeout(() => {
@@ -73,7 +75,6 @@ async function main(): Promise<void> {
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.on(sig, () => {
       terminated = true;
-      endWithin(WIND_DOWN_MS);
       if (!current) process.exit(0);
       current.abort.abort(new OperationError('Cancelled', `operation ${current.operationId} was terminated by ${sig}`));
     });

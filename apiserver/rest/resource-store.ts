@@ -178,7 +178,7 @@ export class ResourceStore {
   /** Deletes, or marks for deletion when finalizers remain; returns the last state. */
   async delete(def: ResourceDefinition, ns: string | undefined, name: string, pre: DeletePreconditions, dryRun: boolean, propagation: Propagation = 'Background'): Promise<KubeObject> {
     const key = objectKey(def, ns, name);
-    // The state this request last tried to delete or write: gone after a failed try, the delete may be this
+    // The state this request last tried to delete: gone after that failed try, the delete may be this
     // request's own (its commit answer lost, the client re-sent it, and the re-send found the key gone), and
     // gone is what was asked for; kubectl would otherwise report a delete that happened as NotFound.
     let tried: KubeObject | undefined;
@@ -194,11 +194,11 @@ export class ResourceStore {
       if (next === current.obj) {
         const res = await this.deps.etcd.delete(key, current.rev);
         if (res.ok) return withVersion(current.obj, res.rev);
+        tried = current.obj;
       } else {
         const written = await this.write(def, key, next, current);
         if (written) return written;
       }
-      tried = current.obj;
     }
     throw new ApiError(409, 'Conflict', `too many concurrent writers on ${def.plural} "${name}"; retry the request`);
   }

@@ -1,6 +1,7 @@
 /**
  * What a Token's schema cannot say: on an update, who the token is and how
- * it is checked stay fixed, and a revocation is for good. Otherwise anyone
+ * it is checked stay fixed, its life and uses only shrink, and a revocation
+ * is for good. Otherwise anyone
  * allowed to patch tokens (to revoke them, as `cairn token revoke` does)
  * could add system:masters to their own token's groups, or put a digest
  * they know on another node's token and act as that node. Pure.
@@ -12,7 +13,7 @@ import type { KubeObject } from '../storage/codec.js';
 /** The spec fields that say who a token authenticates, and how it is checked. */
 const IDENTITY_FIELDS = ['type', 'secretHash', 'user', 'groups', 'cluster', 'nodeName'] as const;
 
-type TokenSpecFields = Partial<Record<(typeof IDENTITY_FIELDS)[number] | 'revoked', unknown>>;
+type TokenSpecFields = Partial<Record<(typeof IDENTITY_FIELDS)[number] | 'revoked' | 'expires' | 'maxUses', unknown>>;
 
 /** The field causes of a Token update (`old`: the stored one; a create has none). */
 export function tokenCauses(obj: KubeObject, old: KubeObject | undefined): StatusCause[] {
@@ -26,6 +27,13 @@ export function tokenCauses(obj: KubeObject, old: KubeObject | undefined): Statu
   }));
   if (was.revoked === true && spec.revoked !== true) {
     causes.push({ reason: 'FieldValueForbidden', field: 'spec.revoked', message: 'Forbidden: a revoked token stays revoked; issue a new token instead' });
+  }
+  // A token's life and uses only shrink: lengthened, an expired or spent token would work again.
+  if (was.expires !== undefined && (spec.expires === undefined || Date.parse(String(spec.expires)) > Date.parse(String(was.expires)))) {
+    causes.push({ reason: 'FieldValueForbidden', field: 'spec.expires', message: 'Forbidden: a token\'s expiry may only come sooner; issue a new token instead' });
+  }
+  if (typeof was.maxUses === 'number' && typeof spec.maxUses === 'number' && spec.maxUses > was.maxUses) {
+    causes.push({ reason: 'FieldValueForbidden', field: 'spec.maxUses', message: 'Forbidden: a join token\'s uses may only go down; issue a new token instead' });
   }
   return causes;
 }

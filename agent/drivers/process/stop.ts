@@ -22,7 +22,6 @@ const START_WAIT_MS = 2_000;
 /** How long to wait for the kernel to deliver a SIGKILL before giving up. */
 const KILL_WAIT_MS = 5_000;
 
-/** Which signal ended the instance: it obeyed SIGTERM, needed SIGKILL, or was already gone. */
 /** How a stop ended: by signal, by the instance's own shutdown when asked (a VM's ACPI power-down), or nothing to stop. */
 export type StopOutcome = 'SIGTERM' | 'SIGKILL' | 'asked' | 'gone';
 

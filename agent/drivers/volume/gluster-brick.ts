@@ -70,11 +70,6 @@ const PROGRAM: Record<Role, string> = { brick: 'glusterfsd', shd: 'glusterfs' };
 
 const files = (runDir: string, role: Role = 'brick') => ({ volfile: path.join(runDir, `${role}.vol`), pidfile: path.join(runDir, `${role}.pid`), log: path.join(runDir, `${role}.log`) });
 
-/** Whether `pid` is a brick process (a glusterfsd), not another that got its recycled pid. */
-export function isBrickProcess(pid: number): boolean {
-  return (commandLine(pid) ?? []).some((a) => a.endsWith(PROGRAM.brick));
-}
-
 /** The pid of the role's process when it runs (the pidfile's process, running this very volfile). */
 function runningPid(runDir: string, role: Role = 'brick'): number | undefined {
   const { volfile, pidfile } = files(runDir, role);

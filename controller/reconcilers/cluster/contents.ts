@@ -33,7 +33,11 @@ const NAMESPACED: Array<{ kind: string; collection: (ns: string) => string }> = 
 ];
 const TOKENS = '/apis/auth.cairn.dev/v1alpha1/tokens';
 
-/** Every object of one collection (page by page); undefined when the server does not serve it. */
+/**
+ * Every object of one collection (page by page); undefined when the server does not serve it, or does not
+ * let this controller see it (run with a role short of these kinds, it leaves them, as before, rather than
+ * hold the Cluster's deletion for good).
+ */
 async function listAll(rest: RestClient, collection: string): Promise<Listed['items'] | undefined> {
   const items: Listed['items'] = [];
   let token: string | undefined;
@@ -44,7 +48,7 @@ async function listAll(rest: RestClient, collection: string): Promise<Listed['it
       token = page.metadata.continue || undefined;
     } while (token);
   } catch (err) {
-    if (statusCodeOf(err) === 404) return undefined;
+    if (statusCodeOf(err) === 404 || statusCodeOf(err) === 403) return undefined;
     throw err;
   }
   return items;
@@ -73,11 +77,11 @@ async function servesTokens(rest: RestClient): Promise<boolean> {
   }
 }
 
-/** Deletes one; gone already counts as done. */
+/** Deletes one; gone already counts as done, and so does one this controller may see but not delete. */
 export async function deleteContent(rest: RestClient, c: ClusterContent): Promise<void> {
   try {
     await rest.request('DELETE', c.path);
   } catch (err) {
-    if (statusCodeOf(err) !== 404) throw err;
+    if (statusCodeOf(err) !== 404 && statusCodeOf(err) !== 403) throw err;
   }
 }

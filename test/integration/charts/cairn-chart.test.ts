@@ -67,7 +67,7 @@ describe('the Helm charts (real helm 3.17)', function () {
     expect(deployment.spec.template.metadata.annotations['prometheus.io/scrape']).to.equal('true');
     const agent = objects.find((o) => o.kind === 'DaemonSet').spec.template.spec;
     expect(agent.hostNetwork).to.equal(true);
-    expect(agent.shareProcessNamespace, 'PID 1 is the pause process, which reaps orphans and outlives agent restarts').to.equal(true);
+    expect(agent.shareProcessNamespace, 'PID 1 is the pause process, which reaps orphans').to.equal(true);
     expect(agent.containers[0].securityContext.privileged).to.equal(true);
     expect(agent.volumes.map((v: any) => v.hostPath.path)).to.deep.equal(['/var/lib/cairn/agent', '/dev/kvm', '/dev/fuse']);
     expect(agent.containers[0].args).to.include('--cluster=demo');

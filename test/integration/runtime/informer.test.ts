@@ -222,6 +222,26 @@ describe('runtime Informer (real etcd, in-process apiserver)', function () {
     expect(warnings).to.include('watch ended by an error; retrying');
   });
 
+  it('a list change a handler throws on is undone and told again by the next list, and so is every change after it', async () => {
+    await client.create('Cluster', cluster('inf-relist') as unknown as Cluster);
+    await Promise.all(['r1', 'r2', 'r3'].map((n) => client.create('Instance', inst(n, 'inf-relist'))));
+    const i = informer<Instance>({ ...INSTANCES, namespace: 'inf-relist' });
+    let thrown = false;
+    i.addHandlers({
+      add: (o) => {
+        if (o.metadata.name !== 'r1' || thrown) return;
+        thrown = true;
+        throw new Error('r1 refused once');
+      },
+    });
+    const seen = record(i);
+    i.start();
+    await i.waitForSync();
+    // The first list stored all three, told r1 (refused: undone), r2 and r3; the second told r1 again.
+    expect(seen.filter((e) => e.startsWith('add')).sort()).to.deep.equal(['add inf-relist/r1', 'add inf-relist/r2', 'add inf-relist/r3']);
+    expect(names(i)).to.deep.equal(['inf-relist/r1', 'inf-relist/r2', 'inf-relist/r3']);
+  });
+
   it('an event whose transform or handler throws is not lost: it is undone, logged, and delivered again by a relist', async () => {
     const ns = 'inf-throw';
     await client.create('Instance', inst('flaky', ns));
