@@ -11,7 +11,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'winston';
 import { writeFileAtomic } from '../api/atomic-write.js';
-import { ApiStatusError } from '../api/client/errors.js';
+import { ApiStatusError, statusCodeOf } from '../api/client/errors.js';
 import { loadKubeConfig, type ConnectionOptions, type PooledKubeConfig } from '../api/client/kubeconfig.js';
 import { RestClient } from '../api/client/rest-client.js';
 import { JOIN_PATH, ROTATE_PATH, type NodeCredential } from '../api/credentials.js';
@@ -24,9 +24,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** What to do when the node credential itself is refused. */
 const REJOIN_HINT = 'the node credential is refused (revoked, or retired and never replaced): create a join token (cairn token create --cluster <cluster>) and start the agent again with --join-token';
 
+// exchange() wraps the API's error: the status is its cause's.
 function isUnauthorized(err: unknown): boolean {
-  const cause = (err as Error)?.cause;
-  return cause instanceof ApiStatusError && cause.code === 401;
+  return statusCodeOf((err as Error)?.cause) === 401;
 }
 
 /** The credential as kept on disk: what was issued, when, and for which server. */

@@ -14,6 +14,7 @@
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'winston';
 import { isGone, toApiError } from '../api/client/errors.js';
+import { eachPage } from '../api/client/pages.js';
 import { RestClient } from '../api/client/rest-client.js';
 import { realClock, sleep, type Clock } from './clock.js';
 
@@ -191,16 +192,13 @@ export class Informer<T extends ListedObject> {
   private async relist(): Promise<void> {
     const { labelSelector, fieldSelector } = this.source;
     const fresh = new Map<string, T>();
-    let cont: string | undefined;
     let rv = '';
-    do {
-      const query = { labelSelector, fieldSelector, limit: 500, continue: cont };
-      const page = await this.rest.request<{ items: T[]; metadata: { resourceVersion?: string; continue?: string } }>('GET', this.path, { query });
+    for await (const page of eachPage<{ items: T[]; metadata: { resourceVersion?: string; continue?: string } }>(this.rest, this.path, { query: { labelSelector, fieldSelector } })) {
       // Transformed page by page: a list of 100,000 ConfigMaps is not held with its data.
       for (const o of page.items) fresh.set(objectKey(o), this.transformed(o));
       rv ||= page.metadata.resourceVersion ?? '';
-      cont = page.metadata.continue || undefined;
-    } while (cont && !this.stopped);
+      if (this.stopped) break;
+    }
     if (this.synced) this.opts.log?.info('relisted', { resource: this.source.plural, objects: fresh.size });
     await this.replaceAll(fresh);
     this.resourceVersion = rv;

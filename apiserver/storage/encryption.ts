@@ -63,14 +63,13 @@ export class AtRestEncryption {
    */
   isStale(etcdKey: string, stored: Buffer): boolean {
     if (!this.covers(etcdKey)) return false;
-    return !isSealed(stored) || stored.subarray(PREFIX.length, stored.indexOf(':', PREFIX.length)).toString() !== this.keys[0]!.name;
+    return !isSealed(stored) || sealedWith(stored).name !== this.keys[0]!.name;
   }
 
   /** The plain value stored at `etcdKey`; throws naming the key when it cannot be opened. */
   open(etcdKey: string, stored: Buffer): Buffer {
     if (!isSealed(stored)) return stored;
-    const end = stored.indexOf(':', PREFIX.length);
-    const name = stored.subarray(PREFIX.length, end).toString();
+    const { name, end } = sealedWith(stored);
     const secret = this.byName.get(name);
     if (!secret) throw new Error(`${etcdKey} is encrypted with key "${name}", which the encryption key file does not hold; add it back (docs/security.md, "Encryption at rest")`);
     const nonce = stored.subarray(end + 1, end + 1 + NONCE_BYTES);
@@ -84,6 +83,12 @@ export class AtRestEncryption {
       throw new Error(`${etcdKey} does not open with key "${name}": the value was altered, moved from another key, or the key's secret changed`);
     }
   }
+}
+
+/** The name of the key a sealed value was sealed with, and where that name ends. */
+function sealedWith(stored: Buffer): { name: string; end: number } {
+  const end = stored.indexOf(':', PREFIX.length);
+  return { name: stored.subarray(PREFIX.length, end).toString(), end };
 }
 
 /** Whether a stored value is sealed (by any key). */

@@ -10,6 +10,7 @@ import { collectionPath, qualifiedName, type ResourceInfo } from './catalog.js';
 import type { WatchHandle } from './api-client.js';
 import type { ClientContext } from './context.js';
 import { CliError } from './errors.js';
+import { eachPage } from '../../api/client/pages.js';
 
 /** An object as the API returns it. */
 export interface ApiObject {
@@ -41,12 +42,9 @@ export async function listPages<P extends { metadata?: { continue?: string } }>(
   sel: Selection,
   headers?: Record<string, string>,
 ): Promise<P[]> {
-  const path = collectionPath(r, sel.namespace);
-  const query = { labelSelector: sel.labelSelector, fieldSelector: sel.fieldSelector, limit: 500 };
-  const pages = [await ctx.rest.request<P>('GET', path, { query, headers })];
-  for (let token = pages[0]!.metadata?.continue; token; token = pages[pages.length - 1]!.metadata?.continue) {
-    pages.push(await ctx.rest.request<P>('GET', path, { query: { ...query, continue: token }, headers }));
-  }
+  const query = { labelSelector: sel.labelSelector, fieldSelector: sel.fieldSelector };
+  const pages: P[] = [];
+  for await (const page of eachPage<P>(ctx.rest, collectionPath(r, sel.namespace), { query, ...(headers ? { headers } : {}) })) pages.push(page);
   return pages;
 }
 

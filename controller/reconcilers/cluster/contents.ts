@@ -11,6 +11,7 @@
  * else runs there, and emptied by its own namespace controller.
  */
 import { statusCodeOf } from '../../../api/client/errors.js';
+import { eachPage } from '../../../api/client/pages.js';
 import type { RestClient } from '../../../api/client/rest-client.js';
 
 /** One object to delete, by its API path. */
@@ -40,13 +41,8 @@ const TOKENS = '/apis/auth.cairn.dev/v1alpha1/tokens';
  */
 async function listAll(rest: RestClient, collection: string): Promise<Listed['items'] | undefined> {
   const items: Listed['items'] = [];
-  let token: string | undefined;
   try {
-    do {
-      const page = await rest.request<Listed>('GET', collection, { query: { limit: 500, continue: token } });
-      items.push(...page.items);
-      token = page.metadata.continue || undefined;
-    } while (token);
+    for await (const page of eachPage<Listed>(rest, collection)) items.push(...page.items);
   } catch (err) {
     if (statusCodeOf(err) === 404 || statusCodeOf(err) === 403) return undefined;
     throw err;
