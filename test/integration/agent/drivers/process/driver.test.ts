@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { WorkItem } from '../../../../../api/workitem.js';
 import { fenceDeadlinePath } from '../../../../../agent/drivers/paths.js';
 import { processDriver } from '../../../../../agent/drivers/process/driver.js';
-import { EXIT_FILE, writeState, type ProcessState } from '../../../../../agent/drivers/process/state.js';
+import { writeState, type ProcessState } from '../../../../../agent/drivers/process/state.js';
 import { bootId, readProcStat } from '../../../../../agent/drivers/process/proc.js';
 import { OperationError } from '../../../../../agent/operations/errors.js';
 import { OperationRunner } from '../../../../../agent/operations/runner.js';
@@ -119,8 +119,8 @@ describe('process driver (real processes)', function () {
     const childPid = path.join(dataDir, 'child.pid');
     const item = instanceItem('leftover', { command: ['sh', '-c', `sleep 1000 & echo $! > ${childPid}; exit 3`], restartPolicy: 'Never' });
     await ensure(item);
-    // The shim's exit file: the command has exited, leaving its child.
-    await eventually('the command to exit', () => fs.existsSync(path.join(dataDir, 'instances', 'c1', 'leftover', EXIT_FILE)), 5_000);
+    // The command has exited, leaving its child, and its shim too (which writes the exit file just before it ends).
+    await eventually('the command to exit', async () => (await processDriver.observe(item, env())).action === 'recordExit', 5_000);
     const child = Number(fs.readFileSync(childPid, 'utf8'));
     expect(alive(child), 'the child before').to.equal(true);
     const ended = await ensure(item);
