@@ -11,12 +11,13 @@
  * written by that loop, and handlers run synchronously inside it (they
  * should only enqueue keys). hasSynced turns true after the first list.
  */
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'winston';
 import { isGone, toApiError } from '../api/client/errors.js';
 import { eachPage } from '../api/client/pages.js';
 import { RestClient } from '../api/client/rest-client.js';
 import { realClock, sleep, type Clock } from './clock.js';
+import { WatchStream } from './watch-stream.js';
 
 /** The minimum every listed object has. */
 export interface ListedObject {
@@ -85,7 +86,7 @@ export class Informer<T extends ListedObject> {
   private readonly indexes = new Map<string, { fn: (obj: T) => string[]; map: Map<string, Set<string>> }>();
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly rest: RestClient;
-  private readonly watcher: Watch;
+  private readonly watcher: WatchStream;
   private readonly clock: Clock;
   private readonly stopController = new AbortController();
   private resourceVersion = '';
@@ -99,7 +100,7 @@ export class Informer<T extends ListedObject> {
     private readonly opts: InformerOptions = {},
   ) {
     this.rest = RestClient.forConfig(kubeConfig);
-    this.watcher = new Watch(kubeConfig);
+    this.watcher = new WatchStream(kubeConfig);
     this.clock = opts.clock ?? realClock;
   }
 
@@ -301,8 +302,8 @@ export class Informer<T extends ListedObject> {
       if (this.stopped) return resolve('ended'); // stopped while it relisted: its abort has come and gone
       let outcome: WatchOutcome = 'ended';
       let settled = false;
-      // This watch's own handle: it comes with the response headers, which a half-open connection never sends.
-      let handle: AbortController | undefined;
+      // This watch's own cancellation, from the moment it is sent: a half-open connection never sends headers.
+      const handle = new AbortController();
       const settle = (fn: () => void) => {
         if (settled) return;
         settled = true;
@@ -310,8 +311,7 @@ export class Informer<T extends ListedObject> {
         this.stopController.signal.removeEventListener('abort', cut);
         fn();
       };
-      // Without a handle yet, the watch is given up now and its handle aborted when it comes.
-      const cut = () => (handle ? handle.abort() : settle(() => resolve('ended')));
+      const cut = () => handle.abort();
       const idleMs = this.opts.idleTimeoutMs ?? 60_000;
       // One timer per watch, re-armed only when it fires: events (thousands a second in a burst) just stamp the time.
       let lastEvent = this.clock.now();
@@ -328,16 +328,15 @@ export class Informer<T extends ListedObject> {
         if (type === 'ERROR') {
           outcome = obj.code === 410 ? 'gone' : 'refused';
           if (outcome === 'refused') this.opts.log?.warn('watch ended by an error; retrying', { resource: this.source.plural, code: obj.code, error: obj.message });
-          handle?.abort();
+          handle.abort();
           return;
         }
-        // client-node's Watch swallows what its callback throws: caught here, an event that failed is
-        // undone and relisted instead of being lost with the cache and its handlers out of step.
+        // An event that failed is undone and relisted, not lost with the cache and its handlers out of step.
         try {
           this.applyEvent(type, obj);
         } catch (err) {
           outcome = 'gone';
-          handle?.abort();
+          handle.abort();
           const object = obj?.metadata ? objectKey(obj) : '(an object without metadata)';
           this.opts.log?.error('an informer event could not be handled; relisting', { resource: this.source.plural, type, object, error: String(err) });
         }
@@ -345,13 +344,7 @@ export class Informer<T extends ListedObject> {
       const onDone = (err: unknown) =>
         settle(() => (err && outcome === 'ended' && !this.stopped && (err as Error).name !== 'AbortError' ? reject(err) : resolve(outcome)));
       const query = { resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds, labelSelector, fieldSelector };
-      this.watcher.watch(path, query, onEvent, onDone).then(
-        (ac) => {
-          handle = ac;
-          if (settled || this.stopped) ac.abort();
-        },
-        (err: unknown) => settle(() => reject(err)),
-      );
+      this.watcher.watch(path, query, onEvent, onDone, handle.signal).catch((err: unknown) => settle(() => reject(err)));
     });
   }
 

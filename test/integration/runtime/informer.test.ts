@@ -8,9 +8,9 @@
  * resourceVersion, so its resumed watch gets 410 and only a relist can
  * bring it back, delivering the deletes it missed.
  */
+import net from 'node:net';
 import { URL } from 'node:url';
 import { expect } from 'chai';
-import { Watch } from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
 import type { Logger } from 'winston';
 import { CairnClient } from '../../../api/client/cairn-client.js';
@@ -20,6 +20,7 @@ import type { Cluster } from '../../../api/cluster.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import { EtcdStore } from '../../../apiserver/storage/etcd-store.js';
 import { Informer, objectKey, type InformerSource, type ListedObject } from '../../../runtime/informer.js';
+import { WatchStream } from '../../../runtime/watch-stream.js';
 import { cluster, instance, workItem } from '../../support/fixtures.js';
 import { eventually, sleep } from '../../support/eventually.js';
 import { kubeconfigFor, startTestEnv, type TestEnv } from '../../support/in-process.js';
@@ -189,31 +190,60 @@ describe('runtime Informer (real etcd, in-process apiserver)', function () {
     expect(i.get('inf-b/after-stop')).to.equal(undefined);
   });
 
-  /** An informer whose watches go to `watch` instead of the apiserver (its lists still do). */
-  function withWatch(watch: (...args: Parameters<Watch['watch']>) => Promise<AbortController>, idleTimeoutMs = 60_000): Informer<Instance> {
+  /** An informer whose watches go to `watcher` instead of the apiserver (its lists still do). */
+  function withWatch(watcher: Pick<WatchStream, 'watch'>, idleTimeoutMs = 60_000): Informer<Instance> {
     const i = new Informer<Instance>(kc, { ...INSTANCES, namespace: 'inf-b' }, { log, idleTimeoutMs });
-    (i as unknown as { watcher: Pick<Watch, 'watch'> }).watcher = { watch };
+    (i as unknown as { watcher: Pick<WatchStream, 'watch'> }).watcher = watcher;
     informers.push(i);
     return i;
   }
 
-  it('a watch whose response never comes (a half-open connection) is given up when silent too long, and stop() does not wait for it', async () => {
-    let calls = 0;
-    const i = withWatch(() => (calls++, new Promise<AbortController>(() => undefined)), 200);
-    i.start();
-    await i.waitForSync();
-    await eventually('a second watch', async () => calls >= 2, 2000);
-    const stopping = Date.now();
-    await i.stop();
-    expect(Date.now() - stopping).to.be.below(1000);
+  /** A TLS port that takes connections and never says a word, as a hung apiserver does; counts them. */
+  async function blackHole(): Promise<{ kc: PooledKubeConfig; made: () => number; open: () => number; close: () => void }> {
+    const sockets = new Set<net.Socket>();
+    let made = 0;
+    const server = net.createServer((s) => {
+      s.resume(); // reads, so a close from the client is seen
+      made++;
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    return {
+      kc: loadKubeConfig({ server: `https://127.0.0.1:${port}`, token: 'nobody', insecureSkipTlsVerify: true }),
+      made: () => made,
+      open: () => sockets.size,
+      close: () => (sockets.forEach((s) => s.destroy()), server.close()),
+    };
+  }
+
+  it('a watch whose response never comes (a hung apiserver) is given up when silent too long, its connection closed, and stop() does not wait for it', async () => {
+    const hole = await blackHole();
+    try {
+      const i = withWatch(new WatchStream(hole.kc), 200);
+      i.start();
+      await i.waitForSync();
+      await eventually('four watches sent', async () => hole.made() >= 4, 5000);
+      // Each one given up is closed: left open, each would hold one of the pooled agent's 64 sockets for good.
+      await eventually('every watch but the latest closed', async () => hole.open() <= 1, 2000);
+      const stopping = Date.now();
+      await i.stop();
+      expect(Date.now() - stopping).to.be.below(1000);
+      await eventually('the last one closed by stop()', async () => hole.open() === 0, 2000);
+    } finally {
+      hole.close();
+      hole.kc.destroyAgent();
+    }
   });
 
   it('a watch ended by an ERROR other than 410 is retried with backoff, not at once', async () => {
     let calls = 0;
-    const i = withWatch(async (_path, _query, onEvent, done) => {
-      calls++;
-      setImmediate(() => (onEvent('ERROR', { kind: 'Status', code: 500, message: 'etcd is down' }), done(null)));
-      return new AbortController();
+    const i = withWatch({
+      watch: async (_path, _query, onEvent, done) => {
+        calls++;
+        setImmediate(() => (onEvent('ERROR', { kind: 'Status', code: 500, message: 'etcd is down' }), done(null)));
+      },
     });
     i.start();
     await i.waitForSync();
@@ -255,7 +285,7 @@ describe('runtime Informer (real etcd, in-process apiserver)', function () {
     };
     const transformThrow = throwOnce('3');
     const i = informer<Instance>({ ...INSTANCES, namespace: ns }, (o) => (transformThrow(o as Instance), o));
-    // client-node's Watch would swallow these throws; before, the first left the cache without the change
+    // A watch stream that swallowed these throws would lose them; before, the first left the cache without the change
     // and the second kept every later handler from hearing of it, with the resourceVersion moved past both.
     const handlerThrow = throwOnce('5');
     i.addHandlers({ update: (_old, o) => handlerThrow(o) });
@@ -303,9 +333,10 @@ describe('runtime Informer (real etcd, in-process apiserver)', function () {
 
     // The scenario is real: a watch from the informer's last version now gets 410.
     const codes: number[] = [];
-    const probe = new Watch(kubeconfigFor(env.server));
+    const probe = new WatchStream(kubeconfigFor(env.server));
     await new Promise<void>((resolve) => {
-      void probe.watch(`/apis/cairn.dev/v1alpha1/namespaces/${ns}/instances`, { resourceVersion: rvBefore }, (type, obj) => type === 'ERROR' && codes.push(obj.code), () => resolve());
+      const path = `/apis/cairn.dev/v1alpha1/namespaces/${ns}/instances`;
+      void probe.watch(path, { resourceVersion: rvBefore }, (type, obj) => type === 'ERROR' && codes.push(obj.code), () => resolve(), new AbortController().signal);
     });
     expect(codes).to.deep.equal([410]);
 
