@@ -55,16 +55,16 @@ describe('agent operation runner (real processes)', function () {
   it('kills the whole process group of a worker that exceeds its timeout, with reason Timeout', async () => {
     const r = runner();
     const started = Date.now();
-    const result = await r.run({ verb: 'ensure', item: fixtureItem('slow', 'hang-ignore-term'), timeoutMs: 700 });
+    const result = await r.run({ verb: 'ensure', item: fixtureItem('slow', 'hang-ignore-term'), timeoutMs: 2_000 });
     const children = childPids(log, 'c1/wi-slow');
     expect(result.ok).to.equal(false);
     expect(result.error?.reason).to.equal('Timeout');
-    expect(result.error?.message).to.match(/exceeded its 0\.7 s timeout/);
+    expect(result.error?.message).to.match(/exceeded its 2 s timeout/);
     expect(result.error?.hint).to.match(/timeoutSeconds/);
     expect(result.error?.operationId).to.equal(result.operationId);
     expect(children).to.have.length(2);
     await gone(children);
-    expect(Date.now() - started).to.be.lessThan(5_000);
+    expect(Date.now() - started).to.be.lessThan(6_000);
     const parts = parseOperationId(result.operationId);
     pgids.add(parts!.childPid);
     expect(parts?.parentPid).to.equal(process.pid);
