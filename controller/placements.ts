@@ -49,6 +49,12 @@ function contribution(w: WorkItem): Contribution {
   return { namespace: w.metadata.namespace!, nodeName: w.spec.nodeName, usage };
 }
 
+function sameContribution(a: Contribution, b: Contribution): boolean {
+  const u = a.usage;
+  const v = b.usage;
+  return a.nodeName === b.nodeName && u.cpus === v.cpus && u.memoryBytes === v.memoryBytes && u.storageBytes === v.storageBytes && u.instances === v.instances && u.volumeReplicas === v.volumeReplicas;
+}
+
 function addUsage(into: NodeUsage, u: NodeUsage, sign: 1 | -1): void {
   into.cpus += sign * u.cpus;
   into.memoryBytes += sign * u.memoryBytes;
@@ -80,13 +86,16 @@ export class Placements {
     });
   }
 
-  /** Records a WorkItem about to be created. */
+  /**
+   * Records a WorkItem about to be created, or written with a new spec (a resize, a grown replica), before
+   * the write: two workers resizing instances on one node must each see the other's growth in the tally.
+   */
   assume(workItem: WorkItem): void {
     this.assumed.set(keyOf(workItem), { w: workItem, at: this.now() });
     this.count(workItem);
   }
 
-  /** Drops an assumption whose create failed. */
+  /** Drops an assumption whose write was refused. */
   forget(workItem: WorkItem): void {
     const key = keyOf(workItem);
     if (!this.assumed.delete(key)) return;
@@ -141,7 +150,12 @@ export class Placements {
   }
 
   private observed(w: WorkItem): void {
-    this.assumed.delete(keyOf(w));
+    const key = keyOf(w);
+    const pending = this.assumed.get(key)?.w;
+    // An assumed update (it carries the version it was read at) holds until the watch shows what it places:
+    // an event written before it landed (the agent's status write) would otherwise take it out of the tally.
+    if (pending?.metadata.resourceVersion !== undefined && !sameContribution(contribution(w), contribution(pending))) return;
+    this.assumed.delete(key);
     this.count(w);
   }
 

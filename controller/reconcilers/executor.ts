@@ -29,17 +29,18 @@ export interface ExecutorDeps {
 }
 
 /**
- * Applies actions and status for one owner object; returns the owner as last written. `createFailed` hears of
- * each WorkItem whose create was refused (and only those: one created is assumed placed even if the attempt fails).
+ * Applies actions and status for one owner object; returns the owner as last written. `writeRefused` hears of
+ * each WorkItem whose create or update was refused (and only those: one whose answer was lost may have landed,
+ * and stays assumed placed).
  */
-export async function execute<O extends Owner>(deps: ExecutorDeps, kind: O['kind'] & ('Instance' | 'Volume'), owner: O, actions: Action[], status: O['status'] | undefined, createFailed: (w: WorkItem) => void = () => undefined): Promise<O> {
+export async function execute<O extends Owner>(deps: ExecutorDeps, kind: O['kind'] & ('Instance' | 'Volume'), owner: O, actions: Action[], status: O['status'] | undefined, writeRefused: (w: WorkItem) => void = () => undefined): Promise<O> {
   let latest = owner;
   const ns = owner.metadata.namespace!;
   const key = `${ns}/${owner.metadata.name}`;
   // The finalizer goes first (alone, it changes the owner's resourceVersion); WorkItem writes are independent of each other.
   const finalizer = actions.find((a) => a.type === 'addFinalizer' || a.type === 'removeFinalizer');
   const others = actions.filter((a) => a !== finalizer);
-  const workItemWrites = Promise.allSettled(others.map((a) => applyWorkItemAction(deps, kind, owner, ns, a, createFailed)));
+  const workItemWrites = Promise.allSettled(others.map((a) => applyWorkItemAction(deps, kind, owner, ns, a, writeRefused)));
   let finalizerError: { err: unknown } | undefined;
   if (finalizer) {
     const before = latest.metadata.resourceVersion;
@@ -62,15 +63,18 @@ export async function execute<O extends Owner>(deps: ExecutorDeps, kind: O['kind
   return written;
 }
 
-async function applyWorkItemAction(deps: ExecutorDeps, kind: 'Instance' | 'Volume', owner: Owner, ns: string, a: Action, createFailed: (w: WorkItem) => void): Promise<void> {
+async function applyWorkItemAction(deps: ExecutorDeps, kind: 'Instance' | 'Volume', owner: Owner, ns: string, a: Action, writeRefused: (w: WorkItem) => void): Promise<void> {
   switch (a.type) {
     case 'createWorkItem':
       return createIgnoringExisting(deps.client, a.workItem).catch(async (err: unknown) => {
-        if (!(await mayHaveLanded(deps.client, a.workItem, err))) createFailed(a.workItem);
+        if (!(await mayHaveLanded(deps.client, a.workItem, err))) writeRefused(a.workItem);
         throw err;
       });
     case 'updateWorkItem':
-      return void (await deps.client.replace('WorkItem', a.workItem));
+      return void (await deps.client.replace('WorkItem', a.workItem).catch((err: unknown) => {
+        if (isRefusal(err)) writeRefused(a.workItem);
+        throw err;
+      }));
     case 'deleteWorkItem':
       return void (await deps.client.delete('WorkItem', ns, a.name, { uid: a.uid }));
     case 'releaseWorkItem':
@@ -110,8 +114,7 @@ async function createIgnoringExisting(client: CairnClient, workItem: WorkItem): 
  * placed a second time, and one of its two WorkItems deleted, maybe the running one.
  */
 async function mayHaveLanded(client: CairnClient, workItem: WorkItem, err: unknown): Promise<boolean> {
-  const code = statusCodeOf(err);
-  if (code !== undefined && code >= 400 && code < 500) return false;
+  if (isRefusal(err)) return false;
   return client.get('WorkItem', workItem.metadata.namespace, workItem.metadata.name!).then(
     (found) => found !== undefined,
     () => true,
@@ -127,4 +130,10 @@ async function releaseWorkItem(client: CairnClient, namespace: string, name: str
     await client.patch('WorkItem', namespace, name, { metadata: { finalizers, resourceVersion: current.metadata.resourceVersion } });
   }
   if (!current.metadata.deletionTimestamp) await client.delete('WorkItem', namespace, name, { uid: current.metadata.uid });
+}
+
+/** A 4xx: the apiserver answered, and did not write. */
+function isRefusal(err: unknown): boolean {
+  const code = statusCodeOf(err);
+  return code !== undefined && code >= 400 && code < 500;
 }

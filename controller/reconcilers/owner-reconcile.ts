@@ -35,9 +35,9 @@ export async function reconcileOwner<O extends Instance | Volume>(
     return;
   }
   const p = plan(owner, workItems);
-  const created = p.actions.flatMap((a) => (a.type === 'createWorkItem' ? [a.workItem] : []));
-  for (const w of created) deps.placements.assume(w);
-  // Only a refused create is forgotten: a WorkItem created in an attempt that failed otherwise is placed all the same.
+  const written = p.actions.flatMap((a) => (a.type === 'createWorkItem' || a.type === 'updateWorkItem' ? [a.workItem] : []));
+  for (const w of written) deps.placements.assume(w);
+  // Only a refused write is forgotten: a WorkItem written in an attempt that failed otherwise is placed all the same.
   await execute(deps, kind, owner, p.actions, p.deferStatus ? undefined : p.status, (w) => deps.placements.forget(w));
   return p.requeueAfterMs !== undefined ? { requeueAfterMs: p.requeueAfterMs } : undefined;
 }

@@ -13,6 +13,7 @@ import { formatQuantity, parseQuantity } from '../../../api/quantity.js';
 import type { Volume } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import { dumpLogs, startControllerEnv, until, type ControllerEnv } from '../../support/controller-env.js';
+import { sleep } from '../../support/eventually.js';
 
 const NS = 'sched';
 const CAPACITY = { cpus: 4, memory: '1Gi', storage: '10Gi' };
@@ -372,5 +373,32 @@ describe('controller: scheduling, status and WorkItem specs (real etcd + apiserv
     const after = (await c.client.list('Instance', { namespace: BURST })).items;
     expect(after.filter((i) => i.status?.nodeName === 'b1').length).to.equal(4);
     expect(after.filter((i) => i.status?.nodeName === 'b2').length).to.equal(4);
+  });
+
+  it('two resizes on one node at once: only the one that fits is carried out, the other is refused (the node is never over-committed)', async () => {
+    const RESIZE = 'resize';
+    await c.createCluster(RESIZE);
+    await c.startAgent(RESIZE, 'r1', { capacity: CAPACITY });
+    await until('r1 Ready', async () => ((await c.client.get('Node', RESIZE, 'r1'))?.status?.phase === 'Ready' ? true : undefined));
+    const names = ['left', 'right'];
+    const spec = (name: string) => ({ metadata: { name, namespace: RESIZE }, spec: { cpus: 1, memory: '64Mi', process: { command: ['/bin/sleep', '3600'] } } });
+    await Promise.all(names.map((name) => c.client.create('Instance', spec(name))));
+    await until('both Running', async () => {
+      const items = (await c.client.list('Instance', { namespace: RESIZE })).items;
+      return items.length === 2 && items.every((i) => i.status?.phase === 'Running') ? true : undefined;
+    });
+    // 1 + 1 cpus of 4 taken; each grown to 3 fits alone, both together need 6.
+    await Promise.all(names.map((name) => c.client.patch('Instance', RESIZE, name, { spec: { cpus: 3 } })));
+    // SpecAccepted appears only on a refusal; a resize carried out shows in its WorkItem.
+    const refused = await until('one resize refused', async () => {
+      const items = (await c.client.list('Instance', { namespace: RESIZE })).items;
+      const no = items.filter((i) => getCondition(i.status?.conditions, 'SpecAccepted')?.status === 'False');
+      return no.length > 0 ? no : undefined;
+    });
+    await sleep(1000); // time enough for a second, wrong acceptance to show
+    const items = (await c.client.list('WorkItem', { namespace: RESIZE })).items;
+    expect(refused).to.have.length(1);
+    expect(getCondition(refused[0]!.status?.conditions, 'SpecAccepted')?.message).to.match(/^resizing to 3 cpus \/ 64Mi would need 6 cpus of 4 on node r1/);
+    expect(items.map((w) => w.spec.instance!.cpus).sort()).to.deep.equal([1, 3]);
   });
 });

@@ -32,6 +32,11 @@ function fakeCache(objs: { instances?: Instance[]; volumes?: Volume[] } = {}) {
       workItems.set(key(w), w);
       for (const h of handlers) h.add?.(w);
     },
+    update(w: WorkItem) {
+      const old = workItems.get(key(w))!;
+      workItems.set(key(w), w);
+      for (const h of handlers) h.update?.(old, w);
+    },
     delete(w: WorkItem) {
       workItems.delete(key(w));
       for (const h of handlers) h.delete?.(w);
@@ -72,6 +77,31 @@ describe('Placements', () => {
     events.add(r);
     expect(p.usage(NS).get('n2')).to.include({ storageBytes: 10 * 2 ** 30, volumeReplicas: 1 });
     expect(p.snapshot(NS).placedInstances).to.equal(0);
+  });
+
+  it('counts an assumed resize at once, keeps it through events written before it landed, and ends it with its own event or its refusal', () => {
+    const { cache, events } = fakeCache();
+    const p = new Placements(cache);
+    const web = instanceWorkItem(instance('web', { cpus: 1, memory: '1Gi' }), 'n1');
+    const cached = { ...web, metadata: { ...web.metadata, resourceVersion: '5' } };
+    events.add(cached);
+    const resized = (cpus: number): WorkItem => ({ ...cached, spec: { ...cached.spec, instance: { ...cached.spec.instance!, cpus } } });
+    // A second worker planning on this node now sees 3 cpus taken, not 1.
+    p.assume(resized(3));
+    expect(p.usage(NS).get('n1')).to.include({ cpus: 3, instances: 1 });
+    // The agent's status write, made before the resize landed, comes back first: the resize still counts.
+    events.update({ ...cached, metadata: { ...cached.metadata, resourceVersion: '6' }, status: { phase: 'Done' } });
+    expect(p.usage(NS).get('n1')).to.include({ cpus: 3, instances: 1 });
+    // Its own event ends the assumption; the tally stays.
+    events.update({ ...resized(3), metadata: { ...cached.metadata, resourceVersion: '7' } });
+    expect(p.usage(NS).get('n1')).to.include({ cpus: 3, instances: 1 });
+    p.forget(resized(3));
+    expect(p.usage(NS).get('n1'), 'no assumption left to forget').to.include({ cpus: 3 });
+    // A refused resize is forgotten: the cached spec counts again.
+    p.assume(resized(8));
+    expect(p.usage(NS).get('n1')).to.include({ cpus: 8 });
+    p.forget(resized(8));
+    expect(p.usage(NS).get('n1')).to.include({ cpus: 3, instances: 1 });
   });
 
   it('expires an assumption its WorkItem never came back for (created and deleted while the watch was down)', () => {
