@@ -12,6 +12,12 @@ import { CONSOLE_SOCKET } from '../drivers/qemu/command.js';
 import { streamLog, LogUnavailable } from './log-stream.js';
 import type { LogMark } from './log-window.js';
 
+/**
+ * Console input the guest has not taken yet, at most: a paused or hung guest (or a flood) ends the session
+ * rather than growing the agent's memory without bound.
+ */
+export const CONSOLE_INPUT_BACKLOG_BYTES = 1024 * 1024;
+
 /** One open stream, as its handler sees it. */
 export interface StreamPeer {
   start(offset: number): void;
@@ -68,7 +74,12 @@ function serveConsole(dir: string, state: ProcessState | undefined, where: strin
     });
     socket.on('error', (err: NodeJS.ErrnoException) => finish({ status: 503, message: consoleProblem(where, err) }));
     socket.on('close', () => finish());
-    peer.onData((chunk) => socket.write(chunk));
+    peer.onData((chunk) => {
+      socket.write(chunk);
+      if (socket.writableLength <= CONSOLE_INPUT_BACKLOG_BYTES) return;
+      const message = `${where}: the guest has not read ${socket.writableLength} bytes of console input; the session was ended (is the VM paused or hung? paste less at once)`;
+      finish({ status: 429, message });
+    });
     peer.signal.addEventListener('abort', () => finish());
   });
 }

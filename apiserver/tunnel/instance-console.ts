@@ -23,23 +23,40 @@ export function joinConsole(deps: LogDeps, client: WebSocket, t: InstanceTarget,
     deps.ctx.log.warn('a console reader fell too far behind; ending its session', { instance: `${t.namespace}/${t.name}`, user: user.name });
     deps.ctx.metrics.streamEvictions.inc({ kind: 'console' });
   };
-  if ('peer' in t.route) return joinPeer(client, forwardWebSocket(t.route.peer, consolePath(t), CONSOLE_PROTOCOL, user, deps.peers), cut);
+  // Input is not paused either: a writer this far ahead of the node is cut off, not buffered for.
+  const flooded = (where: string) => {
+    if (client.readyState !== WebSocket.OPEN) return; // already closing: frames still in flight
+    deps.ctx.log.warn('console input backed up; ending its session', { instance: `${t.namespace}/${t.name}`, node: t.node, user: user.name });
+    deps.ctx.metrics.streamEvictions.inc({ kind: 'console' });
+    client.close(4429, truncate(`console input backs up in ${where}; send less at once`));
+  };
+  if ('peer' in t.route) {
+    const peer = t.route.peer;
+    return joinPeer(client, forwardWebSocket(peer, consolePath(t), CONSOLE_PROTOCOL, user, deps.peers), cut, () => flooded(`the replica ${peer}`));
+  }
   const stream = t.route.local.openStream({ kind: 'console', namespace: t.namespace, name: t.name });
   stream.on('data', (chunk) => sendOrCut(client, chunk, cut));
   stream.on('end', (failure) => client.close(failure ? 4000 + failure.status : NORMAL, truncate(failure?.message ?? 'the console closed')));
-  client.on('message', (data: Buffer) => stream.write(Buffer.from(data)));
+  client.on('message', (data: Buffer) => {
+    if (!stream.write(Buffer.from(data))) flooded(`the tunnel of node ${t.node}`);
+  });
   client.on('close', () => stream.close());
   client.on('error', () => stream.close());
 }
 
-function joinPeer(client: WebSocket, peer: WebSocket, cut: () => void): void {
+function joinPeer(client: WebSocket, peer: WebSocket, cut: () => void, flooded: () => void): void {
   const pending: Buffer[] = [];
+  let pendingBytes = 0;
   peer.on('open', () => pending.splice(0).forEach((b) => peer.send(b)));
   peer.on('message', (data: Buffer) => sendOrCut(client, data, cut));
   peer.on('close', (code, reason) => client.close(code === NORMAL || code >= 3000 ? code : NORMAL, reason));
   peer.on('unexpected-response', (_req, res) => client.close(4000 + (res.statusCode ?? 502), truncate(`the replica holding the tunnel refused the console: ${res.statusMessage ?? ''}`)));
   peer.on('error', (err) => client.close(4503, truncate(`the replica holding the tunnel failed: ${err.message}`)));
-  client.on('message', (data: Buffer) => (peer.readyState === WebSocket.OPEN ? peer.send(data) : pending.push(Buffer.from(data))));
+  client.on('message', (data: Buffer) => {
+    if (peer.readyState === WebSocket.OPEN) peer.send(data);
+    else (pending.push(Buffer.from(data)), (pendingBytes += data.length));
+    if (peer.bufferedAmount + (peer.readyState === WebSocket.OPEN ? 0 : pendingBytes) > STREAM_LIMIT_BYTES) flooded();
+  });
   client.on('close', () => peer.terminate());
   client.on('error', () => peer.terminate()); // a malformed frame from the user; without a listener it would end the process
 }

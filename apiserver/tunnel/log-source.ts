@@ -49,7 +49,10 @@ class PeerLog extends EventEmitter implements TunnelStream {
     );
   }
 
-  write(): void {}
+  // A log takes no input.
+  write(): boolean {
+    return true;
+  }
 
   // Ends like a stream through a local tunnel: 'end' at once, so the request reading it ends too.
   close(): void {

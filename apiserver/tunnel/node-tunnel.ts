@@ -7,6 +7,7 @@
 import { EventEmitter } from 'node:events';
 import type WebSocket from 'ws';
 import { decodeFrame, encodeFrame, FrameKind, payloadJson, type StreamEnd, type StreamRequest } from '../../api/tunnel.js';
+import { STREAM_LIMIT_BYTES } from '../http/watch-budget.js';
 
 const PING_MS = 5_000;
 
@@ -16,7 +17,8 @@ export interface TunnelStream {
   on(event: 'data', fn: (chunk: Buffer) => void): this;
   /** The stream ended: normally (no argument), failed on the agent, or lost with the tunnel (`tunnelLost`). */
   on(event: 'end', fn: (failure: StreamEnd | undefined, tunnelLost: boolean) => void): this;
-  write(chunk: Buffer): void;
+  /** Sends bytes to the node; false once the tunnel holds more than STREAM_LIMIT_BYTES unsent (stop writing). */
+  write(chunk: Buffer): boolean;
   close(): void;
 }
 
@@ -25,8 +27,9 @@ class Stream extends EventEmitter implements TunnelStream {
   constructor(private readonly tunnel: NodeTunnel, readonly id: number) {
     super();
   }
-  write(chunk: Buffer): void {
+  write(chunk: Buffer): boolean {
     if (!this.ended) this.tunnel.send(FrameKind.Data, this.id, chunk);
+    return this.tunnel.unsentBytes <= STREAM_LIMIT_BYTES;
   }
   close(): void {
     if (this.ended) return;
@@ -62,6 +65,11 @@ export class NodeTunnel {
 
   get open(): boolean {
     return this.socket.readyState === this.socket.OPEN;
+  }
+
+  /** Bytes queued on the agent's WebSocket and not yet sent (an agent that does not read, or a slow link). */
+  get unsentBytes(): number {
+    return this.socket.bufferedAmount;
   }
 
   onClosed(fn: () => void): void {

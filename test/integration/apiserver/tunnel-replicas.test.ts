@@ -128,6 +128,28 @@ describe('tunnels across apiserver replicas', function () {
     guest.close();
   });
 
+  it('ends a console session whose guest does not read its input (a paused VM, a flood), instead of buffering without bound', async () => {
+    const net = await import('node:net');
+    const sock = path.join(dataDir, 'instances', 'two', 'web', 'console.sock');
+    fs.rmSync(sock, { force: true });
+    const guest = net.createServer((s) => s.pause()).listen(sock);
+    const ws = new WebSocket(`${other.url.replace(/^http/, 'ws')}/apis/cairn.dev/v1alpha1/namespaces/two/instances/web/console`, [`base64url.bearer.authorization.k8s.io.${Buffer.from(env.token).toString('base64url')}`, CONSOLE_PROTOCOL], { ca: ca() });
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let sent = 0;
+    while (ws.readyState === WebSocket.OPEN && sent < 64 * 1024 * 1024) {
+      ws.send(chunk);
+      sent += chunk.length;
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    const end = await closed;
+    guest.close();
+    expect(end.code, end.reason).to.equal(4429);
+    expect(end.reason).to.match(/the guest has not read \d+ bytes of console input/);
+    expect(sent, 'bytes sent before the cut').to.be.below(32 * 1024 * 1024);
+  });
+
   it('exposes request counters on /metrics that rise with traffic', async () => {
     const metrics = async () => (await rawRequest(kubeconfigFor(other), { path: '/metrics' })).text;
     const count = (text: string) => Number(/apiserver_request_total\{verb="get",group="cairn.dev",version="v1alpha1",resource="instances",subresource="log",scope="resource",code="200"\} (\d+)/.exec(text)?.[1] ?? 0);
