@@ -32,14 +32,20 @@ export class WatchStream {
     const options: https.RequestOptions = {};
     await this.config.applyToHTTPSOptions(options);
     let finished = false;
+    let req: http.ClientRequest | undefined;
+    // Settled at once on abort: a request still queued for one of the pool's sockets errors only once it gets one.
+    const onAbort = () => finish(signal.reason);
     const finish = (err: unknown) => {
       if (finished) return;
       finished = true;
-      req.destroy();
+      signal.removeEventListener('abort', onAbort);
+      req?.destroy();
       done(signal.aborted ? signal.reason : err);
     };
+    if (signal.aborted) return finish(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
     const request = url.protocol === 'http:' ? http.request : https.request;
-    const req = request(url, { ...options, method: 'GET', signal }, (res) => {
+    req = request(url, { ...options, method: 'GET', signal }, (res) => {
       res.on('error', finish);
       if (res.statusCode !== 200) {
         res.resume();
@@ -49,12 +55,13 @@ export class WatchStream {
       lines.on('error', finish); // readline passes on the response's errors
       lines.on('line', (line) => {
         if (finished || signal.aborted || !line.trim()) return;
-        let event: { type?: string; object?: unknown };
+        let event: { type?: unknown; object?: unknown } | null;
         try {
           event = JSON.parse(line) as typeof event;
         } catch {
-          return finish(new Error(`watch ${path}: a line that is not JSON: ${line.slice(0, 200)}`));
+          event = null;
         }
+        if (typeof event !== 'object' || event === null) return finish(new Error(`watch ${path}: a line that is not a JSON event: ${line.slice(0, 200)}`));
         try {
           onEvent(String(event.type), event.object);
         } catch (err) {
