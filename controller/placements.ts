@@ -49,12 +49,6 @@ function contribution(w: WorkItem): Contribution {
   return { namespace: w.metadata.namespace!, nodeName: w.spec.nodeName, usage };
 }
 
-function sameContribution(a: Contribution, b: Contribution): boolean {
-  const u = a.usage;
-  const v = b.usage;
-  return a.nodeName === b.nodeName && u.cpus === v.cpus && u.memoryBytes === v.memoryBytes && u.storageBytes === v.storageBytes && u.instances === v.instances && u.volumeReplicas === v.volumeReplicas;
-}
-
 function addUsage(into: NodeUsage, u: NodeUsage, sign: 1 | -1): void {
   into.cpus += sign * u.cpus;
   into.memoryBytes += sign * u.memoryBytes;
@@ -104,27 +98,30 @@ export class Placements {
     else this.uncount(key);
   }
 
-  /** WorkItems of one owner: cached ones plus assumed ones not yet cached. */
+  /** WorkItems of one owner: cached ones (an assumed update in place of the version it was read from), plus assumed creates. */
   workItemsOf(kind: 'Instance' | 'Volume', namespace: string, name: string): WorkItem[] {
-    const out = this.cache.workItemsOf(kind, namespace, name);
-    const expired = this.now() - ASSUMED_TTL_MS;
-    for (const [key, { w, at }] of this.assumed) {
-      if (w.metadata.namespace !== namespace || w.metadata.labels?.[OWNER_KIND_LABEL] !== kind || w.metadata.labels?.[OWNER_NAME_LABEL] !== name) continue;
-      if (at <= expired) this.forget(w);
-      else if (!out.some((c) => keyOf(c) === key)) out.push(w);
-    }
-    return out;
+    const mine = (w: WorkItem) => w.metadata.namespace === namespace && w.metadata.labels?.[OWNER_KIND_LABEL] === kind && w.metadata.labels?.[OWNER_NAME_LABEL] === name;
+    return this.withAssumed(this.cache.workItemsOf(kind, namespace, name), mine);
   }
 
-  /** WorkItems of one namespace: cached ones plus assumed ones not yet cached. */
+  /** WorkItems of one namespace, as workItemsOf. */
   workItemsIn(namespace: string): WorkItem[] {
-    const out = this.cache.inNamespace(this.cache.workItems, namespace);
+    return this.withAssumed(this.cache.inNamespace(this.cache.workItems, namespace), (w) => w.metadata.namespace === namespace);
+  }
+
+  /**
+   * `cached` as this process wrote it: an assumed update stands in for the cached version it was read
+   * from until the watch brings the next one (a plan seeing the old spec would resize it again, and count
+   * the growth twice); assumed creates not cached yet are added. Expired assumptions are dropped first.
+   */
+  private withAssumed(cached: WorkItem[], mine: (w: WorkItem) => boolean): WorkItem[] {
     const expired = this.now() - ASSUMED_TTL_MS;
-    for (const [key, { w, at }] of this.assumed) {
-      if (w.metadata.namespace !== namespace || this.cache.workItems.get(key)) continue;
-      if (at <= expired) this.forget(w);
-      else out.push(w);
-    }
+    for (const { w, at } of this.assumed.values()) if (at <= expired && mine(w)) this.forget(w);
+    const out = cached.map((c) => {
+      const a = this.assumed.get(keyOf(c))?.w;
+      return a && a.metadata.resourceVersion === c.metadata.resourceVersion ? a : c;
+    });
+    for (const [key, { w }] of this.assumed) if (mine(w) && !this.cache.workItems.get(key)) out.push(w);
     return out;
   }
 
@@ -149,13 +146,10 @@ export class Placements {
     };
   }
 
+  // Any newer version ends an assumption: an update is written at the version it was read at, so the next
+  // version is either that write, or another that makes it fail with a conflict.
   private observed(w: WorkItem): void {
-    const key = keyOf(w);
-    const pending = this.assumed.get(key)?.w;
-    // An assumed update (it carries the version it was read at) holds until the watch shows what it places:
-    // an event written before it landed (the agent's status write) would otherwise take it out of the tally.
-    if (pending?.metadata.resourceVersion !== undefined && !sameContribution(contribution(w), contribution(pending))) return;
-    this.assumed.delete(key);
+    this.assumed.delete(keyOf(w));
     this.count(w);
   }
 

@@ -79,29 +79,29 @@ describe('Placements', () => {
     expect(p.snapshot(NS).placedInstances).to.equal(0);
   });
 
-  it('counts an assumed resize at once, keeps it through events written before it landed, and ends it with its own event or its refusal', () => {
+  it('counts an assumed resize at once and shows it in place of the version it was read from, until the next version or its refusal', () => {
     const { cache, events } = fakeCache();
     const p = new Placements(cache);
     const web = instanceWorkItem(instance('web', { cpus: 1, memory: '1Gi' }), 'n1');
     const cached = { ...web, metadata: { ...web.metadata, resourceVersion: '5' } };
     events.add(cached);
-    const resized = (cpus: number): WorkItem => ({ ...cached, spec: { ...cached.spec, instance: { ...cached.spec.instance!, cpus } } });
-    // A second worker planning on this node now sees 3 cpus taken, not 1.
+    const resized = (cpus: number, resourceVersion = '5'): WorkItem => ({ ...cached, metadata: { ...cached.metadata, resourceVersion }, spec: { ...cached.spec, instance: { ...cached.spec.instance!, cpus } } });
+    const cpusSeen = () => p.workItemsOf('Instance', NS, 'web').map((w) => w.spec.instance!.cpus);
+    // A second worker planning on this node sees 3 cpus taken, not 1; a plan for web sees it resized (and does not resize it again).
     p.assume(resized(3));
     expect(p.usage(NS).get('n1')).to.include({ cpus: 3, instances: 1 });
-    // The agent's status write, made before the resize landed, comes back first: the resize still counts.
-    events.update({ ...cached, metadata: { ...cached.metadata, resourceVersion: '6' }, status: { phase: 'Done' } });
+    expect(cpusSeen()).to.deep.equal([3]);
+    expect(p.workItemsIn(NS).map((w) => w.spec.instance!.cpus)).to.deep.equal([3]);
+    // The next version ends the assumption: this write, or another before it (then this one fails with a conflict).
+    events.update(resized(3, '6'));
     expect(p.usage(NS).get('n1')).to.include({ cpus: 3, instances: 1 });
-    // Its own event ends the assumption; the tally stays.
-    events.update({ ...resized(3), metadata: { ...cached.metadata, resourceVersion: '7' } });
-    expect(p.usage(NS).get('n1')).to.include({ cpus: 3, instances: 1 });
-    p.forget(resized(3));
-    expect(p.usage(NS).get('n1'), 'no assumption left to forget').to.include({ cpus: 3 });
+    expect(p.workItemsOf('Instance', NS, 'web').map((w) => w.metadata.resourceVersion)).to.deep.equal(['6']);
     // A refused resize is forgotten: the cached spec counts again.
-    p.assume(resized(8));
+    p.assume(resized(8, '6'));
     expect(p.usage(NS).get('n1')).to.include({ cpus: 8 });
-    p.forget(resized(8));
+    p.forget(resized(8, '6'));
     expect(p.usage(NS).get('n1')).to.include({ cpus: 3, instances: 1 });
+    expect(cpusSeen()).to.deep.equal([3]);
   });
 
   it('expires an assumption its WorkItem never came back for (created and deleted while the watch was down)', () => {
