@@ -77,7 +77,8 @@ function serveConsole(dir: string, state: ProcessState | undefined, where: strin
     peer.onData((chunk) => {
       socket.write(chunk);
       if (socket.writableLength <= CONSOLE_INPUT_BACKLOG_BYTES) return;
-      const message = `${where}: the guest has not read ${socket.writableLength} bytes of console input; the session was ended (is the VM paused or hung? paste less at once)`;
+      // The fact first: a WebSocket close reason keeps 123 bytes.
+      const message = `the guest reads no console input (${Math.round(socket.writableLength / 1024)} KiB waiting); session ended. Is ${where} paused or hung?`;
       finish({ status: 429, message });
     });
     peer.signal.addEventListener('abort', () => finish());

@@ -23,9 +23,10 @@ export function joinConsole(deps: LogDeps, client: WebSocket, t: InstanceTarget,
     deps.ctx.log.warn('a console reader fell too far behind; ending its session', { instance: `${t.namespace}/${t.name}`, user: user.name });
     deps.ctx.metrics.streamEvictions.inc({ kind: 'console' });
   };
-  // Input is not paused either: a writer this far ahead of the node is cut off, not buffered for.
+  // Input is not paused either: a writer this far ahead of the node is cut off, not buffered for. Its close
+  // handshake may wait behind its own backlog: what it sends meanwhile is dropped.
   const flooded = (where: string) => {
-    if (client.readyState !== WebSocket.OPEN) return; // already closing: frames still in flight
+    if (client.readyState !== WebSocket.OPEN) return;
     deps.ctx.log.warn('console input backed up; ending its session', { instance: `${t.namespace}/${t.name}`, node: t.node, user: user.name });
     deps.ctx.metrics.streamEvictions.inc({ kind: 'console' });
     client.close(4429, truncate(`console input backs up in ${where}; send less at once`));
@@ -38,7 +39,10 @@ export function joinConsole(deps: LogDeps, client: WebSocket, t: InstanceTarget,
   stream.on('data', (chunk) => sendOrCut(client, chunk, cut));
   stream.on('end', (failure) => client.close(failure ? 4000 + failure.status : NORMAL, truncate(failure?.message ?? 'the console closed')));
   client.on('message', (data: Buffer) => {
-    if (!stream.write(Buffer.from(data))) flooded(`the tunnel of node ${t.node}`);
+    if (client.readyState !== WebSocket.OPEN) return;
+    if (stream.write(Buffer.from(data))) return;
+    flooded(`the tunnel of node ${t.node}`);
+    stream.close();
   });
   client.on('close', () => stream.close());
   client.on('error', () => stream.close());
@@ -53,9 +57,12 @@ function joinPeer(client: WebSocket, peer: WebSocket, cut: () => void, flooded: 
   peer.on('unexpected-response', (_req, res) => client.close(4000 + (res.statusCode ?? 502), truncate(`the replica holding the tunnel refused the console: ${res.statusMessage ?? ''}`)));
   peer.on('error', (err) => client.close(4503, truncate(`the replica holding the tunnel failed: ${err.message}`)));
   client.on('message', (data: Buffer) => {
+    if (client.readyState !== WebSocket.OPEN) return;
     if (peer.readyState === WebSocket.OPEN) peer.send(data);
     else (pending.push(Buffer.from(data)), (pendingBytes += data.length));
-    if (peer.bufferedAmount + (peer.readyState === WebSocket.OPEN ? 0 : pendingBytes) > STREAM_LIMIT_BYTES) flooded();
+    if (peer.bufferedAmount + (peer.readyState === WebSocket.OPEN ? 0 : pendingBytes) <= STREAM_LIMIT_BYTES) return;
+    flooded();
+    peer.terminate();
   });
   client.on('close', () => peer.terminate());
   client.on('error', () => peer.terminate()); // a malformed frame from the user; without a listener it would end the process

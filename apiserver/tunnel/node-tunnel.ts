@@ -17,19 +17,23 @@ export interface TunnelStream {
   on(event: 'data', fn: (chunk: Buffer) => void): this;
   /** The stream ended: normally (no argument), failed on the agent, or lost with the tunnel (`tunnelLost`). */
   on(event: 'end', fn: (failure: StreamEnd | undefined, tunnelLost: boolean) => void): this;
-  /** Sends bytes to the node; false once the tunnel holds more than STREAM_LIMIT_BYTES unsent (stop writing). */
+  /** Sends bytes to the node; false once more than STREAM_LIMIT_BYTES of this stream's are still unsent (stop writing). */
   write(chunk: Buffer): boolean;
   close(): void;
 }
 
 class Stream extends EventEmitter implements TunnelStream {
   ended = false;
+  /** Bytes written and not yet handed to the network: one stream's backlog, not the tunnel's (shared by all). */
+  private unsent = 0;
   constructor(private readonly tunnel: NodeTunnel, readonly id: number) {
     super();
   }
   write(chunk: Buffer): boolean {
-    if (!this.ended) this.tunnel.send(FrameKind.Data, this.id, chunk);
-    return this.tunnel.unsentBytes <= STREAM_LIMIT_BYTES;
+    if (this.ended) return true;
+    this.unsent += chunk.length;
+    this.tunnel.send(FrameKind.Data, this.id, chunk, () => (this.unsent -= chunk.length));
+    return this.unsent <= STREAM_LIMIT_BYTES;
   }
   close(): void {
     if (this.ended) return;
@@ -67,11 +71,6 @@ export class NodeTunnel {
     return this.socket.readyState === this.socket.OPEN;
   }
 
-  /** Bytes queued on the agent's WebSocket and not yet sent (an agent that does not read, or a slow link). */
-  get unsentBytes(): number {
-    return this.socket.bufferedAmount;
-  }
-
   onClosed(fn: () => void): void {
     this.closedHandlers.push(fn);
   }
@@ -89,8 +88,9 @@ export class NodeTunnel {
     this.socket.close(1001, reason.slice(0, 120));
   }
 
-  send(kind: FrameKind, id: number, payload?: Buffer | object): void {
-    if (this.open) this.socket.send(encodeFrame(kind, id, payload));
+  /** Sends a frame; `sent` is called once it is handed to the network, or failed (not when the tunnel is closed). */
+  send(kind: FrameKind, id: number, payload?: Buffer | object, sent?: () => void): void {
+    if (this.open) this.socket.send(encodeFrame(kind, id, payload), sent);
   }
 
   forget(id: number): void {

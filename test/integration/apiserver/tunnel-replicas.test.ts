@@ -146,7 +146,8 @@ describe('tunnels across apiserver replicas', function () {
     const end = await closed;
     guest.close();
     expect(end.code, end.reason).to.equal(4429);
-    expect(end.reason).to.match(/the guest has not read \d+ bytes of console input/);
+    // The agent's limit (1 MiB) comes first, unless a loaded machine backs the input up between the replicas.
+    expect(end.reason).to.match(/^the guest reads no console input \(\d+ KiB waiting\)|^console input backs up in /);
     expect(sent, 'bytes sent before the cut').to.be.below(32 * 1024 * 1024);
   });
 
