@@ -18,7 +18,7 @@ import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
 import { healRecrawl } from './heal-stall.js';
 import { joinSettlesInMs, volumeStatus, type ReplicaSlot, type SeenAt, type SpecProblem } from './status.js';
 import { clientVolfile, shdVolfile, specLayout } from './volfiles.js';
-import { desiredReplicaWorkItem, type BrickHome, type LayoutVolfiles } from './workitem-spec.js';
+import { desiredReplicaWorkItem, isArbiter, type BrickHome, type LayoutVolfiles } from './workitem-spec.js';
 
 /** How long a brick that grew must have run again before the next one may grow: clients reconnect every 3 s. */
 const GROWN_SETTLE_MS = 5_000;
@@ -140,7 +140,8 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
   if (wi.metadata.annotations?.[SPEC_HASH_ANNOTATION] !== desired.metadata.annotations?.[SPEC_HASH_ANNOTATION]) {
     actions.push({ type: 'updateWorkItem', workItem: mergeWorkItem(wi, desired) });
   }
-  return { slot: { index, workItem: wi, unreachable: node.unreachable }, requeueAfterMs: node.unreachable ? node.lostInMs + 100 : undefined };
+  // A lost node kept (recreateLostReplicas false) waits for the node to come back: its return wakes us, not a timer.
+  return { slot: { index, workItem: wi, unreachable: node.unreachable }, requeueAfterMs: node.unreachable && !node.lost ? node.lostInMs + 100 : undefined };
 }
 
 /**
@@ -156,7 +157,8 @@ function hasGoodCopyBesides(o: VolumeObserved, lost: WorkItem): boolean {
   const missedWrites = new Set(bricks.flatMap((w) => w.status?.volumeReplica?.brick?.owed ?? []).flatMap((entry) => entry.bricks));
   return bricks.some((w) => {
     const index = w.spec.volumeReplica!.index;
-    if (w === lost || index === lost.spec.volumeReplica?.index || missedWrites.has(index)) return false;
+    // An arbiter holds names and metadata, not the data: never the good copy of a data brick.
+    if (w === lost || index === lost.spec.volumeReplica?.index || missedWrites.has(index) || isArbiter(o.volume, index)) return false;
     const brick = reachableBrick(o, w);
     const up = brick?.state === 'Running' || (brick?.state === 'Stopped' && !!w.spec.volumeReplica!.brick?.stopped);
     return up && !!brick?.joinedAt;

@@ -506,6 +506,15 @@ describe('planVolume', () => {
         kept(vol, [replicaWorkItem(vol, 0, 'a', { status: brickDone() }), lostOne], { a: LOST, b: LOST });
       });
 
+      it('gluster with an arbiter: the arbiter, which holds no data, is never the good copy of a data brick', () => {
+        const vol = gv({ replicas: 3, arbiter: true });
+        const wis = [replicaWorkItem(vol, 0, 'a', { status: brickDone() }), replicaWorkItem(vol, 1, 'b', { status: brickDone() }), replicaWorkItem(vol, 2, 'c', { status: brickDone() })];
+        kept(vol, wis, { a: LOST, b: LOST });
+        // The other data brick is: one lost data brick is released.
+        const plan = planVolume(volumeObserved(vol, { workItems: wis, nodes: { a: LOST } }));
+        expect(ofType(plan.actions, 'releaseWorkItem').map((a) => a.name)).to.deep.equal(['data.r0.a']);
+      });
+
       it('but releases both lost replicas of three when the third holds everything', () => {
         const vol = gv({ replicas: 3 });
         const wis = [replicaWorkItem(vol, 0, 'a', { status: brickDone() }), replicaWorkItem(vol, 1, 'b', { status: brickDone() }), replicaWorkItem(vol, 2, 'c', { status: brickDone() })];
@@ -520,6 +529,7 @@ describe('planVolume', () => {
       expect(ofType(plan.actions, 'releaseWorkItem')).to.have.length(0);
       expect(ofType(plan.actions, 'createWorkItem')).to.have.length(0);
       expect(events(plan.actions)).to.deep.equal([]);
+      expect(plan.requeueAfterMs, 'the node coming back wakes it; no 100 ms loop meanwhile').to.equal(undefined);
     });
 
     it('treats a vanished Node as lost', () => {
