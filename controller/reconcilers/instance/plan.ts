@@ -216,6 +216,10 @@ function planWaitingForOld(o: InstanceObserved, terminating: WorkItem[], actions
 }
 
 function planUnplaced(o: InstanceObserved, actions: Action[]): Plan<InstanceStatus> {
+  // A claim left by a node whose term ended (its lease revoked) and whose WorkItem is gone: a failover whose
+  // claim delete failed after the release landed. Nothing else deletes it, and the next node would wait on it for good.
+  const { holder, held, leaseName, resourceVersion } = o.fencing;
+  if (holder && !held && leaseName && resourceVersion) actions.push({ type: 'deleteClaim', name: leaseName, resourceVersion });
   const decision = o.schedule();
   if ('unschedulable' in decision) {
     const status = instanceStatus(o, { kind: 'unschedulable', message: decision.message });

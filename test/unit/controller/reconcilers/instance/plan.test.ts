@@ -346,6 +346,15 @@ describe('planInstance', () => {
       expect(ofType(none.actions, 'deleteClaim')).to.deep.equal([]);
     });
 
+    it("deletes a claim left by a node whose term ended once its WorkItem is gone (a failover whose claim delete failed), not a live node's", () => {
+      const revoked = { held: false, remainingMs: 0, holder: 'n1', leaseName: 'instance-web', resourceVersion: '42' };
+      const plan = planInstance(instanceObserved(inst, { workItems: [], nodes: { n1: LOST }, fencing: revoked, decision: { nodeName: 'n2' } }));
+      expect(ofType(plan.actions, 'deleteClaim')).to.deep.equal([{ type: 'deleteClaim', name: 'instance-web', resourceVersion: '42' }]);
+      expect(ofType(plan.actions, 'createWorkItem').map((a) => a.workItem.spec.nodeName)).to.deep.equal(['n2']);
+      const live = planInstance(instanceObserved(inst, { workItems: [], fencing: { ...revoked, held: true, remainingMs: 5000 }, decision: { nodeName: 'n2' } }));
+      expect(ofType(live.actions, 'deleteClaim'), 'a claim its holder may still act on stays').to.deep.equal([]);
+    });
+
     it("a WorkItem being deleted on a lost node is released with the node's claim", () => {
       const leaving = { ...wi, metadata: { ...wi.metadata, deletionTimestamp: NOW_TEXT } };
       const revoked = { held: false, remainingMs: 0, holder: 'n1', leaseName: 'instance-web', resourceVersion: '42' };
