@@ -85,8 +85,11 @@ export class Placements {
    * the write: two workers resizing instances on one node must each see the other's growth in the tally.
    */
   assume(workItem: WorkItem): void {
-    this.assumed.set(keyOf(workItem), { w: workItem, at: this.now() });
-    this.count(workItem);
+    // An update changes the spec, so the apiserver stores it a generation on: until its agent reports on that
+    // one, the WorkItem must not read as carried out (its status is still the old generation's).
+    const w = workItem.metadata.resourceVersion === undefined ? workItem : { ...workItem, metadata: { ...workItem.metadata, generation: (workItem.metadata.generation ?? 0) + 1 } };
+    this.assumed.set(keyOf(w), { w, at: this.now() });
+    this.count(w);
   }
 
   /** Drops an assumption whose write was refused. */

@@ -92,6 +92,8 @@ describe('Placements', () => {
     expect(p.usage(NS).get('n1')).to.include({ cpus: 3, instances: 1 });
     expect(cpusSeen()).to.deep.equal([3]);
     expect(p.workItemsIn(NS).map((w) => w.spec.instance!.cpus)).to.deep.equal([3]);
+    // A generation on, as the apiserver will store it: its status (the old generation's) does not read as carried out.
+    expect(p.workItemsOf('Instance', NS, 'web')[0]!.metadata.generation).to.equal(cached.metadata.generation! + 1);
     // The next version ends the assumption: this write, or another before it (then this one fails with a conflict).
     events.update(resized(3, '6'));
     expect(p.usage(NS).get('n1')).to.include({ cpus: 3, instances: 1 });
