@@ -49,6 +49,8 @@ const IN_FLIGHT: ReadonlySet<MigrationPhase> = new Set(['PreparingTarget', 'Mirr
 /** A migration in flight as the cache shows it. */
 interface Flight {
   id: string;
+  /** Cold: a move (stop here, start there) refused before it stopped anything; only ever settled Failed. */
+  mode?: 'Live' | 'Cold';
   source: string;
   target: string;
   /** The active WorkItems on the source and on the target. */
@@ -140,14 +142,17 @@ function flight(o: InstanceObserved, active: readonly WorkItem[], id: string, so
 function planStart(o: InstanceObserved, active: readonly WorkItem[]): LiveMigrationStep | undefined {
   const target = o.instance.spec.migrateTo;
   const w = active.length === 1 ? active[0]! : undefined;
-  if (!target || !w || migrationCarriedOut(o.instance, target) || !migratesLive(o.instance)) return undefined;
+  if (!target || !w || migrationCarriedOut(o.instance, target)) return undefined;
   const source = w.spec.nodeName;
-  if (source === target || !runningAndReady(w, false) || o.node(source).unreachable || o.node(source).draining) return undefined;
+  if (source === target) return undefined;
+  const live = migratesLive(o.instance) && runningAndReady(w, false) && !o.node(source).unreachable && !o.node(source).draining;
   const id = `${target}-g${o.instance.metadata.generation ?? 0}`;
   const { timeoutSeconds } = tuning(o.instance);
-  const f: Flight = { id, source, target, wS: w, startedAtMs: o.now, timeoutSeconds, deadlineMs: o.now + timeoutSeconds * 1000 + MIGRATION_GRACE_MS };
+  const f: Flight = { id, mode: live ? 'Live' : 'Cold', source, target, wS: w, startedAtMs: o.now, timeoutSeconds, deadlineMs: o.now + timeoutSeconds * 1000 + MIGRATION_GRACE_MS };
+  // Checked before anything stops, a cold move's too: a typo in --to must not leave the instance stopped and unplaceable.
   const refused = targetRefusal(o, target);
   if (refused) return settleFailed(o, f, { reason: 'TargetUnschedulable', detail: `node ${target} cannot take it: ${refused}` }, w);
+  if (!live) return undefined; // a cold move: planPlaced stops it here, and it is placed on the target
   const leftover = o.workItems.find((x) => x.spec.nodeName === target);
   if (leftover) {
     // Same name as the WorkItem to create: wait until it is gone (its deletion wakes us up).
@@ -317,7 +322,7 @@ function compact<T extends object>(o: T): T {
 
 /** The recorded migration: who, where, since when, plus `extra`. */
 function migrationRecord(f: Flight, extra: InstanceMigrationStatus): InstanceMigrationStatus {
-  return { id: f.id, mode: 'Live', sourceNode: f.source, targetNode: f.target, startedAt: formatTime(f.startedAtMs), ...extra };
+  return { id: f.id, mode: f.mode ?? 'Live', sourceNode: f.source, targetNode: f.target, startedAt: formatTime(f.startedAtMs), ...extra };
 }
 
 /** The plan while in flight: phase Migrating, nodeName still the source, come back soon (by the deadline at the latest). */
@@ -339,7 +344,8 @@ function inFlight(o: InstanceObserved, f: Flight, actions: Action[], extra: Inst
 /** Failed: the instance stays with `current` (the ordinary planning rolls the WorkItems back); a condition and one Warning say why. */
 function settleFailed(o: InstanceObserved, f: Flight, failure: Failure, current: WorkItem | undefined, figures: MigrationProgress = migrationFigures(o, f)): LiveMigrationStep {
   const name = o.instance.metadata.name!;
-  const message = `live migration from node ${f.source} to node ${f.target} failed: ${failure.detail}. Hint: ${HINTS[failure.reason]}, then set spec.migrateTo again to retry: cairn migrate instance ${name} --to ${f.target}`;
+  const what = f.mode === 'Cold' ? 'move' : 'live migration';
+  const message = `${what} from node ${f.source} to node ${f.target} failed: ${failure.detail}. Hint: ${HINTS[failure.reason]}, then set spec.migrateTo again to retry: cairn migrate instance ${name} --to ${f.target}`;
   const migration = migrationRecord(f, { ...figures, phase: 'Failed', reason: failure.reason, message, finishedAt: formatTime(o.now) });
   const conditions = setCondition(o.instance.status?.conditions, { type: 'MigrationFailed', status: 'True', reason: failure.reason, message, observedGeneration: o.instance.metadata.generation }, new Date(o.now));
   const actions: Action[] = [{ type: 'event', eventType: 'Warning', reason: 'MigrationFailed', message }];

@@ -140,6 +140,19 @@ describe('planInstance: live migration of a qemu instance', () => {
         });
       }
 
+      it('but first checks the target: a refused cold move stops nothing and ends Failed (TargetUnschedulable)', () => {
+        for (const [, i, status] of cases) {
+          const plan = planInstance(observe(i, [instanceWorkItem(i, 'a', { status })], { nodes: { b: GONE } }));
+          expect(deleted(plan), i.metadata.name).to.deep.equal([]);
+          expect(events(plan.actions)).to.deep.equal([['Warning', 'MigrationFailed']]);
+          expect(plan.status.migration).to.include({ mode: 'Cold', phase: 'Failed', reason: 'TargetUnschedulable', targetNode: 'b', sourceNode: 'a' });
+          expect(plan.status.migration!.message).to.match(/^move from node a to node b failed: node b cannot take it: it is not registered/);
+          const again = planInstance(observe({ ...i, status: plan.status }, [instanceWorkItem(i, 'a', { status })], { nodes: { b: GONE } }));
+          expect(deleted(again)).to.deep.equal([]);
+          expect(again.actions).to.deep.equal([]);
+        }
+      });
+
       it('a VM on a draining node is evicted, not migrated', () => {
         const plan = planInstance(observe(inst, [wS], { nodes: { a: DRAINING } }));
         expect(events(plan.actions)).to.deep.equal([['Normal', 'Moving']]);
