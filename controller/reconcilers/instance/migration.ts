@@ -216,6 +216,9 @@ function handedOver(o: InstanceObserved, f: Flight): boolean {
   const recorded = o.instance.status?.migration;
   if (recorded?.id === f.id && recorded.phase === 'SwitchingOver') return true;
   if (f.sourceReport?.phase === 'Completed' || f.targetReport?.phase === 'Completed') return true;
+  // The claim is the target's: the source gave it (the hand-over comes before its Completed report), so a cancel,
+  // a timeout or the source's loss now would stop the guest that runs on the target.
+  if (o.fencing.holder === f.target) return true;
   // An ordinary WorkItem on the target while status records the migration in flight: step 7 was half written.
   return !!f.wT && !f.wT.spec.instance?.migration;
 }

@@ -245,6 +245,18 @@ describe('planInstance: live migration of a qemu instance', () => {
     const sourceDone: WorkItemMigrationStatus = { id: ID, role: 'Source', phase: 'Completed', downtimeMs: 100, totalTimeMs: 900, startedAt: '2024-05-01T11:59:10Z', finishedAt: '2024-05-01T11:59:20Z', bytesTotal: 10, bytesTransferred: 10, bytesRemaining: 0 };
     const targetDone: WorkItemMigrationStatus = { id: ID, role: 'Target', phase: 'Completed', finishedAt: '2024-05-01T11:59:20.250Z' };
 
+    it('once the target holds the claim (handed over before the source reports Completed), a cancel or the source\'s loss no longer rolls back', () => {
+      const cancelled = vm({ migrateTo: undefined }, flying('Transferring'));
+      const sides = (i: Instance) => [side(i, 'a', sourceSpec, reporting({ id: ID, role: 'Source', phase: 'Transferring' })), side(i, 'b', targetSpec, { migration: listening })];
+      const claimed = { held: true, remainingMs: 5000, holder: 'b', leaseName: 'instance-vm', resourceVersion: '9' };
+      for (const [what, i, nodes] of [['cancelled', cancelled, {}], ['source lost', vm({}, flying('Transferring')), { a: LOST }]] as const) {
+        const plan = planInstance(observe(i, sides(i), { fencing: claimed, nodes }));
+        expect(deleted(plan), what).to.not.include('vm.b');
+        expect(plan.status.migration, what).to.not.include({ phase: 'Failed' });
+        expect(updated(plan, 'b')?.spec.instance, what).to.not.have.property('migration');
+      }
+    });
+
     it('on the source\'s Completed: makes the target\'s WorkItem ordinary, phase SwitchingOver; deletes the source\'s once the target reported its resume too', () => {
       const inst = vm({}, flying('Transferring'));
       const wT = side(inst, 'b', targetSpec, { migration: listening });
