@@ -78,7 +78,7 @@ async function applyWorkItemAction(deps: ExecutorDeps, kind: 'Instance' | 'Volum
     case 'deleteWorkItem':
       return void (await deps.client.delete('WorkItem', ns, a.name, { uid: a.uid }));
     case 'releaseWorkItem':
-      return releaseWorkItem(deps.client, ns, a.name);
+      return releaseWorkItem(deps.client, ns, a.name, a.uid);
     case 'deleteClaim':
       // At the version observed: a claim made again meanwhile (or gone) is left alone.
       return void (await deps.client.deleteLease(ns, a.name, a.resourceVersion));
@@ -121,10 +121,13 @@ async function mayHaveLanded(client: CairnClient, workItem: WorkItem, err: unkno
   );
 }
 
-/** Drops the agent's finalizer (its node is lost and fenced) and deletes the WorkItem. */
-async function releaseWorkItem(client: CairnClient, namespace: string, name: string): Promise<void> {
+/**
+ * Drops the agent's finalizer (its node is lost and fenced) and deletes the WorkItem planned on: by uid, as a
+ * WorkItem made since under the name (the instance placed on that node again) is not the one to release.
+ */
+async function releaseWorkItem(client: CairnClient, namespace: string, name: string, uid: string | undefined): Promise<void> {
   const current = await client.get('WorkItem', namespace, name);
-  if (!current) return;
+  if (!current || (uid !== undefined && current.metadata.uid !== uid)) return;
   const finalizers = (current.metadata.finalizers ?? []).filter((f) => f !== AGENT_FINALIZER);
   if (finalizers.length !== (current.metadata.finalizers ?? []).length) {
     await client.patch('WorkItem', namespace, name, { metadata: { finalizers, resourceVersion: current.metadata.resourceVersion } });

@@ -104,4 +104,18 @@ describe('controller executor: failed writes (real etcd + apiserver)', function 
       expect(refused, landed ? 'landed: its placement stays' : 'never made: its placement goes').to.deep.equal(landed ? [] : [wi.metadata.name]);
     }
   });
+
+  it('releases the WorkItem it planned on, by uid: one made since under the same name is left alone', async () => {
+    const inst = await client.create('Instance', { metadata: { name: 'again', namespace: NS }, spec: { cpus: 1, memory: '64Mi', process: { command: ['/bin/true'] } } });
+    const wi = desiredInstanceWorkItem(inst, undefined, new Map(), 'n1');
+    const old = await client.create('WorkItem', { ...wi, metadata: { ...wi.metadata, finalizers: [] } });
+    await client.delete('WorkItem', NS, wi.metadata.name!);
+    const current = await client.create('WorkItem', wi);
+    await execute(deps, 'Instance', inst, [{ type: 'releaseWorkItem', name: wi.metadata.name!, uid: old.metadata.uid }], undefined);
+    const kept = await client.get('WorkItem', NS, wi.metadata.name!);
+    expect(kept?.metadata.uid).to.equal(current.metadata.uid);
+    expect(kept?.metadata.deletionTimestamp).to.equal(undefined);
+    await execute(deps, 'Instance', inst, [{ type: 'releaseWorkItem', name: wi.metadata.name!, uid: current.metadata.uid }], undefined);
+    expect(await client.get('WorkItem', NS, wi.metadata.name!)).to.equal(undefined);
+  });
 });
