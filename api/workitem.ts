@@ -250,3 +250,11 @@ export interface WorkItemStatus {
 
 /** The desired state of one piece of one node. */
 export type WorkItem = CairnObject<'WorkItem', WorkItemSpec, WorkItemStatus>;
+
+/**
+ * A WorkItem update as the apiserver will store it: a spec change moves its generation on, so that until its
+ * agent reports on the new one, its status (the old generation's) does not read as carried out.
+ */
+export function asUpdated(w: WorkItem): WorkItem {
+  return { ...w, metadata: { ...w.metadata, generation: (w.metadata.generation ?? 0) + 1 } };
+}

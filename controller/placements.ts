@@ -22,7 +22,7 @@ import type { Instance } from '../api/instance.js';
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../api/names.js';
 import { parseQuantity } from '../api/quantity.js';
 import type { Volume, VolumeReplicaStatus } from '../api/volume.js';
-import type { WorkItem } from '../api/workitem.js';
+import { asUpdated, type WorkItem } from '../api/workitem.js';
 import type { ControllerCache } from './cache.js';
 import { emptyUsage, type ClusterSnapshot, type NodeUsage } from './scheduler/index.js';
 
@@ -85,9 +85,7 @@ export class Placements {
    * the write: two workers resizing instances on one node must each see the other's growth in the tally.
    */
   assume(workItem: WorkItem): void {
-    // An update changes the spec, so the apiserver stores it a generation on: until its agent reports on that
-    // one, the WorkItem must not read as carried out (its status is still the old generation's).
-    const w = workItem.metadata.resourceVersion === undefined ? workItem : { ...workItem, metadata: { ...workItem.metadata, generation: (workItem.metadata.generation ?? 0) + 1 } };
+    const w = workItem.metadata.resourceVersion === undefined ? workItem : asUpdated(workItem);
     this.assumed.set(keyOf(w), { w, at: this.now() });
     this.count(w);
   }

@@ -18,7 +18,7 @@ import type { Instance, InstanceStatus } from '../../../api/instance.js';
 import { formatTime, getCondition, setCondition } from '../../../api/conditions.js';
 import { CONTROLLER_FINALIZER } from '../../../api/names.js';
 import type { Volume } from '../../../api/volume.js';
-import type { WorkItem } from '../../../api/workitem.js';
+import { asUpdated, type WorkItem } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 import { pinnedNode } from '../../scheduler/index.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
@@ -137,12 +137,12 @@ function planPlaced(o: InstanceObserved, current: WorkItem, actions: Action[], h
     return { actions, status: instanceStatus(o, { kind: 'moving', workItem: current, reason: 'Draining', message: `node ${nodeName} is draining` }) };
   }
   const { workItem: desired, refused } = resizedWithinCapacity(o, current, desiredInstanceWorkItem(o.instance, o.cluster, o.volumes, nodeName));
-  if (current.metadata.annotations?.[SPEC_HASH_ANNOTATION] !== desired.metadata.annotations?.[SPEC_HASH_ANNOTATION]) {
-    actions.push({ type: 'updateWorkItem', workItem: mergeWorkItem(current, desired) });
-  }
+  const update = current.metadata.annotations?.[SPEC_HASH_ANNOTATION] !== desired.metadata.annotations?.[SPEC_HASH_ANNOTATION] ? mergeWorkItem(current, desired) : undefined;
+  if (update) actions.push({ type: 'updateWorkItem', workItem: update });
   // Once lost (failover not allowed), only a change of the Node can change anything, and that wakes us: no requeue, which would spin at 0 ms.
   const requeueAfterMs = node.unreachable && !node.lost ? node.lostInMs + 100 : undefined;
-  const status = withResizeCondition(o, instanceStatus(o, { kind: 'placed', workItem: current }), refused, actions);
+  // Status as of the update: Ready=True for the new generation from the old WorkItem's report would pass `kubectl wait` at once.
+  const status = withResizeCondition(o, instanceStatus(o, { kind: 'placed', workItem: update ? asUpdated(update) : current }), refused, actions);
   const quietMs = awaitingFirstReport(o, current);
   if (quietMs > 0 && actions.length === 0) return { actions, status, requeueAfterMs: quietMs, deferStatus: true };
   return { actions, status, requeueAfterMs };

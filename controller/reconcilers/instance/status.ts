@@ -103,10 +103,7 @@ export function fromWorkItem(o: StatusInput, w: WorkItem): Readiness {
     return { phase: 'Unknown', ready: 'Unknown', reason: 'NodeUnreachable', message: `node ${nodeName} stopped renewing its heartbeat lease; its state is unknown` };
   }
   const s = w.status;
-  // The agent reported on this WorkItem's spec, and that spec is the Instance's (a WorkItem not yet updated
-  // for a changed Instance says nothing of the change: Ready=True would pass `kubectl wait` at once).
-  const ownerGeneration = w.spec.owner.generation;
-  const current = s?.observedGeneration !== undefined && s.observedGeneration === w.metadata.generation && (ownerGeneration === undefined || ownerGeneration === o.instance.metadata.generation);
+  const current = s?.observedGeneration !== undefined && s.observedGeneration === w.metadata.generation;
   if (s?.phase === 'Failed' && s.lastError) {
     const hint = s.lastError.hint ? ` Hint: ${s.lastError.hint}` : '';
     return { phase: 'Failed', ready: 'False', reason: s.lastError.reason, message: `on node ${nodeName}: ${s.lastError.message}${hint}` };

@@ -346,6 +346,15 @@ describe('planInstance', () => {
       expect(ofType(none.actions, 'deleteClaim')).to.deep.equal([]);
     });
 
+    it('is not Ready for a changed spec until the node reports on it: the update goes out, Ready is False (Updating) for the new generation', () => {
+      const before = instance('web');
+      const changed = instance('web', { process: { command: ['/bin/sleep', '2000'] } }, undefined, { generation: 2 });
+      const plan = planInstance(instanceObserved(changed, { workItems: [instanceWorkItem(before, 'n1', { status: running() })] }));
+      expect(ofType(plan.actions, 'updateWorkItem')).to.have.length(1);
+      expect(plan.status.observedGeneration).to.equal(2);
+      expect(plan.status.conditions!.find((c) => c.type === 'Ready')).to.include({ status: 'False', reason: 'Updating', observedGeneration: 2 });
+    });
+
     it("deletes a claim left by a node whose term ended once its WorkItem is gone (a failover whose claim delete failed), not a live node's", () => {
       const revoked = { held: false, remainingMs: 0, holder: 'n1', leaseName: 'instance-web', resourceVersion: '42' };
       const plan = planInstance(instanceObserved(inst, { workItems: [], nodes: { n1: LOST }, fencing: revoked, decision: { nodeName: 'n2' } }));

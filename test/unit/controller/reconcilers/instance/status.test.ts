@@ -24,13 +24,6 @@ describe('instance status', () => {
       expect(at({ ...running(), observedGeneration: undefined }).ready).to.equal('False');
     });
 
-    it('is not Ready while the WorkItem still carries an older generation of the Instance (its update not written or not seen yet)', () => {
-      const before = instance('web');
-      const changed = instance('web', { process: { command: ['/bin/sleep', '2000'] } }, undefined, { generation: 2 });
-      const r = fromWorkItem(input(changed), instanceWorkItem(before, 'n1', { status: running(99) }));
-      expect(r).to.include({ phase: 'Running', ready: 'False', reason: 'Updating' });
-    });
-
     it('is not Ready while the agent reports ready: false (e.g. a VM before its readiness marker)', () => {
       const r = at({ observedGeneration: 1, instance: { state: 'Running', ready: false } });
       expect(r.ready).to.equal('False');
