@@ -252,9 +252,11 @@ export interface WorkItemStatus {
 export type WorkItem = CairnObject<'WorkItem', WorkItemSpec, WorkItemStatus>;
 
 /**
- * A WorkItem update as the apiserver will store it: a spec change moves its generation on, so that until its
- * agent reports on the new one, its status (the old generation's) does not read as carried out.
+ * `update` of `stored` as the apiserver will store it: a spec change moves its generation on, so that until its
+ * agent reports on the new one, its status (the old generation's) does not read as carried out. A change of
+ * metadata alone (a spec-hash annotation written by another controller version) keeps it.
  */
-export function asUpdated(w: WorkItem): WorkItem {
-  return { ...w, metadata: { ...w.metadata, generation: (w.metadata.generation ?? 0) + 1 } };
+export function asUpdated(update: WorkItem, stored: WorkItem | undefined): WorkItem {
+  if (stored && JSON.stringify(update.spec) === JSON.stringify(stored.spec)) return update;
+  return { ...update, metadata: { ...update.metadata, generation: (update.metadata.generation ?? 0) + 1 } };
 }

@@ -98,6 +98,8 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   volumes.watch(cache.volumes, (v) => [nsKey(v)]);
   volumes.watch(cache.workItems, (w) => ownerKeys(w, 'Volume'));
   volumes.watch(cache.nodes, (n) => cache.inNamespace(cache.volumes, n.metadata.namespace!).map(nsKey), 0, { changed: changedForPlacement });
+  // A Cluster's spec steers failover (recreateLostReplicas): a volume kept on a lost node waits on it, not on a timer.
+  volumes.watch(cache.clusters, (c) => cache.inNamespace(cache.volumes, c.metadata.name!).map(nsKey), 0, { changed: (old, c) => old.metadata.generation !== c.metadata.generation });
 
   const collector = new GarbageCollector(gcSources(cache), rest, d.log);
   const gc = make('garbage-collector', 1, () => collector.collect());

@@ -85,7 +85,7 @@ export class Placements {
    * the write: two workers resizing instances on one node must each see the other's growth in the tally.
    */
   assume(workItem: WorkItem): void {
-    const w = workItem.metadata.resourceVersion === undefined ? workItem : asUpdated(workItem);
+    const w = workItem.metadata.resourceVersion === undefined ? workItem : asUpdated(workItem, this.cache.workItems.get(keyOf(workItem)));
     this.assumed.set(keyOf(w), { w, at: this.now() });
     this.count(w);
   }

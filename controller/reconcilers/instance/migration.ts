@@ -226,7 +226,7 @@ function handedOver(o: InstanceObserved, f: Flight): boolean {
 /** Step 7: the source's WorkItem goes, the target's becomes the ordinary one; Completed once it runs and is ready. */
 function planSwitchOver(o: InstanceObserved, f: Flight, active: readonly WorkItem[]): LiveMigrationStep {
   const figures = migrationFigures(o, f);
-  if (!f.wT) return settleFailed(o, f, { reason: 'TargetFailed', detail: `the target's WorkItem on node ${f.target} is gone after the hand-over` }, undefined, figures);
+  if (!f.wT) return settleFailed(o, f, { reason: 'TargetFailed', detail: `the target's WorkItem on node ${f.target} is gone after the hand-over` }, f.wS, figures);
   if (f.targetReport?.phase === 'Failed') {
     return settleFailed(o, f, { reason: 'TargetFailed', detail: `node ${f.target} could not resume the guest after the hand-over: ${f.targetReport.message ?? 'no message'}` }, f.wT, figures);
   }

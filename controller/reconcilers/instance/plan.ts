@@ -142,7 +142,7 @@ function planPlaced(o: InstanceObserved, current: WorkItem, actions: Action[], h
   // Once lost (failover not allowed), only a change of the Node can change anything, and that wakes us: no requeue, which would spin at 0 ms.
   const requeueAfterMs = node.unreachable && !node.lost ? node.lostInMs + 100 : undefined;
   // Status as of the update: Ready=True for the new generation from the old WorkItem's report would pass `kubectl wait` at once.
-  const status = withResizeCondition(o, instanceStatus(o, { kind: 'placed', workItem: update ? asUpdated(update) : current }), refused, actions);
+  const status = withResizeCondition(o, instanceStatus(o, { kind: 'placed', workItem: update ? asUpdated(update, current) : current }), refused, actions);
   const quietMs = awaitingFirstReport(o, current);
   if (quietMs > 0 && actions.length === 0) return { actions, status, requeueAfterMs: quietMs, deferStatus: true };
   return { actions, status, requeueAfterMs };
@@ -215,11 +215,19 @@ function planWaitingForOld(o: InstanceObserved, terminating: WorkItem[], actions
   return { actions, status: instanceStatus(o, { kind: 'moving', workItem: old, reason: 'Moving', message }), requeueAfterMs };
 }
 
+/** When to look again at a stale claim whose delete did not wake us (it failed, or the watch is slow). */
+const STALE_CLAIM_RETRY_MS = 5000;
+
 function planUnplaced(o: InstanceObserved, actions: Action[]): Plan<InstanceStatus> {
   // A claim left by a node whose term ended (its lease revoked) and whose WorkItem is gone: a failover whose
   // claim delete failed after the release landed. Nothing else deletes it, and the next node would wait on it for good.
+  // Deleted first, alone: created beside it, a WorkItem that landed while the delete failed would leave the claim for good.
+  // Its deletion wakes us.
   const { holder, held, leaseName, resourceVersion } = o.fencing;
-  if (holder && !held && leaseName && resourceVersion) actions.push({ type: 'deleteClaim', name: leaseName, resourceVersion });
+  if (holder && !held && leaseName && resourceVersion) {
+    actions.push({ type: 'deleteClaim', name: leaseName, resourceVersion });
+    return { actions, status: o.instance.status ?? {}, deferStatus: true, requeueAfterMs: STALE_CLAIM_RETRY_MS };
+  }
   const decision = o.schedule();
   if ('unschedulable' in decision) {
     const status = instanceStatus(o, { kind: 'unschedulable', message: decision.message });

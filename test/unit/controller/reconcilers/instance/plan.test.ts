@@ -355,11 +355,23 @@ describe('planInstance', () => {
       expect(plan.status.conditions!.find((c) => c.type === 'Ready')).to.include({ status: 'False', reason: 'Updating', observedGeneration: 2 });
     });
 
+    it('stays Ready through an update of metadata alone (a spec-hash annotation another controller version wrote)', () => {
+      const web = instance('web');
+      const w = instanceWorkItem(web, 'n1', { status: running() });
+      const stale = { ...w, metadata: { ...w.metadata, annotations: { ...w.metadata.annotations, [SPEC_HASH_ANNOTATION]: 'older-hash' } } };
+      const plan = planInstance(instanceObserved(web, { workItems: [stale] }));
+      expect(ofType(plan.actions, 'updateWorkItem')).to.have.length(1);
+      expect(plan.status.conditions!.find((c) => c.type === 'Ready')).to.include({ status: 'True' });
+    });
+
     it("deletes a claim left by a node whose term ended once its WorkItem is gone (a failover whose claim delete failed), not a live node's", () => {
       const revoked = { held: false, remainingMs: 0, holder: 'n1', leaseName: 'instance-web', resourceVersion: '42' };
       const plan = planInstance(instanceObserved(inst, { workItems: [], nodes: { n1: LOST }, fencing: revoked, decision: { nodeName: 'n2' } }));
-      expect(ofType(plan.actions, 'deleteClaim')).to.deep.equal([{ type: 'deleteClaim', name: 'instance-web', resourceVersion: '42' }]);
-      expect(ofType(plan.actions, 'createWorkItem').map((a) => a.workItem.spec.nodeName)).to.deep.equal(['n2']);
+      // Alone: a WorkItem created beside a delete that failed would leave the claim for good.
+      expect(plan.actions).to.deep.equal([{ type: 'deleteClaim', name: 'instance-web', resourceVersion: '42' }]);
+      expect(plan.deferStatus).to.equal(true);
+      const after = planInstance(instanceObserved(inst, { workItems: [], nodes: { n1: LOST }, decision: { nodeName: 'n2' } }));
+      expect(ofType(after.actions, 'createWorkItem').map((a) => a.workItem.spec.nodeName)).to.deep.equal(['n2']);
       const live = planInstance(instanceObserved(inst, { workItems: [], fencing: { ...revoked, held: true, remainingMs: 5000 }, decision: { nodeName: 'n2' } }));
       expect(ofType(live.actions, 'deleteClaim'), 'a claim its holder may still act on stays').to.deep.equal([]);
     });
