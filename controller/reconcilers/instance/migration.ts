@@ -138,7 +138,7 @@ function flight(o: InstanceObserved, active: readonly WorkItem[], id: string, so
   };
 }
 
-/** Step 1: a pending spec.migrateTo of a running qemu instance creates the target's WorkItem. */
+/** Step 1: a pending spec.migrateTo of a running qemu instance creates the target's WorkItem; any move to an unfit target ends Failed first. */
 function planStart(o: InstanceObserved, active: readonly WorkItem[]): LiveMigrationStep | undefined {
   const target = o.instance.spec.migrateTo;
   const w = active.length === 1 ? active[0]! : undefined;

@@ -219,10 +219,9 @@ function planWaitingForOld(o: InstanceObserved, terminating: WorkItem[], actions
 const STALE_CLAIM_RETRY_MS = 5000;
 
 function planUnplaced(o: InstanceObserved, actions: Action[]): Plan<InstanceStatus> {
-  // A claim left by a node whose term ended (its lease revoked) and whose WorkItem is gone: a failover whose
-  // claim delete failed after the release landed. Nothing else deletes it, and the next node would wait on it for good.
-  // Deleted first, alone: created beside it, a WorkItem that landed while the delete failed would leave the claim for good.
-  // Its deletion wakes us.
+  // A claim left by a node whose term ended (its lease revoked) and whose WorkItem is gone: a failover whose claim
+  // delete failed after the release landed. Nothing else deletes it. Deleted alone, first (its deletion wakes us):
+  // with a WorkItem created beside it, a delete that failed again would leave the next node waiting on it for good.
   const { holder, held, leaseName, resourceVersion } = o.fencing;
   if (holder && !held && leaseName && resourceVersion) {
     actions.push({ type: 'deleteClaim', name: leaseName, resourceVersion });
