@@ -104,7 +104,8 @@ export function fromWorkItem(o: StatusInput, w: WorkItem): Readiness {
   }
   const s = w.status;
   const current = s?.observedGeneration !== undefined && s.observedGeneration === w.metadata.generation;
-  if (s?.phase === 'Failed' && s.lastError) {
+  // A failure of an older generation says nothing of the spec that replaced it (a fix is under way, not failed).
+  if (s?.phase === 'Failed' && s.lastError && current) {
     const hint = s.lastError.hint ? ` Hint: ${s.lastError.hint}` : '';
     return { phase: 'Failed', ready: 'False', reason: s.lastError.reason, message: `on node ${nodeName}: ${s.lastError.message}${hint}` };
   }

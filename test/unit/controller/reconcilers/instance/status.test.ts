@@ -37,8 +37,14 @@ describe('instance status', () => {
     it('is Failed with the last error’s reason, message and hint', () => {
       const r = at({ phase: 'Failed', observedGeneration: 1, lastError: { reason: 'DriverUnavailable', message: 'qemu-system-x86_64 not found', hint: 'install qemu on the node' } });
       expect(r).to.deep.equal({ phase: 'Failed', ready: 'False', reason: 'DriverUnavailable', message: 'on node n1: qemu-system-x86_64 not found Hint: install qemu on the node' });
-      const noHint = at({ phase: 'Failed', lastError: { reason: 'CommandFailed', message: 'exit 1' } });
+      const noHint = at({ phase: 'Failed', observedGeneration: 1, lastError: { reason: 'CommandFailed', message: 'exit 1' } });
       expect(noHint.message).to.equal('on node n1: exit 1');
+    });
+
+    it('is not Failed for a failure of an older generation: the spec that replaced it is not tried yet', () => {
+      const failedBefore = { phase: 'Failed' as const, observedGeneration: 1, lastError: { reason: 'CommandFailed' as const, message: 'exit 1' } };
+      expect(at(failedBefore, { generation: 2 })).to.include({ phase: 'Scheduled', ready: 'False' });
+      expect(at({ ...failedBefore, instance: { state: 'Running' } }, { generation: 2 })).to.include({ phase: 'Running', ready: 'False', reason: 'Updating' });
     });
 
     it('is Stopped when stopped as spec.runState asks', () => {
