@@ -44,6 +44,9 @@ export type LiveMigrationStep =
   | { kind: 'inFlight'; plan: Plan<InstanceStatus> }
   | { kind: 'settled'; current: WorkItem | undefined; status: InstanceStatus; actions: Action[] };
 
+/** A migration that ended (Completed or Failed). */
+type Settled = Extract<LiveMigrationStep, { kind: 'settled' }>;
+
 const IN_FLIGHT: ReadonlySet<MigrationPhase> = new Set(['PreparingTarget', 'MirroringStorage', 'Transferring', 'SwitchingOver']);
 
 /** A migration in flight as the cache shows it. */
@@ -86,6 +89,20 @@ export function planLiveMigration(o: InstanceObserved, active: readonly WorkItem
   const failure = failureOf(o, flight);
   if (failure) return settleFailed(o, flight, failure, flight.wS);
   return planProgress(o, flight, active);
+}
+
+/**
+ * A cold move already stopped on its source whose target turned out unable to take it (it filled up, or
+ * went away, after the check in planStart): the move ends Failed, so that the pin is dropped and the
+ * instance is placed again wherever it fits, instead of waiting stopped for the target. `status` is the
+ * unplaced status it adds to.
+ */
+export function settleRefusedColdMove(o: InstanceObserved, status: InstanceStatus, why: string): Settled | undefined {
+  const target = o.instance.spec.migrateTo;
+  if (!target || migrationCarriedOut(o.instance, target)) return undefined;
+  const source = o.instance.status?.nodeName ?? 'none';
+  const f: Flight = { id: `${target}-g${o.instance.metadata.generation ?? 0}`, mode: 'Cold', source, target, startedAtMs: o.now, timeoutSeconds: 0, deadlineMs: o.now };
+  return settleFailed({ ...o, instance: { ...o.instance, status } }, f, { reason: 'TargetUnschedulable', detail: `node ${target} cannot take it: ${why}` }, undefined);
 }
 
 /** Whether a Live migration applies to this instance at all (qemu, mode Live). */
@@ -345,7 +362,7 @@ function inFlight(o: InstanceObserved, f: Flight, actions: Action[], extra: Inst
 }
 
 /** Failed: the instance stays with `current` (the ordinary planning rolls the WorkItems back); a condition and one Warning say why. */
-function settleFailed(o: InstanceObserved, f: Flight, failure: Failure, current: WorkItem | undefined, figures: MigrationProgress = migrationFigures(o, f)): LiveMigrationStep {
+function settleFailed(o: InstanceObserved, f: Flight, failure: Failure, current: WorkItem | undefined, figures: MigrationProgress = migrationFigures(o, f)): Settled {
   const name = o.instance.metadata.name!;
   const what = f.mode === 'Cold' ? 'move' : 'live migration';
   const message = `${what} from node ${f.source} to node ${f.target} failed: ${failure.detail}. Hint: ${HINTS[failure.reason]}, then set spec.migrateTo again to retry: cairn migrate instance ${name} --to ${f.target}`;

@@ -22,7 +22,7 @@ import { asUpdated, type WorkItem } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 import { pinnedNode } from '../../scheduler/index.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
-import { planLiveMigration } from './migration.js';
+import { planLiveMigration, settleRefusedColdMove } from './migration.js';
 import { SPEC_HASH_ANNOTATION, desiredInstanceWorkItem, withSpec } from './workitem-spec.js';
 import { instanceStatus, type Placement } from './status.js';
 
@@ -230,6 +230,8 @@ function planUnplaced(o: InstanceObserved, actions: Action[]): Plan<InstanceStat
   const decision = o.schedule();
   if ('unschedulable' in decision) {
     const status = instanceStatus(o, { kind: 'unschedulable', message: decision.message });
+    const refusedMove = settleRefusedColdMove(o, status, decision.message);
+    if (refusedMove) return { actions: [...actions, ...refusedMove.actions], status: refusedMove.status };
     const changed = o.instance.status?.message !== decision.message;
     if (changed) actions.push({ type: 'event', eventType: 'Warning', reason: 'FailedScheduling', message: decision.message });
     return { actions, status };

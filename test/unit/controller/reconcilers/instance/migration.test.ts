@@ -5,7 +5,7 @@ import type { Volume } from '../../../../../api/volume.js';
 import type { WorkItem, WorkItemMigrationSpec, WorkItemMigrationStatus, WorkItemStatus } from '../../../../../api/workitem.js';
 import type { NodeView } from '../../../../../controller/node-health.js';
 import { MIGRATION_GRACE_MS, MIGRATION_POLL_MS } from '../../../../../controller/reconcilers/instance/migration.js';
-import { planInstance, type InstanceObserved } from '../../../../../controller/reconcilers/instance/plan.js';
+import { planInstance, type InstanceObserved, type ScheduleDecision } from '../../../../../controller/reconcilers/instance/plan.js';
 import { SPEC_HASH_ANNOTATION, desiredInstanceWorkItem, specHash, withMigrationSpec } from '../../../../../controller/reconcilers/instance/workitem-spec.js';
 import { instanceNodes } from '../../../../../controller/scheduler/placements.js';
 import { DRAINING, EARLIER, GONE, LOST, NOW, NOW_TEXT, clone, events, instance, instanceObserved, instanceWorkItem, ofType, running, unreachable, volume } from '../builders.js';
@@ -41,7 +41,7 @@ function reporting(migration?: WorkItemMigrationStatus, generation = 1): WorkIte
 
 const listening: WorkItemMigrationStatus = { id: ID, role: 'Target', phase: 'Listening', address: '10.0.0.2', port: 40123, nbdPort: 40124 };
 
-function observe(inst: Instance, workItems: WorkItem[], p: Partial<InstanceObserved> & { nodes?: Record<string, NodeView> } = {}) {
+function observe(inst: Instance, workItems: WorkItem[], p: Partial<InstanceObserved> & { nodes?: Record<string, NodeView>; decision?: ScheduleDecision } = {}) {
   return instanceObserved(inst, { workItems, ...p });
 }
 
@@ -151,6 +151,19 @@ describe('planInstance: live migration of a qemu instance', () => {
           expect(deleted(again)).to.deep.equal([]);
           expect(again.actions).to.deep.equal([]);
         }
+      });
+
+      it('a cold move stopped on its source whose target filled up meanwhile ends Failed, so the instance is placed again', () => {
+        const moving = instance('web', { migrateTo: 'b' }, { nodeName: 'a', phase: 'Stopping' });
+        const full = '0/3 nodes are available: 1 insufficient cpu, 2 node(s) did not match spec.migrateTo.';
+        const plan = planInstance(observe(moving, [], { decision: { unschedulable: true, message: full } }));
+        expect(plan.status.migration).to.include({ mode: 'Cold', phase: 'Failed', reason: 'TargetUnschedulable', sourceNode: 'a', targetNode: 'b' });
+        expect(plan.status.migration!.message).to.contain(full);
+        expect(events(plan.actions)).to.deep.equal([['Warning', 'MigrationFailed']]);
+        expect(plan.status).to.include({ phase: 'Pending' });
+        // No longer pinned to b: the next pass places it wherever it fits.
+        const next = planInstance(observe({ ...moving, status: plan.status }, [], { decision: { nodeName: 'a' } }));
+        expect(ofType(next.actions, 'createWorkItem').map((a) => a.workItem.spec.nodeName)).to.deep.equal(['a']);
       });
 
       it('a VM on a draining node is evicted, not migrated', () => {
