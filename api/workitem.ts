@@ -250,13 +250,3 @@ export interface WorkItemStatus {
 
 /** The desired state of one piece of one node. */
 export type WorkItem = CairnObject<'WorkItem', WorkItemSpec, WorkItemStatus>;
-
-/**
- * `update` of `stored` as the apiserver will store it: a spec change moves its generation on, so that until its
- * agent reports on the new one, its status (the old generation's) does not read as carried out. A change of
- * metadata alone (a spec-hash annotation written by another controller version) keeps it.
- */
-export function asUpdated(update: WorkItem, stored: WorkItem | undefined): WorkItem {
-  if (stored && JSON.stringify(update.spec) === JSON.stringify(stored.spec)) return update;
-  return { ...update, metadata: { ...update.metadata, generation: (update.metadata.generation ?? 0) + 1 } };
-}

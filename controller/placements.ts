@@ -22,8 +22,9 @@ import type { Instance } from '../api/instance.js';
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../api/names.js';
 import { parseQuantity } from '../api/quantity.js';
 import type { Volume, VolumeReplicaStatus } from '../api/volume.js';
-import { asUpdated, type WorkItem } from '../api/workitem.js';
+import type { WorkItem } from '../api/workitem.js';
 import type { ControllerCache } from './cache.js';
+import { asUpdated } from './reconcilers/actions.js';
 import { emptyUsage, type ClusterSnapshot, type NodeUsage } from './scheduler/index.js';
 
 const keyOf = (w: WorkItem) => `${w.metadata.namespace}/${w.metadata.name}`;
@@ -117,13 +118,17 @@ export class Placements {
    */
   private withAssumed(cached: WorkItem[], mine: (w: WorkItem) => boolean): WorkItem[] {
     const expired = this.now() - ASSUMED_TTL_MS;
-    for (const { w, at } of this.assumed.values()) if (at <= expired && mine(w)) this.forget(w);
+    const creates: WorkItem[] = [];
+    for (const [key, { w, at }] of this.assumed) {
+      if (!mine(w)) continue;
+      if (at <= expired) this.forget(w);
+      else if (!this.cache.workItems.get(key)) creates.push(w);
+    }
     const out = cached.map((c) => {
       const a = this.assumed.get(keyOf(c))?.w;
       return a && a.metadata.resourceVersion === c.metadata.resourceVersion ? a : c;
     });
-    for (const [key, { w }] of this.assumed) if (mine(w) && !this.cache.workItems.get(key)) out.push(w);
-    return out;
+    return [...out, ...creates];
   }
 
   /** What is placed on each node of a namespace. */

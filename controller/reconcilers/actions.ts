@@ -4,6 +4,7 @@
  */
 import type { WorkItem } from '../../api/workitem.js';
 import type { EventType } from '../../runtime/events.js';
+import { sameJson } from './stable-json.js';
 
 /** One write an executor performs. */
 export type Action =
@@ -60,4 +61,14 @@ export function mergeWorkItem(current: WorkItem, desired: WorkItem): WorkItem {
     },
     spec: desired.spec,
   };
+}
+
+/**
+ * `update` of `stored` as the apiserver will store it: a spec change moves its generation on, so that until its
+ * agent reports on the new one, its status (the old generation's) does not read as carried out. A change of
+ * metadata alone (a spec-hash annotation written by another controller version) keeps it.
+ */
+export function asUpdated(update: WorkItem, stored: WorkItem | undefined): WorkItem {
+  if (stored && sameJson(update.spec, stored.spec)) return update;
+  return { ...update, metadata: { ...update.metadata, generation: (update.metadata.generation ?? 0) + 1 } };
 }
