@@ -201,6 +201,10 @@ export interface WorkItemBrickStatus {
   joinedAt?: Time;
   /** Of the entries pending heal, the first ones (by gfid) with the bricks (replica indexes) this brick blames: the controller finds split-brain where two bricks blame each other. */
   owed?: WorkItemOwedEntry[];
+  /** Every brick (replica index) that some inspected entry pending heal blames: they missed writes this brick holds. Unlike owed, not cut short. */
+  owedTo?: number[];
+  /** Entries pending heal beyond those the agent inspected (at most 2,000 are): any other brick may have missed their writes. */
+  uninspected?: number;
 }
 
 /** A file this brick holds that other bricks are owed: they missed writes to it. */

@@ -29,7 +29,7 @@ import { promisify } from 'node:util';
 import { brickDataPath } from '../../../api/names.js';
 import { formatQuantity, parseQuantity } from '../../../api/quantity.js';
 import type { NodeDriver } from '../../../api/node.js';
-import type { WorkItem, WorkItemBrickSpec, WorkItemOwedEntry } from '../../../api/workitem.js';
+import type { WorkItem, WorkItemBrickSpec, WorkItemBrickStatus, WorkItemOwedEntry } from '../../../api/workitem.js';
 import { classify, OperationError } from '../../operations/errors.js';
 import type { Driver, DriverEnv, Observation, OperationContext } from '../driver.js';
 import { ownerKey, safeName } from '../paths.js';
@@ -95,26 +95,42 @@ const MAX_INSPECTED = 2_000;
 /** At most this many owed entries are reported (WorkItem status owed). */
 const MAX_REPORTED = 100;
 
+/** What a brick's index says about heals it holds for other bricks (WorkItem status: pendingHeals, owed, owedTo, uninspected). */
+export interface PendingHeals {
+  count: number;
+  owed: WorkItemOwedEntry[];
+  owedTo: number[];
+  uninspected: number;
+}
+
 /**
  * Entries this brick holds that another brick is owed (what `gluster volume heal info` counts, less
  * "possibly undergoing heal"): entries of its xattrop index whose file blames another brick with a
  * non-zero trusted.afr.<volume>-client-<i>. The index alone would count every file being written:
  * AFR lists a file there for the length of each write (marking it trusted.afr.dirty), which is not a
- * heal. Reads the index, then one getfattr over its entries when there are any. Returns the count and
- * the first entries with the bricks they blame.
+ * heal. Reads the index, then one getfattr over its entries when there are any.
  */
-export function pendingHeals(brickPath: string): { count: number; owed: WorkItemOwedEntry[] } {
+export function pendingHeals(brickPath: string): PendingHeals {
   let entries: string[];
   try {
     entries = fs.readdirSync(path.join(brickPath, '.glusterfs', 'indices', 'xattrop')).filter((f) => !f.startsWith('xattrop'));
   } catch {
-    return { count: 0, owed: [] };
+    return summarizeOwed([], 0);
   }
-  if (entries.length === 0) return { count: 0, owed: [] };
+  if (entries.length === 0) return summarizeOwed([], 0);
   const files = entries.slice(0, MAX_INSPECTED).map((gfid) => path.join(brickPath, '.glusterfs', gfid.slice(0, 2), gfid.slice(2, 4), gfid));
   const out = spawnSync('getfattr', ['--absolute-names', '-d', '-m', '^trusted\\.afr\\.', '-e', 'hex', ...files], { encoding: 'utf8' }).stdout ?? '';
-  const owed = blamedBricks(out);
-  return { count: owed.length + Math.max(0, entries.length - MAX_INSPECTED), owed: owed.slice(0, MAX_REPORTED) };
+  return summarizeOwed(blamedBricks(out), Math.max(0, entries.length - MAX_INSPECTED));
+}
+
+/**
+ * The report of the owed entries found and of the index entries left uninspected: the first entries
+ * (for split-brain), and every brick any of them blames. The controller may release a lost brick only
+ * when another brick missed none of its writes, which the capped list alone could not tell.
+ */
+export function summarizeOwed(owed: WorkItemOwedEntry[], uninspected: number): PendingHeals {
+  const owedTo = [...new Set(owed.flatMap((e) => e.bricks))].sort((a, b) => a - b);
+  return { count: owed.length + uninspected, owed: owed.slice(0, MAX_REPORTED), owedTo, uninspected };
 }
 
 /**
@@ -149,6 +165,11 @@ function sizeStatus(item: WorkItem, brickPath: string): { size?: string; sizeByt
   return { size: sized ? item.spec.volumeReplica!.size : formatQuantity(usable), sizeBytes: usable, sized };
 }
 
+/** The owed fields of a brick's status, each left out when empty. */
+function owedStatus(h: PendingHeals): Pick<WorkItemBrickStatus, 'owed' | 'owedTo' | 'uninspected'> {
+  return { ...(h.owed.length ? { owed: h.owed } : {}), ...(h.owedTo.length ? { owedTo: h.owedTo } : {}), ...(h.uninspected ? { uninspected: h.uninspected } : {}) };
+}
+
 function view(item: WorkItem, dataDir: string): Observation {
   const { brick, runDir, what } = brickTarget(item, dataDir);
   const pid = runningPid(runDir);
@@ -159,7 +180,7 @@ function view(item: WorkItem, dataDir: string): Observation {
   const { sized, ...size } = sizeStatus(item, brick.path);
   const state = pid ? ('Running' as const) : ('Stopped' as const);
   const heals = pid ? pendingHeals(brick.path) : undefined;
-  const status = { volumeReplica: { path: brick.path, ...size, brick: { state, port: brick.port, selfHeal: shd ? ('Running' as const) : ('Stopped' as const), ...(pid ? { pid, pendingHeals: heals!.count } : {}), ...(heals?.owed.length ? { owed: heals.owed } : {}), ...(joinedAt ? { joinedAt } : {}) } } };
+  const status = { volumeReplica: { path: brick.path, ...size, brick: { state, port: brick.port, selfHeal: shd ? ('Running' as const) : ('Stopped' as const), ...(pid ? { pid, pendingHeals: heals!.count } : {}), ...(heals ? owedStatus(heals) : {}), ...(joinedAt ? { joinedAt } : {}) } } };
   if (brick.stopped) return pid || shd ? { converged: false, action: 'stop', message: `${what} is stopping (the volume is Stopped)`, ...status } : { converged: true, message: `${what} is stopped (the volume is Stopped); its data stays`, ...status };
   if (!pid) return { converged: false, action: 'start', message: `${what} is not running`, ...status };
   if (!current) return { converged: false, action: 'restart', message: `${what} runs an older volfile`, ...status };

@@ -16,7 +16,7 @@ import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
 import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
 import { healRecrawl } from './heal-stall.js';
-import { joinSettlesInMs, volumeStatus, type ReplicaSlot, type SeenAt, type SpecProblem } from './status.js';
+import { JOIN_SETTLE_MS, joinSettlesInMs, volumeStatus, type ReplicaSlot, type SeenAt, type SpecProblem } from './status.js';
 import { clientVolfile, shdVolfile, specLayout } from './volfiles.js';
 import { desiredReplicaWorkItem, isArbiter, type BrickHome, type LayoutVolfiles } from './workitem-spec.js';
 
@@ -147,22 +147,34 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
 /**
  * Whether a replica other than `lost` holds everything it held, so that `lost` may be released and
  * recreated empty elsewhere: driver gluster (a file replica is a copy of its own), and a brick that
- * has joined, runs (or is stopped with its volume) on a node in touch, and that no brick's report
- * names as having missed writes. Released otherwise, the lost replica was the one copy of the data:
- * replaced by an empty one at once, and deleted by its own agent when its node came back.
+ * has joined long enough ago for the others' reports to show what it missed, runs (or is stopped with
+ * its volume) on a node in touch, and that no brick's report names as having missed writes. Released
+ * otherwise, the lost replica was the one copy of the data: replaced by an empty one at once, and
+ * deleted by its own agent when its node came back.
  */
 function hasGoodCopyBesides(o: VolumeObserved, lost: WorkItem): boolean {
   if (!isGluster(o.volume)) return false;
   const bricks = activeBricks(o);
-  const missedWrites = new Set(bricks.flatMap((w) => w.status?.volumeReplica?.brick?.owed ?? []).flatMap((entry) => entry.bricks));
+  const missedWrites = bricksThatMissedWrites(bricks);
   return bricks.some((w) => {
     const index = w.spec.volumeReplica!.index;
     // An arbiter holds names and metadata, not the data: never the good copy of a data brick.
-    if (w === lost || index === lost.spec.volumeReplica?.index || missedWrites.has(index) || isArbiter(o.volume, index)) return false;
+    if (w === lost || index === lost.spec.volumeReplica?.index || missedWrites(index) || isArbiter(o.volume, index)) return false;
     const brick = reachableBrick(o, w);
     const up = brick?.state === 'Running' || (brick?.state === 'Stopped' && !!w.spec.volumeReplica!.brick?.stopped);
-    return up && !!brick?.joinedAt;
+    return up && !!brick?.joinedAt && o.seenAt(`join/${index}`, brick.joinedAt) + JOIN_SETTLE_MS <= o.now;
   });
+}
+
+/**
+ * Whether the bricks' reports name replica `index` as having missed writes: some entry blames it, or a
+ * brick other than it left entries uninspected (they may blame anyone).
+ */
+function bricksThatMissedWrites(bricks: readonly WorkItem[]): (index: number) => boolean {
+  const reports = bricks.map((w) => ({ index: w.spec.volumeReplica!.index, brick: w.status?.volumeReplica?.brick }));
+  const blamed = new Set(reports.flatMap(({ brick }) => [...(brick?.owedTo ?? []), ...(brick?.owed ?? []).flatMap((entry) => entry.bricks)]));
+  const unsure = reports.filter(({ brick }) => (brick?.uninspected ?? 0) > 0).map((r) => r.index);
+  return (index) => blamed.has(index) || unsure.some((reporter) => reporter !== index);
 }
 
 /** The replica WorkItems not being deleted. */

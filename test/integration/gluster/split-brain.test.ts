@@ -88,6 +88,7 @@ describe('split-brain on real bricks, found from what each brick owes (issue 14)
     expect(found.get(0)!.map((e) => e.bricks), 'brick 0 blames brick 1').to.deep.include([1]);
     expect(found.get(1)!.map((e) => e.bricks), 'brick 1 blames brick 0').to.deep.include([0]);
     expect([...splitBrainCounts(found)]).to.deep.equal([[0, 1], [1, 1]]);
+    expect(layout.bricks.map((b) => pendingHeals(b.path).owedTo), 'each brick names the other as having missed writes').to.deep.equal([[1], [0]]);
     await eventually('reads of the file fail with EIO', () => readError(file) === 'EIO', 20_000, 250);
   });
 

@@ -1,6 +1,6 @@
 /** blamedBricks: which files of a getfattr dump other bricks are owed, and which bricks — pure. */
 import { expect } from 'chai';
-import { blamedBricks } from '../../../../../agent/drivers/volume/gluster-brick.js';
+import { blamedBricks, summarizeOwed } from '../../../../../agent/drivers/volume/gluster-brick.js';
 
 const G1 = '00000000-0000-0000-0000-000000000001';
 const G2 = 'abcdabcd-0000-4000-8000-000000000002';
@@ -36,5 +36,14 @@ describe('gluster brick: pending heals', () => {
       { gfid: G5, bricks: [0, 2] },
     ]);
     expect(blamedBricks('')).to.deep.equal([]);
+  });
+
+  it('reports every brick any owed entry blames, though only the first 100 entries are listed, and what was left uninspected', () => {
+    const entries = Array.from({ length: 150 }, (_, i) => ({ gfid: `g${String(i).padStart(3, '0')}`, bricks: i < 149 ? [2] : [0, 1] }));
+    const report = summarizeOwed(entries, 7);
+    expect(report).to.deep.include({ count: 157, owedTo: [0, 1, 2], uninspected: 7 });
+    expect(report.owed).to.have.length(100);
+    expect(report.owed.flatMap((e) => e.bricks)).not.to.include(0);
+    expect(summarizeOwed([], 0)).to.deep.equal({ count: 0, owed: [], owedTo: [], uninspected: 0 });
   });
 });

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { AGENT_FINALIZER, NODE_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, replicaWorkItemName } from '../../../../../api/names.js';
 import type { Node } from '../../../../../api/node.js';
 import type { Volume, VolumeReplicaStatus } from '../../../../../api/volume.js';
-import type { WorkItemStatus } from '../../../../../api/workitem.js';
+import type { WorkItemBrickStatus, WorkItemStatus } from '../../../../../api/workitem.js';
 import { planVolume } from '../../../../../controller/reconcilers/volume/plan.js';
 import { HEAL_STALL_MS } from '../../../../../controller/reconcilers/volume/heal-stall.js';
 import { scheduleVolumeReplicas } from '../../../../../controller/scheduler/index.js';
@@ -426,8 +426,9 @@ describe('planVolume', () => {
       const v = volume('data', { driver: 'gluster', ...spec }, status);
       return { ...v, metadata: { ...v.metadata, uid: '0b9c3f2a-1d4e-4f60-8a7b-9c0d1e2f3a4b' } };
     };
-    /** A gluster replica's report: its brick runs and has joined (`owed`: what it holds that other bricks missed). */
-    const brickDone = (size = '10Gi', owed?: Array<{ gfid: string; bricks: number[] }>) => ({ ...replicaDone(size), volumeReplica: { path: '/data/r', size, brick: { state: 'Running' as const, joinedAt: NOW_TEXT, ...(owed ? { owed } : {}) } } });
+    /** A gluster replica's report: its brick runs and joined an hour ago (`owed`: what it holds that other bricks missed). */
+    const brickDone = (size = '10Gi', owed?: Array<{ gfid: string; bricks: number[] }>, more: Partial<WorkItemBrickStatus> = {}) =>
+      ({ ...replicaDone(size), volumeReplica: { path: '/data/r', size, brick: { state: 'Running' as const, joinedAt: EARLIER, ...(owed ? { owed } : {}), ...more } } });
 
     it('releases a replica on a lost node with a ReplicaLost Warning and reschedules its index on the next round', () => {
       const vol = gv({ replicas: 2 });
@@ -495,6 +496,29 @@ describe('planVolume', () => {
         kept(vol, [replicaWorkItem(vol, 0, 'a', { status: brickDone() }), replicaWorkItem(vol, 1, 'b', { status: brickDone('10Gi', [{ gfid: 'g1', bricks: [0] }]) })], { b: LOST });
       });
 
+      it('gluster, when the other brick missed writes past the first entries its peer lists (owedTo), or its peer left entries uninspected', () => {
+        const vol3 = gv({ replicas: 3 });
+        // The lost brick's list shows only what brick 2 missed; brick 0 missed writes to a file further on.
+        const capped = brickDone('10Gi', [{ gfid: 'g1', bricks: [2] }], { owedTo: [0, 2] });
+        kept(vol3, [replicaWorkItem(vol3, 0, 'a', { status: brickDone() }), replicaWorkItem(vol3, 1, 'b', { status: capped }), replicaWorkItem(vol3, 2, 'c', { status: brickDone() })], { b: LOST });
+        const vol = gv({ replicas: 2 });
+        const lostOne = replicaWorkItem(vol, 1, 'b', { status: brickDone() });
+        kept(vol, [replicaWorkItem(vol, 0, 'a', { status: brickDone() }), replicaWorkItem(vol, 1, 'b', { status: brickDone('10Gi', [], { uninspected: 1 }) })], { b: LOST });
+        // Its own uninspected entries blame nobody else's copy of what it holds: brick 0 is the good copy.
+        const plan = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a', { status: brickDone('10Gi', [], { uninspected: 1 }) }), lostOne], nodes: { b: LOST } }));
+        expect(ofType(plan.actions, 'releaseWorkItem').map((a) => a.name)).to.deep.equal(['data.r1.b']);
+      });
+
+      it('gluster, while the other brick joined too recently for the reports of what it missed to be in', () => {
+        const vol = gv({ replicas: 2 });
+        const wis = [replicaWorkItem(vol, 0, 'a', { status: brickDone('10Gi', undefined, { joinedAt: NOW_TEXT }) }), replicaWorkItem(vol, 1, 'b', { status: brickDone() })];
+        const seenAgo = (ms: number) => volumeObserved(vol, { workItems: wis, nodes: { b: LOST }, seenAt: () => NOW - ms });
+        const settling = planVolume(seenAgo(1_000));
+        expect(ofType(settling.actions, 'releaseWorkItem')).to.have.length(0);
+        expect(settling.requeueAfterMs, 'looked at again once the join settled').to.equal(4_000);
+        expect(ofType(planVolume(seenAgo(5_000)).actions, 'releaseWorkItem').map((a) => a.name)).to.deep.equal(['data.r1.b']);
+      });
+
       it('gluster, when the other brick has not joined, does not run, or is on a node out of touch', () => {
         const vol = gv({ replicas: 2 });
         const lostOne = replicaWorkItem(vol, 1, 'b', { status: brickDone() });
@@ -534,8 +558,7 @@ describe('planVolume', () => {
 
     it('treats a vanished Node as lost', () => {
       const vol = gv({ replicas: 2 });
-      const brick = { ...replicaDone(), volumeReplica: { path: '/data/r', size: '10Gi', brick: { state: 'Running' as const, joinedAt: NOW_TEXT } } };
-      const plan = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a', { status: brick }), replicaWorkItem(vol, 1, 'b', { status: brick })], nodes: { b: GONE } }));
+      const plan = planVolume(volumeObserved(vol, { workItems: [replicaWorkItem(vol, 0, 'a', { status: brickDone() }), replicaWorkItem(vol, 1, 'b', { status: brickDone() })], nodes: { b: GONE } }));
       expect(ofType(plan.actions, 'releaseWorkItem')).to.have.length(1);
     });
 
