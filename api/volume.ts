@@ -55,6 +55,36 @@ export function acceptedReplicas(volume: Volume): number {
   return Math.max(volume.spec.replicas ?? 1, placed.reduce((n, r) => Math.max(n, r.index + 1), 0));
 }
 
+/** Where a gluster brick listens. */
+export interface BrickAddress {
+  host: string;
+  port: number;
+  path: string;
+}
+
+/**
+ * The bricks a gluster volume's graphs (its mounts, its self-heal daemons) name, in index order, from
+ * where `brickAt` says each listens; undefined while one cannot be named. Once the volume is in
+ * service (a brick joined), trailing indices with no address yet are left out: a raise of
+ * spec.replicas beyond the nodes that fit keeps the graphs as they were until the new brick is placed,
+ * where it once left every mount and self-heal daemon without a graph. At creation every brick waits.
+ */
+export function graphBricks(volume: Volume, brickAt: (index: number) => BrickAddress | undefined): BrickAddress[] | undefined {
+  const bricks = Array.from({ length: acceptedReplicas(volume) }, (_, i) => brickAt(i));
+  let named = bricks.length;
+  while (named > 0 && !bricks[named - 1]) named--;
+  const inService = (volume.status?.replicas ?? []).some((r) => r.brick?.joinedAt);
+  if (named === 0 || (named < bricks.length && !inService)) return undefined;
+  const graph = bricks.slice(0, named);
+  return graph.every((b) => b !== undefined) ? (graph as BrickAddress[]) : undefined;
+}
+
+/** Where a gluster volume's status says replica `index`'s brick listens (a lost one at its last address). */
+export function statusBrick(volume: Volume, index: number): BrickAddress | undefined {
+  const r = volume.status?.replicas?.find((x) => x.index === index);
+  return r?.brick?.address && r.path ? { host: r.brick.address, port: r.brick.port, path: r.path } : undefined;
+}
+
 /** Phase of a Volume. */
 export type VolumePhase = 'Pending' | 'Creating' | 'Ready' | 'Degraded' | 'Failed' | 'Stopped' | 'Deleting';
 /** State of one Volume replica. */

@@ -7,7 +7,7 @@
  * Lost replica is gone with its node's disk, so it occupies nothing.
  */
 import type { Instance, MigrationPhase } from '../../api/instance.js';
-import { acceptedReplicas, isGluster, type ReplicaState, type Volume, type VolumeReplicaStatus } from '../../api/volume.js';
+import { graphBricks, isGluster, statusBrick, type BrickAddress, type ReplicaState, type Volume, type VolumeReplicaStatus } from '../../api/volume.js';
 
 const MIGRATION_IN_FLIGHT: ReadonlySet<MigrationPhase> = new Set(['Pending', 'PreparingTarget', 'MirroringStorage', 'Transferring', 'SwitchingOver']);
 const NOT_LIVE: ReadonlySet<ReplicaState> = new Set(['Lost', 'Deleting', 'Failed']);
@@ -44,14 +44,7 @@ export function liveReplicaNodes(volume: Volume): string[] {
   return [...new Set(live.map((r) => r.nodeName!))];
 }
 
-/** Where a gluster Volume's bricks listen, in index order, once every one has an address, port and path (a lost one at its last); else undefined. */
-export function glusterBricks(volume: Volume): { host: string; port: number; path: string }[] | undefined {
-  if (!isGluster(volume)) return undefined;
-  // As many as the bricks' own graphs name: a refused reduction of spec.replicas once left a brick out
-  // of every mount, so it got no writes and nothing blamed it for the ones it missed.
-  const count = acceptedReplicas(volume);
-  const replicas = [...(volume.status?.replicas ?? [])].sort((a, b) => a.index - b.index).slice(0, count);
-  if (replicas.length < count) return undefined;
-  const bricks = replicas.map((r) => r.brick?.address && r.path ? { host: r.brick.address, port: r.brick.port, path: r.path } : undefined);
-  return bricks.every((b) => b !== undefined) ? bricks : undefined;
+/** Where a gluster Volume's bricks listen, as its graphs name them (api/volume.ts graphBricks); undefined while they cannot. */
+export function glusterBricks(volume: Volume): BrickAddress[] | undefined {
+  return isGluster(volume) ? graphBricks(volume, (i) => statusBrick(volume, i)) : undefined;
 }

@@ -10,14 +10,14 @@ import type { Cluster } from '../../../api/cluster.js';
 import { effectiveGlusterOptions } from '../../../api/gluster-options.js';
 import { CONTROLLER_FINALIZER } from '../../../api/names.js';
 import { parseQuantity } from '../../../api/quantity.js';
-import { acceptedReplicas, isGluster, isStopped, type Volume, type VolumeStatus } from '../../../api/volume.js';
+import { acceptedReplicas, graphBricks, isGluster, isStopped, statusBrick, type BrickAddress, type Volume, type VolumeStatus } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
 import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
 import { healRecrawl } from './heal-stall.js';
 import { JOIN_SETTLE_MS, joinSettlesInMs, volumeStatus, type ReplicaSlot, type SeenAt, type SpecProblem } from './status.js';
-import { clientVolfile, shdVolfile, specLayout } from './volfiles.js';
+import { clientVolfile, glusterVolumeName, shdVolfile, specLayout } from './volfiles.js';
 import { desiredReplicaWorkItem, isArbiter, type BrickHome, type LayoutVolfiles } from './workitem-spec.js';
 
 /** How long a brick that grew must have run again before the next one may grow: clients reconnect every 3 s. */
@@ -50,7 +50,7 @@ export function planVolume(o: VolumeObserved): Plan<VolumeStatus> {
   const { size, replicas, problems } = acceptedShape(o.volume);
   const slots: ReplicaSlot[] = [];
   const active = o.workItems.filter((w) => !w.metadata.deletionTimestamp);
-  const withRecrawl = layoutWithRecrawl(o, layoutVolfiles(o, active, replicas), active);
+  const withRecrawl = layoutWithRecrawl(o, layoutVolfiles(o, active), active);
   const layout = withRecrawl?.layout;
   let requeueAfterMs: number | undefined = withRecrawl?.inMs;
   for (let index = 0; index < replicas; index++) {
@@ -97,17 +97,23 @@ function acceptedShape(volume: Volume): { size: string; replicas: number; proble
 /**
  * Driver gluster: the volfiles naming every brick (the self-heal daemon's and the FUSE client's), once
  * every replica has a brick on a node with an address (until then no daemon runs: a heal needs every
- * brick named). A brick moved changes them, so every brick's WorkItem is updated and its agent restarts
- * the daemon.
+ * brick named). A brick with no WorkItem, released with its lost node, stays named at its last address
+ * until its replacement has one: dropped, the survivors' self-heal daemons stopped with the layout. A
+ * brick moved changes them, so every brick's WorkItem is updated and its agent restarts the daemon.
  */
-function layoutVolfiles(o: VolumeObserved, active: WorkItem[], replicas: number): LayoutVolfiles | undefined {
+function layoutVolfiles(o: VolumeObserved, active: WorkItem[]): LayoutVolfiles | undefined {
   if (!isGluster(o.volume)) return undefined;
-  const bricks = Array.from({ length: replicas }, (_, i) => active.find((w) => w.spec.volumeReplica?.index === i));
-  const placed = bricks.map((w) => w?.spec.volumeReplica?.brick && { brick: w.spec.volumeReplica.brick, host: o.nodeAddress(w.spec.nodeName) });
-  if (placed.some((p) => !p?.host)) return undefined;
-  const first = placed[0]!.brick;
-  const layout = specLayout(o.volume.spec, { volume: first.volume, volumeId: first.volumeId, bricks: placed.map((p) => ({ host: p!.host!, port: p!.brick.port, path: p!.brick.path })) });
-  return { shd: shdVolfile(layout), client: clientVolfile(layout), joinedAt: bricks.map((w) => w?.status?.volumeReplica?.brick?.joinedAt) };
+  const byIndex = (i: number) => active.find((w) => w.spec.volumeReplica?.index === i);
+  const placed = (i: number): BrickAddress | undefined => {
+    const brick = byIndex(i)?.spec.volumeReplica?.brick;
+    const host = brick && o.nodeAddress(byIndex(i)!.spec.nodeName);
+    if (!brick) return statusBrick(o.volume, i);
+    return host ? { host, port: brick.port, path: brick.path } : undefined;
+  };
+  const bricks = graphBricks(o.volume, placed);
+  if (!bricks) return undefined;
+  const layout = specLayout(o.volume.spec, { volume: glusterVolumeName(o.volume.metadata.namespace!, o.volume.metadata.name!), volumeId: o.volume.metadata.uid!, bricks });
+  return { shd: shdVolfile(layout), client: clientVolfile(layout), joinedAt: bricks.map((_, i) => byIndex(i)?.status?.volumeReplica?.brick?.joinedAt) };
 }
 
 /** The layout with the recrawl token its bricks should carry (heal-stall.ts), and when to look at a waiting heal again. */

@@ -89,6 +89,14 @@ describe('instance WorkItem spec', () => {
     expect(instanceRuntimeSpec(inst, undefined, vols, 'n9').volumes).to.deep.equal([on1]);
   });
 
+  it('keeps the mount of a gluster volume in service while a raised replica has no brick yet (without one the agent refused the attachment)', () => {
+    const brick = (index: number) => ({ index, nodeName: `n${index + 1}`, path: `/b${index}`, brick: { address: `10.0.0.${index + 1}`, port: 49152, joinedAt: '2024-05-01T11:00:00Z' } });
+    const v = volume('data', { replicas: 3, driver: 'gluster', size: '1Gi' }, { capacity: '1Gi', replicas: [brick(0), brick(1), { index: 2 }] });
+    const data = { ...v, metadata: { ...v.metadata, uid: '0b9c3f2a-1d4e-4f60-8a7b-9c0d1e2f3a4b' } };
+    const [attached] = instanceRuntimeSpec(instance('db', { volumes: [{ name: 'data', volumeName: 'data' }] }), undefined, new Map([['data', data]]), 'n1').volumes!;
+    expect(attached!.gluster?.volfile).to.include('option remote-host 10.0.0.2').and.not.include('data-client-2');
+  });
+
   describe('desiredInstanceWorkItem', () => {
     it('hashes exactly its spec into the annotation, so the same inputs give the same WorkItem', () => {
       const inst = instance('web');

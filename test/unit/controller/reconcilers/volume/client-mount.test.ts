@@ -41,4 +41,20 @@ describe('glusterMount', () => {
     const v = glusterMount(gluster(three, { replicas: 2 }))!.volfile;
     expect(v).to.include(`${NS}-data-client-2`).and.include('option remote-host 10.0.0.3');
   });
+
+  describe('a volume in service (a brick joined) whose raised spec.replicas finds no node for the new brick', () => {
+    const joined = (r: VolumeReplicaStatus): VolumeReplicaStatus => ({ ...r, brick: { ...r.brick!, joinedAt: '2024-05-01T11:00:00Z' } });
+    const inService = [joined(replica(0, '10.0.0.1')), joined(replica(1, '10.0.0.2'))];
+
+    it('keeps the mount naming the bricks it had until the new one has an address (it was undefined, and every instance lost its mount)', () => {
+      const v = glusterMount(gluster([...inService, { index: 2, state: 'Pending' }], { replicas: 3 }))!.volfile;
+      expect(v).to.include(`${NS}-data-client-1`).and.not.include(`${NS}-data-client-2`);
+      expect(glusterMount(gluster([...inService, { ...replica(2, '10.0.0.3') }], { replicas: 3 }))!.volfile).to.include(`${NS}-data-client-2`);
+    });
+
+    it('but not with a brick missing below one that has an address, nor before any brick joined', () => {
+      expect(glusterMount(gluster([inService[0]!, replica(1), joined(replica(2, '10.0.0.3'))], { replicas: 3 }))).to.equal(undefined);
+      expect(glusterMount(gluster([replica(0, '10.0.0.1'), replica(1, '10.0.0.2'), { index: 2, state: 'Pending' }], { replicas: 3 }))).to.equal(undefined);
+    });
+  });
 });

@@ -297,6 +297,32 @@ describe('planVolume', () => {
         expect(after.replicas![2]).to.deep.include({ state: 'Lost', nodeName: 'c', path: '/p', brick: { address: '10.0.0.3', port: 49152, state: 'Stopped', joinedAt: EARLIER } });
         expect(cond(after.conditions, 'Degraded')).to.include({ reason: 'BrickOffline' });
       });
+
+      /** The self-heal graph the plan gives each surviving brick's WorkItem. */
+      const shdGraphs = (plan: ReturnType<typeof planVolume>) => ofType(plan.actions, 'updateWorkItem').map((a) => a.workItem.spec.volumeReplica!.brick!.shdVolfile);
+
+      it('names a lost brick released with its node at its last address in the survivors\' self-heal graph (dropped, their self-heal daemons stopped)', () => {
+        const vol = gluster();
+        const all = bricks(vol, [0, 0, 0]);
+        const before = planVolume(volumeObserved(vol, { workItems: all, nodeAddress: address })).status;
+        const released = planVolume(volumeObserved({ ...vol, status: before }, { workItems: all, nodeAddress: address, nodes: { c: LOST } }));
+        expect(ofType(released.actions, 'releaseWorkItem').map((a) => a.name)).to.deep.equal(['data.r2.c']);
+        const survivors = planVolume(volumeObserved({ ...vol, status: released.status }, { workItems: all.slice(0, 2), nodeAddress: address, nodes: { c: LOST }, nodeNames: ['a', 'b'], message: 'no other node' }));
+        const graphs = shdGraphs(survivors);
+        expect(graphs).to.have.length(2);
+        for (const g of graphs) expect(g).to.be.a('string').and.include('option remote-host 10.0.0.3').and.include(`${NS}-data-client-2`);
+      });
+
+      it('keeps the survivors\' graphs as they were while a raised replica finds no node', () => {
+        const two = gluster(2);
+        const both = bricks(two, [0, 0]).slice(0, 2);
+        const status = planVolume(volumeObserved(two, { workItems: both, nodeAddress: address })).status;
+        const raised = planVolume(volumeObserved({ ...gluster(3), status }, { workItems: both, nodeAddress: address, nodeNames: ['a', 'b'], message: 'no third node' }));
+        expect(ofType(raised.actions, 'createWorkItem')).to.have.length(0);
+        const graphs = shdGraphs(raised);
+        expect(graphs).to.have.length(2);
+        for (const g of graphs) expect(g).to.be.a('string').and.include(`${NS}-data-client-1`).and.not.include(`${NS}-data-client-2`);
+      });
     });
 
     it('with an arbiter, runs features/arbiter on the third brick only and counts it in the client graph', () => {
