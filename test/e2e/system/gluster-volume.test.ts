@@ -12,8 +12,10 @@
  * error (through `cairn volume expand`); an arbiter Volume keeps file data
  * on two bricks only; the `cairn volume` verbs change options (online, no
  * brick restart), stop and start it; a joined brick that lost its volume id
- * is refused and, replaced, healed; deleting the Volume stops every brick
- * and removes its directory.
+ * is refused and, replaced, healed; a Volume raised to more replicas than
+ * nodes fit keeps serving on its bricks, and the new brick, once it fits,
+ * joins and is healed; deleting the Volume stops every brick and removes
+ * its directory.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -273,6 +275,43 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
     }
     await client.delete('Volume', NS, 'still');
     await eventually('still gone', async () => !(await client.get('Volume', NS, 'still')), 60_000, 200);
+  });
+
+  it('raised past the nodes that fit, serves on the bricks it has, self-heal daemons running; the new brick, once it fits, joins and is healed', async () => {
+    const raisedBricks = async () => (await client.list('WorkItem', { namespace: NS })).items.filter((w: WorkItem) => w.spec.owner.name === 'raised').sort((a, b) => a.spec.volumeReplica!.index - b.spec.volumeReplica!.index);
+    await client.create('Volume', { metadata: { name: 'raised', namespace: NS }, spec: { size: '64Mi', replicas: 2, driver: 'gluster' } } as Volume);
+    await eventually('raised Ready', async () => (await client.get('Volume', NS, 'raised'))?.status?.phase === 'Ready', 60_000, 200);
+    const two = await raisedBricks();
+    const spare = ['node-a', 'node-b', 'node-c'].find((n) => !two.some((w) => w.spec.nodeName === n))!;
+    await client.patch('Node', NS, spare, { spec: { unschedulable: true } });
+    const raisedMnt = path.join(dir, 'mnt-raised');
+    const raisedMount = await mountVolume(two[0]!.spec.volumeReplica!.brick!.clientVolfile!, raisedMnt, dir);
+    try {
+      fs.writeFileSync(path.join(raisedMnt, 'before.bin'), randomBytes(2 ** 20));
+      await client.patch('Volume', NS, 'raised', { spec: { replicas: 3 } });
+      await eventually('the third replica Pending, waiting for a node', async () => (await client.get('Volume', NS, 'raised'))?.status?.replicas?.find((r) => r.index === 2)?.state === 'Pending', 30_000, 200);
+      // The graphs once went with the layout: every self-heal daemon stopped, and every mount lost its volfile.
+      const deadline = Date.now() + 4_000;
+      while (Date.now() < deadline) {
+        const now = await raisedBricks();
+        expect(now.map((w) => [w.spec.volumeReplica!.brick!.clientVolfile?.includes('raised-client-1'), w.spec.volumeReplica!.brick!.clientVolfile?.includes('raised-client-2'), w.status?.volumeReplica?.brick?.selfHeal])).to.deep.equal([[true, false, 'Running'], [true, false, 'Running']]);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      fs.writeFileSync(path.join(raisedMnt, 'while-raised.bin'), randomBytes(2 ** 20));
+      await client.patch('Node', NS, spare, { spec: { unschedulable: null } });
+      const third = await until('a third brick on the spare node', async () => (await raisedBricks()).find((w) => w.spec.volumeReplica!.index === 2 && w.spec.nodeName === spare), 30_000);
+      for (const f of ['before.bin', 'while-raised.bin']) {
+        const onThird = path.join(third.spec.volumeReplica!.brick!.path, f);
+        const sum = sha(path.join(raisedMnt, f));
+        await eventually(`${f} healed onto the third brick`, () => fs.existsSync(onThird) && sha(onThird) === sum, 60_000, 250);
+      }
+      await eventually('raised Ready with three bricks', async () => (await client.get('Volume', NS, 'raised'))?.status?.phase === 'Ready', 60_000, 200);
+    } finally {
+      await raisedMount.stop();
+      await client.patch('Node', NS, spare, { spec: { unschedulable: null } }).catch(() => undefined);
+    }
+    await client.delete('Volume', NS, 'raised');
+    await eventually('raised gone', async () => !(await client.get('Volume', NS, 'raised')), 60_000, 200);
   });
 
   it('deleting the Volume stops every brick and removes its directory', async () => {
