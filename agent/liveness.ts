@@ -9,7 +9,7 @@
  */
 import type { WorkItem } from '../api/workitem.js';
 import { isLive, readProcStat } from './drivers/process/proc.js';
-import { pendingHeals } from './drivers/volume/gluster-brick.js';
+import { owedSignature, pendingHeals } from './drivers/volume/gluster-brick.js';
 import { keyOf } from './local-store.js';
 
 /** The pid the agent last reported running for a WorkItem: its instance's, or its brick's. */
@@ -44,10 +44,13 @@ export class SeenProcesses {
   }
 }
 
+/** Whether the brick's heals changed since its report: their count, or whom they blame (the controller releases a lost brick on that), at the same count too. */
 function healsMoved(w: WorkItem): boolean {
   const brick = w.status?.volumeReplica?.brick;
   const path = w.spec.volumeReplica?.brick?.path;
-  return brick?.state === 'Running' && path !== undefined && (brick.pendingHeals ?? 0) !== pendingHeals(path).count;
+  if (brick?.state !== 'Running' || path === undefined) return false;
+  const now = pendingHeals(path);
+  return (brick.pendingHeals ?? 0) !== now.count || owedSignature(brick) !== owedSignature(now);
 }
 
 /** WorkItems whose reported process (an instance, a brick) is no longer alive, or whose brick's heal count moved. */

@@ -62,27 +62,33 @@ export interface BrickAddress {
   path: string;
 }
 
+/** Where a brick listens; `'unplaced'` for one never placed on a node; undefined for one placed that cannot be named yet. */
+export type BrickSlot = BrickAddress | 'unplaced' | undefined;
+
 /**
  * The bricks a gluster volume's graphs (its mounts, its self-heal daemons) name, in index order, from
- * where `brickAt` says each listens; undefined while one cannot be named. Once the volume is in
- * service (a brick joined), trailing indices with no address yet are left out: a raise of
- * spec.replicas beyond the nodes that fit keeps the graphs as they were until the new brick is placed,
- * where it once left every mount and self-heal daemon without a graph. At creation every brick waits.
+ * where `slot` says each listens; undefined while one cannot be named. Once the volume is in service
+ * (a brick joined), trailing indices never placed are left out: a raise of spec.replicas beyond the
+ * nodes that fit keeps the graphs as they were until the new brick is placed, where it once left every
+ * mount and self-heal daemon without a graph. A brick placed but without an address is never left out:
+ * a graph without it would neither blame it for what it misses nor let it join. At creation every
+ * brick waits.
  */
-export function graphBricks(volume: Volume, brickAt: (index: number) => BrickAddress | undefined): BrickAddress[] | undefined {
-  const bricks = Array.from({ length: acceptedReplicas(volume) }, (_, i) => brickAt(i));
-  let named = bricks.length;
-  while (named > 0 && !bricks[named - 1]) named--;
+export function graphBricks(volume: Volume, slot: (index: number) => BrickSlot): BrickAddress[] | undefined {
+  const slots = Array.from({ length: acceptedReplicas(volume) }, (_, i) => slot(i));
+  let count = slots.length;
+  while (count > 0 && slots[count - 1] === 'unplaced') count--;
   const inService = (volume.status?.replicas ?? []).some((r) => r.brick?.joinedAt);
-  if (named === 0 || (named < bricks.length && !inService)) return undefined;
-  const graph = bricks.slice(0, named);
-  return graph.every((b) => b !== undefined) ? (graph as BrickAddress[]) : undefined;
+  if (count === 0 || (count < slots.length && !inService)) return undefined;
+  const graph = slots.slice(0, count);
+  return graph.every((b) => b !== undefined && b !== 'unplaced') ? (graph as BrickAddress[]) : undefined;
 }
 
-/** Where a gluster volume's status says replica `index`'s brick listens (a lost one at its last address). */
-export function statusBrick(volume: Volume, index: number): BrickAddress | undefined {
+/** Where a gluster volume's status says replica `index`'s brick listens: a lost one at its last address, `'unplaced'` for one that never had a node. */
+export function statusBrick(volume: Volume, index: number): BrickSlot {
   const r = volume.status?.replicas?.find((x) => x.index === index);
-  return r?.brick?.address && r.path ? { host: r.brick.address, port: r.brick.port, path: r.path } : undefined;
+  if (r?.brick?.address && r.path) return { host: r.brick.address, port: r.brick.port, path: r.path };
+  return r?.nodeName || r?.brick ? undefined : 'unplaced';
 }
 
 /** Phase of a Volume. */

@@ -30,8 +30,8 @@ export class Registry {
     let validate = this.validators.get(def);
     if (!validate) {
       const key = JSON.stringify(def.schema);
-      validate = compiled.get(key) ?? compileValidator((sharedAjv ??= createAjv()), def.schema);
-      compiled.set(key, validate);
+      validate = compiled.get(key);
+      if (!validate) compiled.set(key, (validate = compileValidator((sharedAjv ??= createAjv()), def.schema)));
       this.validators.set(def, validate);
     }
     return validate;

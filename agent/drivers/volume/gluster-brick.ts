@@ -165,6 +165,11 @@ function sizeStatus(item: WorkItem, brickPath: string): { size?: string; sizeByt
   return { size: sized ? item.spec.volumeReplica!.size : formatQuantity(usable), sizeBytes: usable, sized };
 }
 
+/** What a brick's report says of whom its heals blame, as one string: a change at the same count is a change too. */
+export function owedSignature(h: Pick<WorkItemBrickStatus, 'owed' | 'owedTo' | 'uninspected'>): string {
+  return `${(h.owed ?? []).map((e) => `${e.gfid}:${e.bricks.join('.')}`).join(',')}|${(h.owedTo ?? []).join(',')}|${h.uninspected ?? 0}`;
+}
+
 /** The owed fields of a brick's status, each left out when empty. */
 function owedStatus(h: PendingHeals): Pick<WorkItemBrickStatus, 'owed' | 'owedTo' | 'uninspected'> {
   return { ...(h.owed.length ? { owed: h.owed } : {}), ...(h.owedTo.length ? { owedTo: h.owedTo } : {}), ...(h.uninspected ? { uninspected: h.uninspected } : {}) };

@@ -5,13 +5,14 @@
  * A brick lost with its node stays in the graph at its last address until
  * its replacement reports one: AFR counts it down, and the client volume
  * names (<volume>-client-<index>) stay those the pending-heal xattrs use.
+ * Which bricks the graph names: api/volume.ts graphBricks.
  */
 import type { Volume } from '../../../api/volume.js';
 import type { WorkItemGlusterMount } from '../../../api/workitem.js';
 import { glusterBricks } from '../../scheduler/placements.js';
 import { clientVolfile, glusterVolumeName, specLayout } from './volfiles.js';
 
-/** The mount of a gluster Volume, or undefined while some brick has no address yet (or the driver is file). */
+/** The mount of a gluster Volume, or undefined while a brick its graph names has no address yet (or the driver is file). */
 export function glusterMount(volume: Volume): WorkItemGlusterMount | undefined {
   const bricks = glusterBricks(volume);
   if (!bricks) return undefined;

@@ -10,7 +10,7 @@ import type { Cluster } from '../../../api/cluster.js';
 import { effectiveGlusterOptions } from '../../../api/gluster-options.js';
 import { CONTROLLER_FINALIZER } from '../../../api/names.js';
 import { parseQuantity } from '../../../api/quantity.js';
-import { acceptedReplicas, graphBricks, isGluster, isStopped, statusBrick, type BrickAddress, type Volume, type VolumeStatus } from '../../../api/volume.js';
+import { acceptedReplicas, graphBricks, isGluster, isStopped, statusBrick, type BrickSlot, type Volume, type VolumeStatus } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
@@ -96,21 +96,23 @@ function acceptedShape(volume: Volume): { size: string; replicas: number; proble
 
 /**
  * Driver gluster: the volfiles naming every brick (the self-heal daemon's and the FUSE client's), once
- * every replica has a brick on a node with an address (until then no daemon runs: a heal needs every
- * brick named). A brick with no WorkItem, released with its lost node, stays named at its last address
- * until its replacement has one: dropped, the survivors' self-heal daemons stopped with the layout. A
- * brick moved changes them, so every brick's WorkItem is updated and its agent restarts the daemon.
+ * each can be named (api/volume.ts graphBricks): a brick by its WorkItem on a node with an address, a
+ * brick without a WorkItem (released with its lost node) or on a node without an address by its last
+ * address in the status, which clients also use. Until then no daemon runs: a heal needs every brick
+ * named. A brick moved changes them, so every brick's WorkItem is updated and its agent restarts the daemon.
  */
 function layoutVolfiles(o: VolumeObserved, active: WorkItem[]): LayoutVolfiles | undefined {
   if (!isGluster(o.volume)) return undefined;
   const byIndex = (i: number) => active.find((w) => w.spec.volumeReplica?.index === i);
-  const placed = (i: number): BrickAddress | undefined => {
-    const brick = byIndex(i)?.spec.volumeReplica?.brick;
-    const host = brick && o.nodeAddress(byIndex(i)!.spec.nodeName);
-    if (!brick) return statusBrick(o.volume, i);
-    return host ? { host, port: brick.port, path: brick.path } : undefined;
+  const slot = (i: number): BrickSlot => {
+    const w = byIndex(i);
+    const brick = w?.spec.volumeReplica?.brick;
+    const host = w && o.nodeAddress(w.spec.nodeName);
+    if (brick && host) return { host, port: brick.port, path: brick.path };
+    const last = statusBrick(o.volume, i);
+    return w && last === 'unplaced' ? undefined : last;
   };
-  const bricks = graphBricks(o.volume, placed);
+  const bricks = graphBricks(o.volume, slot);
   if (!bricks) return undefined;
   const layout = specLayout(o.volume.spec, { volume: glusterVolumeName(o.volume.metadata.namespace!, o.volume.metadata.name!), volumeId: o.volume.metadata.uid!, bricks });
   return { shd: shdVolfile(layout), client: clientVolfile(layout), joinedAt: bricks.map((_, i) => byIndex(i)?.status?.volumeReplica?.brick?.joinedAt) };
@@ -137,7 +139,8 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
   if (!wi) return { slot: { index } };
   const node = o.node(wi.spec.nodeName);
   if (node.lost && o.cluster?.spec?.failover?.recreateLostReplicas !== false) {
-    if (!hasGoodCopyBesides(o, wi)) return { slot: { index, workItem: wi, unreachable: true, onlyCopy: true } };
+    const copy = goodCopyBesides(o, wi);
+    if (copy !== 'found') return { slot: { index, workItem: wi, unreachable: true, onlyCopy: copy === 'none' ? true : 'joinSettling' } };
     actions.push({ type: 'releaseWorkItem', name: wi.metadata.name!, uid: wi.metadata.uid });
     actions.push({ type: 'event', eventType: 'Warning', reason: 'ReplicaLost', message: `replica ${index} on lost node ${wi.spec.nodeName} is recreated on another node` });
     return { slot: { index, lostOn: wi.spec.nodeName } };
@@ -153,30 +156,33 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
 /**
  * Whether a replica other than `lost` holds everything it held, so that `lost` may be released and
  * recreated empty elsewhere: driver gluster (a file replica is a copy of its own), and a brick that
- * has joined long enough ago for the others' reports to show what it missed, runs (or is stopped with
- * its volume) on a node in touch, and that no brick's report names as having missed writes. Released
- * otherwise, the lost replica was the one copy of the data: replaced by an empty one at once, and
- * deleted by its own agent when its node came back.
+ * has joined, runs (or is stopped with its volume) on a node in touch, and that no brick's report
+ * names as having missed writes. Released otherwise, the lost replica was the one copy of the data:
+ * replaced by an empty one at once, and deleted by its own agent when its node came back.
+ * 'joinSettling' while the only such brick joined too recently for the others' reports to show what
+ * it missed (JOIN_SETTLE_MS); the volume's plan looks again once that has passed.
  */
-function hasGoodCopyBesides(o: VolumeObserved, lost: WorkItem): boolean {
-  if (!isGluster(o.volume)) return false;
+function goodCopyBesides(o: VolumeObserved, lost: WorkItem): 'found' | 'joinSettling' | 'none' {
+  if (!isGluster(o.volume)) return 'none';
   const bricks = activeBricks(o);
-  const missedWrites = bricksThatMissedWrites(bricks);
-  return bricks.some((w) => {
+  const blamed = missedWrites(bricks);
+  const candidates = bricks.flatMap((w) => {
     const index = w.spec.volumeReplica!.index;
     // An arbiter holds names and metadata, not the data: never the good copy of a data brick.
-    if (w === lost || index === lost.spec.volumeReplica?.index || missedWrites(index) || isArbiter(o.volume, index)) return false;
+    if (w === lost || index === lost.spec.volumeReplica?.index || blamed(index) || isArbiter(o.volume, index)) return [];
     const brick = reachableBrick(o, w);
     const up = brick?.state === 'Running' || (brick?.state === 'Stopped' && !!w.spec.volumeReplica!.brick?.stopped);
-    return up && !!brick?.joinedAt && o.seenAt(`join/${index}`, brick.joinedAt) + JOIN_SETTLE_MS <= o.now;
+    return up && brick?.joinedAt ? [o.seenAt(`join/${index}`, brick.joinedAt) + JOIN_SETTLE_MS <= o.now] : [];
   });
+  if (candidates.includes(true)) return 'found';
+  return candidates.length > 0 ? 'joinSettling' : 'none';
 }
 
 /**
  * Whether the bricks' reports name replica `index` as having missed writes: some entry blames it, or a
  * brick other than it left entries uninspected (they may blame anyone).
  */
-function bricksThatMissedWrites(bricks: readonly WorkItem[]): (index: number) => boolean {
+function missedWrites(bricks: readonly WorkItem[]): (index: number) => boolean {
   const reports = bricks.map((w) => ({ index: w.spec.volumeReplica!.index, brick: w.status?.volumeReplica?.brick }));
   const blamed = new Set(reports.flatMap(({ brick }) => [...(brick?.owedTo ?? []), ...(brick?.owed ?? []).flatMap((entry) => entry.bricks)]));
   const unsure = reports.filter(({ brick }) => (brick?.uninspected ?? 0) > 0).map((r) => r.index);

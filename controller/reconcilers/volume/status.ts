@@ -16,8 +16,8 @@ export interface ReplicaSlot {
   unreachable?: boolean;
   /** The node this replica was lost with. */
   lostOn?: string;
-  /** On a lost node, kept: no other replica holds all its data. */
-  onlyCopy?: boolean;
+  /** On a lost node, kept: no other replica holds all its data ('joinSettling': the one that may has just joined). */
+  onlyCopy?: true | 'joinSettling';
 }
 
 /** A spec change that was refused. */
@@ -29,6 +29,9 @@ export interface SpecProblem {
 function replicaState(slot: ReplicaSlot, size: string): { state: ReplicaState; message?: string } {
   const w = slot.workItem;
   if (slot.lostOn) return { state: 'Lost', message: `node ${slot.lostOn} is lost; recreating the replica elsewhere` };
+  if (slot.onlyCopy === 'joinSettling' && w) {
+    return { state: 'Lost', message: `node ${w.spec.nodeName} is lost; the replica is recreated elsewhere once the other bricks have reported that the brick that just joined missed nothing (within ${JOIN_SETTLE_MS / 1000} s)` };
+  }
   if (slot.onlyCopy && w) {
     const where = `-n ${w.metadata.namespace ?? ''} ${w.metadata.name ?? ''}`;
     return { state: 'Lost', message: `node ${w.spec.nodeName} is lost and holds the only good copy of this replica's data, so it is kept until the node returns; to give that data up and recreate the replica empty elsewhere, run: kubectl delete workitem ${where}` };
@@ -79,7 +82,8 @@ function replicaStatus(slot: ReplicaSlot, size: string, address: (node: string) 
   return {
     index: slot.index,
     nodeName: slot.lostOn ?? w?.spec.nodeName,
-    path: w?.status?.volumeReplica?.path ?? (brick ? previous?.path : undefined),
+    // A brick's path is known from its spec: with it, mounts name a new brick as soon as the bricks' own graphs do.
+    path: w?.status?.volumeReplica?.path ?? w?.spec.volumeReplica?.brick?.path ?? (brick ? previous?.path : undefined),
     size: w?.status?.volumeReplica?.size,
     state,
     workItemName: w?.metadata.name,

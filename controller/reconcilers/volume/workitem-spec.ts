@@ -12,7 +12,7 @@ export interface BrickHome {
   port: number;
 }
 
-/** The volfiles that name every brick, once all are placed: the self-heal daemon's and the FUSE client's. */
+/** The volfiles that name every brick, once each can be named (api/volume.ts graphBricks): the self-heal daemon's and the FUSE client's. */
 export interface LayoutVolfiles {
   shd: string;
   client: string;
@@ -58,7 +58,7 @@ export function isArbiter(volume: Volume, index: number): boolean {
   return volume.spec.arbiter === true && index === 2;
 }
 
-/** The complete WorkItem for replica `index` of volume on nodeName, sized `size` (and for driver gluster, its brick at `home`, with the volfiles naming every brick once all are placed). */
+/** The complete WorkItem for replica `index` of volume on nodeName, sized `size` (and for driver gluster, its brick at `home`, with the volfiles naming every brick once each can be named). */
 export function desiredReplicaWorkItem(volume: Volume, index: number, nodeName: string, size: string, home?: BrickHome, layout?: LayoutVolfiles): WorkItem {
   const name = volume.metadata.name!;
   const s = volume.spec;

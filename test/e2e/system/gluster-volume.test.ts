@@ -27,6 +27,7 @@ import { CairnClient } from '../../../api/client/cairn-client.js';
 import { loadKubeConfig } from '../../../api/client/kubeconfig.js';
 import type { Volume } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
+import { glusterMount } from '../../../controller/reconcilers/volume/client-mount.js';
 import { clientVolfile } from '../../../controller/reconcilers/volume/volfiles.js';
 import { alive, startAgentProcess, type AgentProcess } from '../../support/agent-process.js';
 import { eventually } from '../../support/eventually.js';
@@ -283,20 +284,23 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
     await eventually('raised Ready', async () => (await client.get('Volume', NS, 'raised'))?.status?.phase === 'Ready', 60_000, 200);
     const two = await raisedBricks();
     const spare = ['node-a', 'node-b', 'node-c'].find((n) => !two.some((w) => w.spec.nodeName === n))!;
-    await client.patch('Node', NS, spare, { spec: { unschedulable: true } });
     const raisedMnt = path.join(dir, 'mnt-raised');
-    const raisedMount = await mountVolume(two[0]!.spec.volumeReplica!.brick!.clientVolfile!, raisedMnt, dir);
+    let raisedMount: GlusterProcess | undefined;
     try {
+      await client.patch('Node', NS, spare, { spec: { unschedulable: true } });
+      raisedMount = await mountVolume(two[0]!.spec.volumeReplica!.brick!.clientVolfile!, raisedMnt, dir);
       fs.writeFileSync(path.join(raisedMnt, 'before.bin'), randomBytes(2 ** 20));
       await client.patch('Volume', NS, 'raised', { spec: { replicas: 3 } });
       await eventually('the third replica Pending, waiting for a node', async () => (await client.get('Volume', NS, 'raised'))?.status?.replicas?.find((r) => r.index === 2)?.state === 'Pending', 30_000, 200);
-      // The graphs once went with the layout: every self-heal daemon stopped, and every mount lost its volfile.
-      const deadline = Date.now() + 4_000;
-      while (Date.now() < deadline) {
-        const now = await raisedBricks();
-        expect(now.map((w) => [w.spec.volumeReplica!.brick!.clientVolfile?.includes('raised-client-1'), w.spec.volumeReplica!.brick!.clientVolfile?.includes('raised-client-2'), w.status?.volumeReplica?.brick?.selfHeal])).to.deep.equal([[true, false, 'Running'], [true, false, 'Running']]);
-        await new Promise((r) => setTimeout(r, 250));
-      }
+      // The graphs once went with the layout: every self-heal daemon stopped, and every mount (instances' too) lost its volfile.
+      const graphs = async () => {
+        const names = (volfile: string | undefined) => [1, 2].map((i) => volfile?.includes(`raised-client-${i}`));
+        const mountGraph = glusterMount((await client.get('Volume', NS, 'raised'))!)?.volfile;
+        return [...(await raisedBricks()).map((w) => [...names(w.spec.volumeReplica!.brick!.clientVolfile), w.status?.volumeReplica?.brick?.selfHeal]), names(mountGraph)];
+      };
+      const kept = [[true, false, 'Running'], [true, false, 'Running'], [true, false]];
+      // Nothing about the two bricks changes, so nothing may flap either: checked for 4 s.
+      for (const deadline = Date.now() + 4_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) expect(await graphs()).to.deep.equal(kept);
       fs.writeFileSync(path.join(raisedMnt, 'while-raised.bin'), randomBytes(2 ** 20));
       await client.patch('Node', NS, spare, { spec: { unschedulable: null } });
       const third = await until('a third brick on the spare node', async () => (await raisedBricks()).find((w) => w.spec.volumeReplica!.index === 2 && w.spec.nodeName === spare), 30_000);
@@ -305,9 +309,12 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
         const sum = sha(path.join(raisedMnt, f));
         await eventually(`${f} healed onto the third brick`, () => fs.existsSync(onThird) && sha(onThird) === sum, 60_000, 250);
       }
-      await eventually('raised Ready with three bricks', async () => (await client.get('Volume', NS, 'raised'))?.status?.phase === 'Ready', 60_000, 200);
+      await eventually('raised Ready, its mount naming three bricks', async () => {
+        const v = await client.get('Volume', NS, 'raised');
+        return v?.status?.phase === 'Ready' && v.status.readyReplicas === 3 && !!glusterMount(v)?.volfile.includes('raised-client-2');
+      }, 60_000, 200);
     } finally {
-      await raisedMount.stop();
+      await raisedMount?.stop();
       await client.patch('Node', NS, spare, { spec: { unschedulable: null } }).catch(() => undefined);
     }
     await client.delete('Volume', NS, 'raised');

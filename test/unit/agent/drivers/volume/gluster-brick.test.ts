@@ -1,6 +1,6 @@
 /** blamedBricks: which files of a getfattr dump other bricks are owed, and which bricks — pure. */
 import { expect } from 'chai';
-import { blamedBricks, summarizeOwed } from '../../../../../agent/drivers/volume/gluster-brick.js';
+import { blamedBricks, owedSignature, summarizeOwed } from '../../../../../agent/drivers/volume/gluster-brick.js';
 
 const G1 = '00000000-0000-0000-0000-000000000001';
 const G2 = 'abcdabcd-0000-4000-8000-000000000002';
@@ -45,5 +45,14 @@ describe('gluster brick: pending heals', () => {
     expect(report.owed).to.have.length(100);
     expect(report.owed.flatMap((e) => e.bricks)).not.to.include(0);
     expect(summarizeOwed([], 0)).to.deep.equal({ count: 0, owed: [], owedTo: [], uninspected: 0 });
+  });
+
+  it('signs whom the heals blame, so that a change at the same count is seen (the agent reports it again)', () => {
+    const before = summarizeOwed([{ gfid: 'g1', bricks: [1] }], 0);
+    const after = summarizeOwed([{ gfid: 'g2', bricks: [2] }], 0);
+    expect(before.count).to.equal(after.count);
+    expect(owedSignature(before)).not.to.equal(owedSignature(after));
+    expect(owedSignature({ owed: before.owed, owedTo: before.owedTo })).to.equal(owedSignature(before));
+    expect(owedSignature({})).to.equal(owedSignature(summarizeOwed([], 0)));
   });
 });

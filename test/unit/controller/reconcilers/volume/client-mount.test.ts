@@ -52,6 +52,10 @@ describe('glusterMount', () => {
       expect(glusterMount(gluster([...inService, { ...replica(2, '10.0.0.3') }], { replicas: 3 }))!.volfile).to.include(`${NS}-data-client-2`);
     });
 
+    it('but not while the new brick is placed on a node without an address: a graph without it would not blame it for what it misses', () => {
+      expect(glusterMount(gluster([...inService, { index: 2, nodeName: 'n2', state: 'Creating' }], { replicas: 3 }))).to.equal(undefined);
+    });
+
     it('but not with a brick missing below one that has an address, nor before any brick joined', () => {
       expect(glusterMount(gluster([inService[0]!, replica(1), joined(replica(2, '10.0.0.3'))], { replicas: 3 }))).to.equal(undefined);
       expect(glusterMount(gluster([replica(0, '10.0.0.1'), replica(1, '10.0.0.2'), { index: 2, state: 'Pending' }], { replicas: 3 }))).to.equal(undefined);

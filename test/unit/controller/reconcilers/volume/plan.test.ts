@@ -313,6 +313,30 @@ describe('planVolume', () => {
         for (const g of graphs) expect(g).to.be.a('string').and.include('option remote-host 10.0.0.3').and.include(`${NS}-data-client-2`);
       });
 
+      it('gives no brick a graph without the raised one once it is placed, even on a node with no address yet (it would join a graph without itself)', () => {
+        const two = gluster(2);
+        const both = bricks(two, [0, 0]).slice(0, 2);
+        const status = planVolume(volumeObserved(two, { workItems: both, nodeAddress: address })).status;
+        const raised = gluster(3);
+        const third = replicaWorkItem(raised, 2, 'c');
+        const plan = planVolume(volumeObserved({ ...raised, status }, { workItems: [...both, third], nodeAddress: (n) => (n === 'c' ? undefined : address(n)) }));
+        for (const a of ofType(plan.actions, 'updateWorkItem')) {
+          const client = a.workItem.spec.volumeReplica!.brick?.clientVolfile;
+          expect(client === undefined || client.includes(`${NS}-data-client-2`), `replica ${a.workItem.spec.volumeReplica!.index}`).to.equal(true);
+        }
+      });
+
+      it('names a kept brick whose Node vanished at its last address (recreateLostReplicas false)', () => {
+        const vol = gluster();
+        const all = bricks(vol, [0, 0, 0]);
+        const status = planVolume(volumeObserved(vol, { workItems: all, nodeAddress: address })).status;
+        const kept = planVolume(volumeObserved({ ...vol, status }, { cluster: cluster({ failover: { recreateLostReplicas: false } }), workItems: all, nodes: { c: GONE }, nodeAddress: (n) => (n === 'c' ? undefined : address(n)) }));
+        expect(ofType(kept.actions, 'releaseWorkItem')).to.have.length(0);
+        const graphs = shdGraphs(kept);
+        expect(graphs).to.have.length(3);
+        for (const g of graphs) expect(g).to.include('option remote-host 10.0.0.3');
+      });
+
       it('keeps the survivors\' graphs as they were while a raised replica finds no node', () => {
         const two = gluster(2);
         const both = bricks(two, [0, 0]).slice(0, 2);
@@ -541,6 +565,7 @@ describe('planVolume', () => {
         const seenAgo = (ms: number) => volumeObserved(vol, { workItems: wis, nodes: { b: LOST }, seenAt: () => NOW - ms });
         const settling = planVolume(seenAgo(1_000));
         expect(ofType(settling.actions, 'releaseWorkItem')).to.have.length(0);
+        expect(settling.status.replicas![1]!.message, 'no advice to give the data up meanwhile').to.match(/recreated elsewhere once the other bricks have reported/).and.not.include('kubectl delete');
         expect(settling.requeueAfterMs, 'looked at again once the join settled').to.equal(4_000);
         expect(ofType(planVolume(seenAgo(5_000)).actions, 'releaseWorkItem').map((a) => a.name)).to.deep.equal(['data.r1.b']);
       });
