@@ -1,9 +1,8 @@
 /** The report of suite-cpu.ts: the hook's log (process-cpu-hook.ts) added up by process kind. Pure. */
 
-/** One logged process: CPU and wall seconds, command line. */
+/** One logged process: its CPU seconds and command line. */
 export interface ProcessRecord {
   cpu: number;
-  wall: number;
   argv: string;
 }
 
@@ -17,11 +16,11 @@ export function processKind(argv: string): string {
   return 'other Node.js processes';
 }
 
-/** The records of a hook log: tab-separated CPU s, wall s, command line. */
+/** The records of a hook log: tab-separated CPU seconds and command line. */
 export function parseRecords(text: string): ProcessRecord[] {
   return text.split('\n').flatMap((line) => {
-    const [cpu, wall, argv] = line.split('\t');
-    return cpu && wall && argv !== undefined ? [{ cpu: Number(cpu), wall: Number(wall), argv }] : [];
+    const [cpu, argv] = line.split('\t');
+    return cpu && argv !== undefined ? [{ cpu: Number(cpu), argv }] : [];
   });
 }
 
@@ -29,8 +28,9 @@ export function parseRecords(text: string): ProcessRecord[] {
 export function byKind(records: readonly ProcessRecord[]): { kind: string; cpu: number; count: number }[] {
   const kinds = new Map<string, { cpu: number; count: number }>();
   for (const r of records) {
-    const k = kinds.get(processKind(r.argv)) ?? { cpu: 0, count: 0 };
-    kinds.set(processKind(r.argv), { cpu: k.cpu + r.cpu, count: k.count + 1 });
+    const kind = processKind(r.argv);
+    const k = kinds.get(kind) ?? { cpu: 0, count: 0 };
+    kinds.set(kind, { cpu: k.cpu + r.cpu, count: k.count + 1 });
   }
   return [...kinds].map(([kind, v]) => ({ kind, ...v })).sort((a, b) => b.cpu - a.cpu);
 }

@@ -24,7 +24,7 @@ function main(): number {
   const [program, ...args] = command.length > 0 ? command : ['bash', 'hack/test.sh'];
   const logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-suite-cpu-')), 'processes.log');
   const hook = path.join(path.dirname(fileURLToPath(import.meta.url)), 'process-cpu-hook.js');
-  const nodeOptions = [process.env.NODE_OPTIONS, `--import ${hook}`].filter(Boolean).join(' ');
+  const nodeOptions = [process.env.NODE_OPTIONS, `--import "${hook}"`].filter(Boolean).join(' ');
   const busyBefore = machineBusySeconds();
   const started = Date.now();
   const run = spawnSync(program!, args, { stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: nodeOptions, CAIRN_PROCESS_CPU_LOG: logFile } });

@@ -16,7 +16,7 @@ export interface ReplicaSlot {
   unreachable?: boolean;
   /** The node this replica was lost with. */
   lostOn?: string;
-  /** On a lost node, kept: no other replica holds all its data ('joinSettling': the one that may has just joined). */
+  /** On a lost node, kept: no other replica holds all its data ('joinSettling': the one that may hold it joined moments ago). */
   onlyCopy?: true | 'joinSettling';
 }
 
