@@ -2,13 +2,16 @@
  * Records core/v1 Events about objects, as client-go's EventRecorder does:
  * a repeat of the same (object, type, reason, message) within the
  * aggregation window bumps count and lastTimestamp of the existing Event
- * instead of creating a new one. Recording never throws: an Event that
- * cannot be written is logged and dropped, it must not fail a reconcile.
+ * instead of creating a new one. Like client-go's, it drops Events about an
+ * object past a burst of 25, then allows one every 5 minutes
+ * (event-spam-filter.ts). Recording never throws: an Event that cannot be
+ * written is logged and dropped, it must not fail a reconcile.
  */
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, PatchStrategy, setHeaderOptions, type CoreV1Event, type KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'winston';
 import { realClock, type Clock } from './clock.js';
+import { EventSpamFilter } from './event-spam-filter.js';
 
 /** The object an Event is about. */
 export interface InvolvedObject {
@@ -29,6 +32,7 @@ export class EventRecorder {
   private readonly api: CoreV1Api;
   private readonly clock: Clock;
   private readonly recent = new Map<string, { namespace: string; name: string; count: number; at: number }>();
+  private readonly spam = new EventSpamFilter();
 
   constructor(
     kubeConfig: KubeConfig,
@@ -46,6 +50,7 @@ export class EventRecorder {
     const namespace = obj.metadata.namespace || 'default';
     const key = [obj.kind, namespace, obj.metadata.name, obj.metadata.uid, type, reason, message].join('\u0000');
     const now = this.clock.now();
+    if (!this.spam.allow([obj.kind, namespace, obj.metadata.name, obj.metadata.uid].join('\u0000'), now)) return;
     const seen = this.recent.get(key);
     try {
       if (seen && now - seen.at < WINDOW_MS) {

@@ -2,7 +2,8 @@
  * EventRecorder against a real etcd and an in-process apiserver, read back
  * with CoreV1Api: an Event in the object's namespace, a repeat within the
  * window bumps count and lastTimestamp of the same Event, a different
- * message or a repeat after the window makes a new one, cluster-scoped
+ * message or a repeat after the window makes a new one, Events about one
+ * object past a burst of 25 are dropped (one more every 5 minutes), cluster-scoped
  * objects land in `default`, and a failed write is logged, never thrown.
  */
 import { expect } from 'chai';
@@ -39,6 +40,17 @@ describe('EventRecorder (real etcd, in-process apiserver)', function () {
   after(async () => {
     kc?.destroyAgent();
     await env?.stop();
+  });
+
+  it('drops Events about an object past a burst of 25, then lets one through every 5 minutes (client-go\'s spam filter)', async () => {
+    const clock = new FakeClock(Date.parse('2030-01-02T00:00:00Z'));
+    const rec = new EventRecorder(kc, 'cairn-controller', 'host-1', log, clock);
+    for (let i = 0; i < 30; i++) await rec.record(obj('flaky', NS), 'Warning', 'FailedScheduling', 'no node fits');
+    expect((await eventsAbout(NS, 'flaky')).map((e) => e.count)).to.deep.equal([25]);
+    clock.advance(5 * 60_000);
+    await rec.record(obj('flaky', NS), 'Warning', 'FailedScheduling', 'no node fits');
+    await rec.record(obj('flaky', NS), 'Warning', 'FailedScheduling', 'no node fits');
+    expect((await eventsAbout(NS, 'flaky')).map((e) => e.count)).to.deep.equal([26]);
   });
 
   it('creates an Event about the object, then bumps count and lastTimestamp on an identical repeat', async () => {
