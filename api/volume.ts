@@ -56,14 +56,16 @@ export function acceptedReplicas(volume: Volume): number {
 }
 
 /** Where a gluster brick listens. */
-export interface BrickAddress {
+export interface BrickPlacement {
+  /** Address clients reach it on (an IP: a name may resolve to ::1 first). */
   host: string;
   port: number;
+  /** Absolute path of the brick's root directory on its node. */
   path: string;
 }
 
 /** Where a brick listens; `'unplaced'` for one never placed on a node; undefined for one placed that cannot be named yet. */
-export type BrickSlot = BrickAddress | 'unplaced' | undefined;
+export type BrickSlot = BrickPlacement | 'unplaced' | undefined;
 
 /**
  * The bricks a gluster volume's graphs (its mounts, its self-heal daemons) name, in index order, from
@@ -72,16 +74,17 @@ export type BrickSlot = BrickAddress | 'unplaced' | undefined;
  * nodes that fit keeps the graphs as they were until the new brick is placed, where it once left every
  * mount and self-heal daemon without a graph. A brick placed but without an address is never left out:
  * a graph without it would neither blame it for what it misses nor let it join. At creation every
- * brick waits.
+ * brick waits. As many as acceptedReplicas: a refused reduction of spec.replicas once left a brick out
+ * of every mount, so it got no writes and nothing blamed it for the ones it missed.
  */
-export function graphBricks(volume: Volume, slot: (index: number) => BrickSlot): BrickAddress[] | undefined {
+export function graphBricks(volume: Volume, slot: (index: number) => BrickSlot): BrickPlacement[] | undefined {
   const slots = Array.from({ length: acceptedReplicas(volume) }, (_, i) => slot(i));
   let count = slots.length;
   while (count > 0 && slots[count - 1] === 'unplaced') count--;
   const inService = (volume.status?.replicas ?? []).some((r) => r.brick?.joinedAt);
   if (count === 0 || (count < slots.length && !inService)) return undefined;
   const graph = slots.slice(0, count);
-  return graph.every((b) => b !== undefined && b !== 'unplaced') ? (graph as BrickAddress[]) : undefined;
+  return graph.every((b) => b !== undefined && b !== 'unplaced') ? (graph as BrickPlacement[]) : undefined;
 }
 
 /** Where a gluster volume's status says replica `index`'s brick listens: a lost one at its last address, `'unplaced'` for one that never had a node. */

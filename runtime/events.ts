@@ -48,9 +48,10 @@ export class EventRecorder {
   /** Records an Event about obj (in obj's namespace; cluster-scoped objects use `default`). */
   async record(obj: InvolvedObject, type: EventType, reason: string, message: string): Promise<void> {
     const namespace = obj.metadata.namespace || 'default';
-    const key = [obj.kind, namespace, obj.metadata.name, obj.metadata.uid, type, reason, message].join('\u0000');
+    const object = [obj.kind, namespace, obj.metadata.name, obj.metadata.uid].join('\u0000');
+    const key = [object, type, reason, message].join('\u0000');
     const now = this.clock.now();
-    if (!this.spam.allow([obj.kind, namespace, obj.metadata.name, obj.metadata.uid].join('\u0000'), now)) return;
+    if (!this.spam.allow(object, now)) return;
     const seen = this.recent.get(key);
     try {
       if (seen && now - seen.at < WINDOW_MS) {

@@ -7,7 +7,7 @@
  * Lost replica is gone with its node's disk, so it occupies nothing.
  */
 import type { Instance, MigrationPhase } from '../../api/instance.js';
-import { graphBricks, isGluster, statusBrick, type BrickAddress, type ReplicaState, type Volume, type VolumeReplicaStatus } from '../../api/volume.js';
+import { graphBricks, isGluster, statusBrick, type BrickPlacement, type ReplicaState, type Volume, type VolumeReplicaStatus } from '../../api/volume.js';
 
 const MIGRATION_IN_FLIGHT: ReadonlySet<MigrationPhase> = new Set(['Pending', 'PreparingTarget', 'MirroringStorage', 'Transferring', 'SwitchingOver']);
 const NOT_LIVE: ReadonlySet<ReplicaState> = new Set(['Lost', 'Deleting', 'Failed']);
@@ -45,6 +45,6 @@ export function liveReplicaNodes(volume: Volume): string[] {
 }
 
 /** Where a gluster Volume's bricks listen, as its graphs name them (api/volume.ts graphBricks); undefined while they cannot. */
-export function glusterBricks(volume: Volume): BrickAddress[] | undefined {
+export function glusterBricks(volume: Volume): BrickPlacement[] | undefined {
   return isGluster(volume) ? graphBricks(volume, (i) => statusBrick(volume, i)) : undefined;
 }

@@ -14,16 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { GLUSTER_OPTIONS, type OptionTarget } from '../../../api/gluster-options.js';
-import type { VolumeSpec } from '../../../api/volume.js';
-
-/** One brick: where it runs and listens, in replica order. */
-export interface BrickPlacement {
-  /** Address clients reach it on (an IP: a name may resolve to ::1 first). */
-  host: string;
-  port: number;
-  /** Absolute path of the brick's root directory on its node. */
-  path: string;
-}
+import type { BrickPlacement, VolumeSpec } from '../../../api/volume.js';
 
 /** Everything the volfiles depend on. */
 export interface GlusterLayout {
@@ -31,6 +22,7 @@ export interface GlusterLayout {
   volume: string;
   /** A UUID, stamped on each brick root (trusted.glusterfs.volume-id) so a brick never joins another volume. */
   volumeId: string;
+  /** One per brick: where it runs and listens, in replica order. */
   bricks: BrickPlacement[];
   /** Replica 3 whose third brick holds names and metadata only. */
   arbiter?: boolean;
