@@ -33,7 +33,8 @@ export class WatchStream {
     await this.config.applyToHTTPSOptions(options);
     let finished = false;
     let req: http.ClientRequest | undefined;
-    // Settled at once on abort: a request still queued for one of the pool's sockets errors only once it gets one.
+    // The abort settles at once and destroys the request: one still queued for a socket of a full pool
+    // would error only once it got one, were the signal handed to http.request.
     const onAbort = () => finish(signal.reason);
     const finish = (err: unknown) => {
       if (finished) return;
@@ -45,7 +46,7 @@ export class WatchStream {
     if (signal.aborted) return finish(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     const request = url.protocol === 'http:' ? http.request : https.request;
-    req = request(url, { ...options, method: 'GET', signal }, (res) => {
+    req = request(url, { ...options, method: 'GET' }, (res) => {
       res.on('error', finish);
       if (res.statusCode !== 200) {
         res.resume();
@@ -54,7 +55,7 @@ export class WatchStream {
       const lines = createInterface({ input: res, crlfDelay: Infinity });
       lines.on('error', finish); // readline passes on the response's errors
       lines.on('line', (line) => {
-        if (finished || signal.aborted || !line.trim()) return;
+        if (finished || !line.trim()) return;
         let event: { type?: unknown; object?: unknown } | null;
         try {
           event = JSON.parse(line) as typeof event;

@@ -101,8 +101,18 @@ export function settleRefusedColdMove(o: InstanceObserved, status: InstanceStatu
   const target = o.instance.spec.migrateTo;
   if (!target || migrationCarriedOut(o.instance, target)) return undefined;
   const source = o.instance.status?.nodeName ?? 'none';
-  const f: Flight = { id: `${target}-g${o.instance.metadata.generation ?? 0}`, mode: 'Cold', source, target, startedAtMs: o.now, timeoutSeconds: 0, deadlineMs: o.now };
-  return settleFailed({ ...o, instance: { ...o.instance, status } }, f, { reason: 'TargetUnschedulable', detail: `node ${target} cannot take it: ${why}` }, undefined);
+  const f: Flight = { id: flightId(o, target), mode: 'Cold', source, target, startedAtMs: o.now, timeoutSeconds: 0, deadlineMs: o.now };
+  return refuseTarget({ ...o, instance: { ...o.instance, status } }, f, why, undefined);
+}
+
+/** The id of a move to `target` asked for by the Instance's current generation. */
+function flightId(o: InstanceObserved, target: string): string {
+  return `${target}-g${o.instance.metadata.generation ?? 0}`;
+}
+
+/** Ends move `f` Failed with TargetUnschedulable: its target cannot take the instance, for `why`. */
+function refuseTarget(o: InstanceObserved, f: Flight, why: string, current: WorkItem | undefined): Settled {
+  return settleFailed(o, f, { reason: 'TargetUnschedulable', detail: `node ${f.target} cannot take it: ${why}` }, current);
 }
 
 /** Whether a Live migration applies to this instance at all (qemu, mode Live). */
@@ -163,12 +173,11 @@ function planStart(o: InstanceObserved, active: readonly WorkItem[]): LiveMigrat
   const source = w.spec.nodeName;
   if (source === target) return undefined;
   const live = migratesLive(o.instance) && runningAndReady(w, false) && !o.node(source).unreachable && !o.node(source).draining;
-  const id = `${target}-g${o.instance.metadata.generation ?? 0}`;
   const { timeoutSeconds } = tuning(o.instance);
-  const f: Flight = { id, mode: live ? 'Live' : 'Cold', source, target, wS: w, startedAtMs: o.now, timeoutSeconds, deadlineMs: o.now + timeoutSeconds * 1000 + MIGRATION_GRACE_MS };
+  const f: Flight = { id: flightId(o, target), mode: live ? 'Live' : 'Cold', source, target, wS: w, startedAtMs: o.now, timeoutSeconds, deadlineMs: o.now + timeoutSeconds * 1000 + MIGRATION_GRACE_MS };
   // Checked before anything stops, a cold move's too: a typo in --to must not leave the instance stopped and unplaceable.
   const refused = targetRefusal(o, target);
-  if (refused) return settleFailed(o, f, { reason: 'TargetUnschedulable', detail: `node ${target} cannot take it: ${refused}` }, w);
+  if (refused) return refuseTarget(o, f, refused, w);
   if (!live) return undefined; // a cold move: planPlaced stops it here, and it is placed on the target
   const leftover = o.workItems.find((x) => x.spec.nodeName === target);
   if (leftover) {
@@ -176,11 +185,11 @@ function planStart(o: InstanceObserved, active: readonly WorkItem[]): LiveMigrat
     const message = `waiting for WorkItem ${leftover.metadata.name} on node ${target} to be removed before migrating there`;
     return inFlight(o, f, [], { phase: 'Pending', message });
   }
-  const spec: WorkItemMigrationSpec = { id, role: 'Target', peerNodeName: source, ...tuning(o.instance) };
+  const spec: WorkItemMigrationSpec = { id: f.id, role: 'Target', peerNodeName: source, ...tuning(o.instance) };
   const workItem = withMigrationSpec(desiredInstanceWorkItem(o.instance, o.cluster, o.volumes, target), spec);
   const actions: Action[] = [
     { type: 'createWorkItem', workItem },
-    { type: 'event', eventType: 'Normal', reason: 'Migrating', message: `migrating live from node ${source} to node ${target} (migration ${id}): preparing the target` },
+    { type: 'event', eventType: 'Normal', reason: 'Migrating', message: `migrating live from node ${source} to node ${target} (migration ${f.id}): preparing the target` },
   ];
   return inFlight(o, f, actions, { phase: 'PreparingTarget' });
 }

@@ -184,6 +184,7 @@ function goodCopyBesides(o: VolumeObserved, lost: WorkItem): 'found' | 'joinSett
  */
 function missedWrites(bricks: readonly WorkItem[]): (index: number) => boolean {
   const reports = bricks.map((w) => ({ index: w.spec.volumeReplica!.index, brick: w.status?.volumeReplica?.brick }));
+  // owedTo covers every owed entry; the entries are read too for agents older than owedTo, which report only them.
   const blamed = new Set(reports.flatMap(({ brick }) => [...(brick?.owedTo ?? []), ...(brick?.owed ?? []).flatMap((entry) => entry.bricks)]));
   const unsure = reports.filter(({ brick }) => (brick?.uninspected ?? 0) > 0).map((r) => r.index);
   return (index) => blamed.has(index) || unsure.some((reporter) => reporter !== index);
