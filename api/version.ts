@@ -4,8 +4,7 @@
  * serves it at /version, the agent reports it on its Node).
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from './package-files.js';
 
 let cached: string | undefined;
 
@@ -15,11 +14,7 @@ export function cairnVersion(): string {
   return cached;
 }
 
-// From dist/api/ the package.json is two levels up, from api/ (sources run directly) one.
 function readVersion(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  for (const p of [path.join(here, '..', '..', 'package.json'), path.join(here, '..', 'package.json')]) {
-    if (fs.existsSync(p)) return (JSON.parse(fs.readFileSync(p, 'utf8')) as { version: string }).version;
-  }
-  return '0.0.0';
+  const file = packagePath('package.json');
+  return file === undefined ? '0.0.0' : (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
 }

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { packagePath } from '../api/package-files.js';
 import { ALL_VERBS, type JSONSchemaProps, type PrinterColumn, type ResourceDefinition } from './resources.js';
 
 interface CrdVersion {
@@ -77,10 +78,7 @@ export function crdToDefinitions(crd: Crd): ResourceDefinition[] {
 
 /** The crds/ folder shipped with this package. */
 export function defaultCrdDir(): string {
-  // dist/apiserver/crd-loader.js → <package>/crds; apiserver/crd-loader.ts → <package>/crds
-  const here = path.dirname(new URL(import.meta.url).pathname);
-  for (const candidate of [path.join(here, '..', '..', 'crds'), path.join(here, '..', 'crds')]) {
-    if (fs.existsSync(candidate)) return candidate;
-  }
-  throw new Error(`crds/ not found near ${here}; pass --crd-dir`);
+  const dir = packagePath('crds');
+  if (dir === undefined || !fs.existsSync(dir)) throw new Error(`crds/ not found in Cairn's package (${dir ?? 'no package.json above this module'}); pass --crd-dir`);
+  return dir;
 }

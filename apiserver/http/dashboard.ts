@@ -7,12 +7,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import compression from 'compression';
 import express, { type Express } from 'express';
+import { packagePath } from '../../api/package-files.js';
 
 /** Where `npm run build` puts the dashboard (vite build --config ui/vite.config.ts). */
-export const DASHBOARD_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../ui');
+export const DASHBOARD_DIR = packagePath('dist', 'ui') ?? 'dist/ui';
 
 /** Serves the dashboard from `dir` under /ui/. */
 export function serveDashboard(app: Express, dir = DASHBOARD_DIR): void {

@@ -11,7 +11,7 @@ export function processKind(argv: string): string {
   if (/\bmocha\b/.test(argv)) return 'mocha (tests, and all they run in-process)';
   const cairn = /\bcairn\.js (\S+)/.exec(argv) ?? /\bcli\/main\.js (\S+)/.exec(argv);
   if (cairn) return `cairn ${cairn[1]}`;
-  if (/operations\/worker\.js/.test(argv)) return 'agent operation workers';
+  if (/(operations|bundle)\/worker\.js/.test(argv)) return 'agent operation workers';
   if (/\bvitest\b/.test(argv)) return 'vitest (dashboard tests)';
   return 'other Node.js processes';
 }

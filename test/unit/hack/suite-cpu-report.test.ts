@@ -8,6 +8,7 @@ describe('suite-cpu report', () => {
     expect(processKind('/work/main/bin/cairn.js server --data-dir /tmp/x --port 0')).to.equal('cairn server');
     expect(processKind('/w/dist/cli/main.js agent --kubeconfig k')).to.equal('cairn agent');
     expect(processKind('/w/dist/agent/operations/worker.js')).to.equal('agent operation workers');
+    expect(processKind('/w/dist/bundle/worker.js')).to.equal('agent operation workers');
     expect(processKind('/tmp/x.js')).to.equal('other Node.js processes');
   });
 
