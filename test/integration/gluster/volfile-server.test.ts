@@ -16,7 +16,7 @@ import type { BrickPlacement } from '../../../api/volume.js';
 import { clientVolfile, oneBrickVolfile } from '../../../controller/reconcilers/volume/volfiles.js';
 import { eventually } from '../../support/eventually.js';
 import { freePort } from '../../../apiserver/util/free-port.js';
-import { prepareBrick, startGluster, unmount, type GlusterProcess } from '../../support/gluster.js';
+import { listening, prepareBrick, startGluster, unmount, type GlusterProcess } from '../../support/gluster.js';
 
 const run = promisify(execFile);
 const volumeId = '5d0c1a7e-3f2b-4c1d-9e8f-7a6b5c4d3e2f';
@@ -49,10 +49,17 @@ describe('gluster: the agent volfile server switches a mount to a new graph', fu
     server = await startVolfileServer(path.join(dir, 'vs.sock'), (key) => (asked.push(key), clientVolfile({ volume: 'v', volumeId, bricks: layout })), () => undefined);
     mnt = path.join(dir, 'mnt');
     fs.mkdirSync(mnt);
-    await eventually('bricks listening', () => bricks.every((b) => b.child.exitCode === null), 5_000, 100);
+    await eventually('bricks listening', async () => (await Promise.all(placed.map((b) => listening(b.port)))).every(Boolean), 15_000, 100);
     await run('glusterfs', ['-s', path.join(dir, 'vs.sock'), '--volfile-server-transport', 'unix', '--volfile-id', 'c/v', '-l', path.join(dir, 'client.log'), mnt]);
     expect(asked).to.deep.equal(['c/v']);
     await eventually('the mount answers', () => fs.readdirSync(mnt!).length >= 0, 20_000, 100);
+    // The mount answers once one brick is connected; a write before it reaches the others would miss them.
+    let probe = 0;
+    await eventually('the mount writes to all three bricks', () => {
+      const name = `probe-${probe++}.txt`;
+      fs.writeFileSync(path.join(mnt!, name), '');
+      return layout.every((b) => fs.existsSync(path.join(b.path, name)));
+    }, 15_000, 200);
     fs.writeFileSync(path.join(mnt, 'before.txt'), 'before');
     expect(fs.existsSync(path.join(placed[2]!.path, 'before.txt'))).to.equal(true);
 
