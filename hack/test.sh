@@ -24,19 +24,20 @@ fi
 npm run --silent build
 
 # Two mocha runs side by side: most end-to-end time is waiting (leases, failovers, guests
-# booting), so on 2 cores this saves about 40 % of the wall time. The tests that run gluster
-# bricks, qemu guests, Chromium or network namespaces stay together in one serial run: bricks
-# of separate clusters on one machine take the same ports (from 24009), and these parts load
-# the CPU most. Each run's output is kept whole: the other's streams, this one's follows.
+# booting). The tests that run gluster bricks, or network namespaces (the chaos suite), run
+# one at a time in the first: bricks of separate clusters on one machine take the same ports
+# (from 24009). Every other file runs in the second, two files at once (mocha --parallel: each
+# file in a worker process of its own, so a file shares nothing with another but what it
+# starts itself). Each run's output is kept whole: the second's streams, the first's follows.
 MACHINE_TESTS=(
   'dist/test/chaos/**/*.test.js'
-  'dist/test/e2e/system/**/*.test.js'
+  'dist/test/e2e/system/gluster-*.test.js'
+  'dist/test/e2e/system/machine-failure.test.js'
+  'dist/test/e2e/system/demo-scenario.test.js'
   'dist/test/e2e/qemu/**/*.test.js'
   'dist/test/e2e/agent/gluster-*.test.js'
   'dist/test/e2e/dashboard/**/*.test.js'
-  'dist/test/e2e/observability/**/*.test.js'
   'dist/test/integration/gluster/**/*.test.js'
-  'dist/test/integration/agent/drivers/qemu/**/*.test.js'
 )
 ignore=()
 for glob in "${MACHINE_TESTS[@]}"; do ignore+=(--ignore "$glob"); done
@@ -50,7 +51,7 @@ NO_COLOR=1 npx vitest run --config ui/vite.config.ts 2>&1 | tee "$uilog"
 ui_status=${PIPESTATUS[0]}
 npx mocha --exit --reporter spec "${MACHINE_TESTS[@]}" "$@" > "$machine_log" 2>&1 &
 machine_pid=$!
-npx mocha --exit --reporter spec 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/e2e/**/*.test.js' "${ignore[@]}" "$@" 2>&1 | tee "$log"
+npx mocha --exit --parallel --jobs 2 --reporter spec 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/e2e/**/*.test.js' "${ignore[@]}" "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 wait "$machine_pid"
 machine_status=$?

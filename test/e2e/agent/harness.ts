@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the `cairn agent` end-to-end tests: one real
  * `cairn server --no-controller` (embedded etcd) for every test file,
- * started on first use and stopped by a root after() hook; API clients;
+ * started on first use and stopped after the last; API clients;
  * WorkItem builders as the controller would write them; and bookkeeping
  * so every agent, instance process, proxy and temp dir a test makes is
  * gone afterwards. No controller runs: the tests write WorkItems
@@ -25,17 +25,23 @@ import { killGroup, killMarked, startAgentProcess, type AgentProcess, type Agent
 
 let shared: Promise<ServerProcess> | undefined;
 
-/** The one apiserver of this mocha run (started on first use). */
-export function sharedServer(): Promise<ServerProcess> {
-  shared ??= startServerProcess({ controller: false });
-  return shared;
+/**
+ * The one apiserver of this mocha run, started on first use and stopped after the run's root suite.
+ * With --parallel every file is a run of its own in a worker that outlives it: the next file there
+ * starts a new server.
+ */
+function sharedServer(hook: Mocha.Context): Promise<ServerProcess> {
+  if (shared) return shared;
+  let root = hook.test!.parent!;
+  while (root.parent) root = root.parent;
+  root.afterAll('stop the shared apiserver', async function () {
+    this.timeout(20_000);
+    const server = shared;
+    shared = undefined;
+    await (await server?.catch(() => undefined))?.cleanup();
+  });
+  return (shared = startServerProcess({ controller: false }));
 }
-
-// A root hook: the server outlives every test file and stops at the very end.
-after(async function () {
-  this.timeout(20_000);
-  if (shared) await (await shared.catch(() => undefined))?.cleanup();
-});
 
 /** What a test file works with. */
 export interface AgentE2E {
@@ -73,7 +79,7 @@ export function useAgentE2E(): AgentE2E {
 
   before(async function () {
     this.timeout(40_000);
-    const server = await sharedServer();
+    const server = await sharedServer(this);
     const kc = loadKubeConfig({ kubeconfig: server.kubeconfig });
     Object.assign(h, {
       server,
