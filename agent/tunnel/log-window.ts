@@ -11,7 +11,7 @@ export interface LogMark {
   size: number;
 }
 
-/** A byte range of the file; `end` undefined means up to the end (and beyond, when following). */
+/** A byte range of the file; `end` is undefined only when following: up to the end, and beyond. */
 export interface LogRange {
   start: number;
   end?: number;
@@ -28,13 +28,16 @@ export interface LogFacts {
 
 /** The range before tailLines is applied (that needs the content), or a message why there is nothing to read. */
 export function logRange(o: LogOptions, f: LogFacts): LogRange | { problem: string } {
-  if (o.fromOffset !== undefined) return { start: o.fromOffset <= f.size ? o.fromOffset : 0 };
+  // Without follow the answer is the log as it was when asked: the lines appended while it is read
+  // would make a `--tail 3` print four.
+  const end = o.follow ? {} : { end: f.size };
+  if (o.fromOffset !== undefined) return { start: o.fromOffset <= f.size ? o.fromOffset : 0, ...end };
   const runStart = Math.min(f.runStart, f.size);
   if (o.previous) {
     if (runStart === 0) return { problem: 'no output of an earlier run is kept (this is the first run, or the log was rotated since)' };
     return { start: sinceStart(o, f, 0), end: runStart };
   }
-  return { start: sinceStart(o, f, runStart) };
+  return { start: sinceStart(o, f, runStart), ...end };
 }
 
 /** The later of `start` and the size the log had sinceSeconds ago (the newest mark at or before then). */

@@ -7,7 +7,11 @@ const facts = (over: Partial<{ size: number; runStart: number; marks: LogMark[];
 describe('log window', () => {
   describe('logRange', () => {
     it('reads the current run by default', () => {
-      expect(logRange({}, facts({ runStart: 400 }))).to.deep.equal({ start: 400 });
+      expect(logRange({}, facts({ runStart: 400 }))).to.deep.equal({ start: 400, end: 1000 });
+    });
+    it('ends where the log ended when asked, unless following: lines written meanwhile would make a --tail 3 print four', () => {
+      expect(logRange({ tailLines: 3 }, facts({ runStart: 400 }))).to.deep.equal({ start: 400, end: 1000 });
+      expect(logRange({ tailLines: 3, follow: true }, facts({ runStart: 400 }))).to.deep.equal({ start: 400 });
     });
     it('reads the runs before the current one with previous', () => {
       expect(logRange({ previous: true }, facts({ runStart: 400 }))).to.deep.equal({ start: 0, end: 400 });
@@ -16,20 +20,20 @@ describe('log window', () => {
       expect(logRange({ previous: true }, facts())).to.have.property('problem').that.matches(/first run, or the log was rotated/);
     });
     it('treats a run start beyond the file (rotated since) as the file start', () => {
-      expect(logRange({}, facts({ size: 50, runStart: 400 }))).to.deep.equal({ start: 50 });
+      expect(logRange({}, facts({ size: 50, runStart: 400 }))).to.deep.equal({ start: 50, end: 50 });
     });
     it('starts sinceSeconds ago at the newest mark before then', () => {
       const marks = [{ at: 10_000, size: 100 }, { at: 50_000, size: 300 }, { at: 95_000, size: 900 }];
-      expect(logRange({ sinceSeconds: 30 }, facts({ marks }))).to.deep.equal({ start: 300 });
-      expect(logRange({ sinceSeconds: 1000 }, facts({ marks }))).to.deep.equal({ start: 0 });
+      expect(logRange({ sinceSeconds: 30 }, facts({ marks }))).to.deep.equal({ start: 300, end: 1000 });
+      expect(logRange({ sinceSeconds: 1000, follow: true }, facts({ marks }))).to.deep.equal({ start: 0 });
     });
     it('never starts before the current run for sinceSeconds, and ignores marks from before a rotation', () => {
-      expect(logRange({ sinceSeconds: 30 }, facts({ runStart: 500, marks: [{ at: 50_000, size: 300 }] }))).to.deep.equal({ start: 500 });
-      expect(logRange({ sinceSeconds: 30 }, facts({ size: 200, marks: [{ at: 50_000, size: 300 }] }))).to.deep.equal({ start: 0 });
+      expect(logRange({ sinceSeconds: 30 }, facts({ runStart: 500, marks: [{ at: 50_000, size: 300 }] }))).to.deep.equal({ start: 500, end: 1000 });
+      expect(logRange({ sinceSeconds: 30 }, facts({ size: 200, marks: [{ at: 50_000, size: 300 }] }))).to.deep.equal({ start: 0, end: 200 });
     });
     it('resumes at fromOffset, or from the start when the file was truncated below it', () => {
-      expect(logRange({ fromOffset: 700, tailLines: 1 }, facts())).to.deep.equal({ start: 700 });
-      expect(logRange({ fromOffset: 2000 }, facts())).to.deep.equal({ start: 0 });
+      expect(logRange({ fromOffset: 700, tailLines: 1, follow: true }, facts())).to.deep.equal({ start: 700 });
+      expect(logRange({ fromOffset: 2000, follow: true }, facts())).to.deep.equal({ start: 0 });
     });
   });
 
