@@ -28,7 +28,8 @@ npm run --silent build
 # one at a time in the first: bricks of separate clusters on one machine take the same ports
 # (from 24009). Every other file runs in the second, two files at once (mocha --parallel: each
 # file in a worker process of its own, so a file shares nothing with another but what it
-# starts itself). Each run's output is kept whole: the second's streams, the first's follows.
+# starts itself). Each run's output is kept whole: the second's streams, the first's follows,
+# then Vitest's.
 MACHINE_TESTS=(
   'dist/test/chaos/**/*.test.js'
   'dist/test/e2e/system/gluster-*.test.js'
@@ -46,9 +47,9 @@ machine_log=$(mktemp)
 uilog=$(mktemp)
 trap 'rm -f "$log" "$machine_log" "$uilog"' EXIT
 set +e
-# The dashboard's state logic (Vitest), then every mocha tier.
-NO_COLOR=1 npx vitest run --config ui/vite.config.ts 2>&1 | tee "$uilog"
-ui_status=${PIPESTATUS[0]}
+# The dashboard's state logic (Vitest) and the two mocha runs, side by side.
+NO_COLOR=1 npx vitest run --config ui/vite.config.ts > "$uilog" 2>&1 &
+ui_pid=$!
 npx mocha --exit --reporter spec "${MACHINE_TESTS[@]}" "$@" > "$machine_log" 2>&1 &
 machine_pid=$!
 npx mocha --exit --parallel --jobs 2 --reporter spec 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/e2e/**/*.test.js' "${ignore[@]}" "$@" 2>&1 | tee "$log"
@@ -56,6 +57,9 @@ status=${PIPESTATUS[0]}
 wait "$machine_pid"
 machine_status=$?
 cat "$machine_log"
+wait "$ui_pid"
+ui_status=$?
+cat "$uilog"
 set -e
 # One summary line per mocha run ("N passing"), or none for a count of 0.
 count() { cat "$log" "$machine_log" | sed -n "s/^ *\([0-9][0-9]*\) $1.*/\1/p" | awk '{ s += $1 } END { print s + 0 }'; }

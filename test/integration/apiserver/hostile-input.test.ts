@@ -135,7 +135,10 @@ describe('apiserver hostile input (issue 17)', function () {
     await answered({ method: 'PATCH', path: `${inst}/target`, body: JSON.stringify(ops), contentType: JSON_PATCH }, 200);
   });
 
-  it('answers a write whose managedFields name 10,000 fields beside 10,000 it sets at once (once every pair was compared)', async () => {
+  it('answers a write whose managedFields name 10,000 fields beside 10,000 it sets at once (once every pair was compared)', async function () {
+    // Its 175 ms come near the 500-ms bound when the suite's other processes take the CPU (561 ms seen
+    // once); every pair compared again would fail each attempt.
+    this.retries(2);
     const body = instance('many-fields', ns);
     body.metadata.labels = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`l${i}`, 'v']));
     const fields = Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`f:x${i}`, {}]));
