@@ -117,7 +117,12 @@ describe('a controller that cannot renew its lease (e2e)', function () {
     await Promise.all(creates);
   });
 
-  it('SIGTERM while the apiserver hangs: the controller still exits promptly', async () => {
+  it('SIGTERM while the apiserver hangs: the controller still exits promptly', async function () {
+    // Its setup may fail on a loaded machine: the apiserver, just thawed with a backlog, can take longer
+    // than the 2-s renew deadline to answer the new leader's first renewals, and it then exits as it
+    // should (seen once in CI). A second attempt starts from no controller at all.
+    this.retries(1);
+    await killAllControllers();
     // The identity of the controller that just exited, so it need not wait out that one's lease.
     ctl = startController({ kubeconfig: tc.server.kubeconfig, identity: 'ctl-follow' });
     await ctl.waitFor('became leader', 20_000);
