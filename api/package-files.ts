@@ -11,15 +11,15 @@ import { fileURLToPath } from 'node:url';
 
 let root: string | undefined;
 
-/** `segments` joined onto the package root; undefined when no package.json is found above this module. */
-export function packagePath(...segments: string[]): string | undefined {
+/** `segments` joined onto the package root. */
+export function packagePath(...segments: string[]): string {
   root ??= findRoot(path.dirname(fileURLToPath(import.meta.url)));
-  return root === '' ? undefined : path.join(root, ...segments);
+  return path.join(root, ...segments);
 }
 
 function findRoot(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
     if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
-    if (path.dirname(dir) === dir) return '';
+    if (path.dirname(dir) === dir) throw new Error(`Cairn's package.json is not in ${from} or any folder above it: reinstall Cairn`);
   }
 }

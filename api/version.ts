@@ -8,13 +8,12 @@ import { packagePath } from './package-files.js';
 
 let cached: string | undefined;
 
-/** The version Cairn reports (from package.json; 0.0.0 when none is found). */
+/** The version Cairn reports (from its package.json). */
 export function cairnVersion(): string {
   cached ??= readVersion();
   return cached;
 }
 
 function readVersion(): string {
-  const file = packagePath('package.json');
-  return file === undefined ? '0.0.0' : (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+  return (JSON.parse(fs.readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 }

@@ -85,6 +85,6 @@ export function crdToDefinitions(crd: Crd): ResourceDefinition[] {
 /** The crds/ folder shipped with this package. */
 export function defaultCrdDir(): string {
   const dir = packagePath('crds');
-  if (dir === undefined || !fs.existsSync(dir)) throw new Error(`crds/ not found in Cairn's package (${dir ?? 'no package.json above this module'}); pass --crd-dir`);
+  if (!fs.existsSync(dir)) throw new Error(`${dir} not found: reinstall Cairn, or pass --crd-dir`);
   return dir;
 }

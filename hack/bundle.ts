@@ -7,23 +7,22 @@
  * imports (one chunk per command's code) loads in a fraction of that.
  *
  * etcd3 stays outside: it reads its .proto files from its own folder, and
- * the gRPC and protobuf packages it shares with the apiserver must stay one
- * copy. Tests import dist/ directly; what they spawn runs the bundle.
+ * protobufjs, which the apiserver shares with it, must stay one copy. Tests
+ * import dist/ directly; what they spawn runs the bundle. Stack traces name
+ * lines of the chunks; `NODE_OPTIONS=--enable-source-maps` maps them to the
+ * TypeScript sources (not on by default: every start would parse the maps).
  * Run by `npm run build` after tsc: `node dist/hack/bundle.js`.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { packagePath } from '../api/package-files.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-// Two levels under the package root, like the compiled modules it replaces (api/package-files.ts).
-const outdir = path.join(root, 'dist', 'bundle');
+const outdir = packagePath('dist', 'bundle');
 // Chunks are named by content hash: the last build's would stay beside this one's.
 fs.rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: [path.join(root, 'dist/cli/main.js'), path.join(root, 'dist/agent/operations/worker.js')],
+  entryPoints: [packagePath('dist/cli/main.js'), packagePath('dist/agent/operations/worker.js')],
   outdir,
   entryNames: '[name]',
   bundle: true,
@@ -33,7 +32,9 @@ await build({
   target: 'node20',
   sourcemap: true,
   logLevel: 'warning',
-  external: ['etcd3', '@grpc/grpc-js', '@grpc/proto-loader', 'protobufjs'],
+  external: ['etcd3', 'protobufjs'],
   // Bundled CommonJS packages call require(), which an ES module lacks.
   banner: { js: "import { createRequire as bundleRequire } from 'node:module'; const require = bundleRequire(import.meta.url);" },
 });
+// The agent spawns the worker found next to its own code (agent/operations/runner.ts): here, the chunk's folder.
+if (!fs.existsSync(path.join(outdir, 'worker.js'))) throw new Error(`${outdir}/worker.js is missing: the agent could not start its operation workers`);

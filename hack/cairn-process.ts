@@ -5,22 +5,20 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
+import { packagePath } from '../api/package-files.js';
 import { stopChild } from '../apiserver/etcd/process.js';
-
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
 
 /** The `cairn` executable of this checkout (from dist/hack/), once its bundle is known to be current. */
 export const CAIRN_BIN = currentBin();
 
 // bin/cairn.js runs dist/bundle/ (hack/bundle.ts): after a bare tsc it would still run the code before it.
 function currentBin(): string {
-  const bundled = fs.statSync(path.join(ROOT, 'dist/bundle/main.js'), { throwIfNoEntry: false });
-  const compiled = fs.statSync(path.join(ROOT, 'dist/cli/main.js'));
+  const bundled = fs.statSync(packagePath('dist/bundle/main.js'), { throwIfNoEntry: false });
+  const compiled = fs.statSync(packagePath('dist/cli/main.js'));
   if (!bundled || bundled.mtimeMs < compiled.mtimeMs) {
     throw new Error('dist/bundle/ is missing or older than dist/cli/: run `npm run build` (or `node dist/hack/bundle.js` after tsc)');
   }
-  return path.join(ROOT, 'bin', 'cairn.js');
+  return packagePath('bin', 'cairn.js');
 }
 
 /** A running (or starting) server child. */

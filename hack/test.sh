@@ -24,12 +24,13 @@ fi
 npm run --silent build
 
 # Two mocha runs side by side: most end-to-end time is waiting (leases, failovers, guests
-# booting). The tests that run gluster bricks, or network namespaces (the chaos suite), run
-# one at a time in the first: bricks of separate clusters on one machine take the same ports
-# (from 24009). Every other file runs in the second, two files at once (mocha --parallel: each
-# file in a worker process of its own, so a file shares nothing with another but what it
-# starts itself). Each run's output is kept whole: the second's streams, the first's follows,
-# then Vitest's.
+# booting). The tests that run gluster bricks (the qemu e2e and the dashboard's among them,
+# and every cluster that applies examples/) or network namespaces (the chaos suite) run one
+# at a time in the first: bricks of separate clusters on one machine take the same ports
+# (from 24009). Every other file runs in the second, two files at once (mocha --parallel:
+# two worker processes take the files in turn, each file with a root suite of its own; what
+# a test prints itself is not kept beside its file's report). Each run's output is kept
+# whole: the second's streams, the first's follows, then Vitest's.
 MACHINE_TESTS=(
   'dist/test/chaos/**/*.test.js'
   'dist/test/e2e/system/gluster-*.test.js'
@@ -52,7 +53,8 @@ NO_COLOR=1 npx vitest run --config ui/vite.config.ts > "$uilog" 2>&1 &
 ui_pid=$!
 npx mocha --exit --reporter spec "${MACHINE_TESTS[@]}" "$@" > "$machine_log" 2>&1 &
 machine_pid=$!
-npx mocha --exit --parallel --jobs 2 --reporter spec 'dist/test/unit/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/e2e/**/*.test.js' "${ignore[@]}" "$@" 2>&1 | tee "$log"
+# The long files first, so that the short ones fill the end and neither worker idles while the other finishes.
+npx mocha --exit --parallel --jobs 2 --reporter spec 'dist/test/e2e/**/*.test.js' 'dist/test/integration/**/*.test.js' 'dist/test/unit/**/*.test.js' "${ignore[@]}" "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 wait "$machine_pid"
 machine_status=$?

@@ -31,7 +31,7 @@ import { parseLogLine, parseResult, type WorkerRequest } from './protocol.js';
 import { SupervisedChild, type ChildOutcome, type Termination } from './supervised-child.js';
 import { operationTimeoutMs } from './timeouts.js';
 
-/** The worker next to this file (dist/agent/operations/worker.js when compiled). */
+/** The worker next to this file: dist/agent/operations/worker.js when compiled, dist/bundle/worker.js when bundled (hack/bundle.ts). */
 export const DEFAULT_WORKER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'worker.js');
 /** Default time between SIGTERM and SIGKILL when the runner ends a worker. */
 export const DEFAULT_KILL_GRACE_MS = 3_000;

@@ -12,7 +12,7 @@ import express, { type Express } from 'express';
 import { packagePath } from '../../api/package-files.js';
 
 /** Where `npm run build` puts the dashboard (vite build --config ui/vite.config.ts). */
-export const DASHBOARD_DIR = packagePath('dist', 'ui') ?? 'dist/ui';
+export const DASHBOARD_DIR = packagePath('dist', 'ui');
 
 /** Serves the dashboard from `dir` under /ui/. */
 export function serveDashboard(app: Express, dir = DASHBOARD_DIR): void {

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import type { ResourceInfo } from './catalog.js';
 
 // yaml takes about 50 ms to load, a good part of `cairn get`'s run: only YAML output pays for it, loaded on first
-// use (through require, the same CommonJS module `import YAML from 'yaml'` would give).
+// use through require (under bin/cairn.js a copy of its own from node_modules, beside the one bundled).
 const require = createRequire(import.meta.url);
 let yaml: typeof import('yaml') | undefined;
 const YAML = (): typeof import('yaml') => (yaml ??= require('yaml') as typeof import('yaml'));

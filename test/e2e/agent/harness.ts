@@ -1,7 +1,7 @@
 /**
  * Shared pieces of the `cairn agent` end-to-end tests: one real
- * `cairn server --no-controller` (embedded etcd) for every test file,
- * started on first use and stopped after the last; API clients;
+ * `cairn server --no-controller` (embedded etcd) for every test file of
+ * a mocha run (of each file, under --parallel), started on first use; API clients;
  * WorkItem builders as the controller would write them; and bookkeeping
  * so every agent, instance process, proxy and temp dir a test makes is
  * gone afterwards. No controller runs: the tests write WorkItems

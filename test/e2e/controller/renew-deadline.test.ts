@@ -117,16 +117,28 @@ describe('a controller that cannot renew its lease (e2e)', function () {
     await Promise.all(creates);
   });
 
-  it('SIGTERM while the apiserver hangs: the controller still exits promptly', async function () {
-    // Its setup may fail on a loaded machine: the apiserver, just thawed with a backlog, can take longer
-    // than the 2-s renew deadline to answer the new leader's first renewals, and it then exits as it
-    // should (seen once in CI). A second attempt starts from no controller at all.
-    this.retries(1);
-    await killAllControllers();
-    // The identity of the controller that just exited, so it need not wait out that one's lease.
-    ctl = startController({ kubeconfig: tc.server.kubeconfig, identity: 'ctl-follow' });
-    await ctl.waitFor('became leader', 20_000);
-    await waitConverged(tc.client, NS, 'Instances Running under the restarted controller', 20_000);
+  /**
+   * A leader that brought every Instance to Running. On a loaded machine the apiserver, just thawed
+   * with a backlog, may answer a new leader's first renewals later than the 2-s renew deadline: that
+   * leader then exits, as it should (seen once in CI), and a second one is started.
+   */
+  async function convergedLeader(): Promise<ControllerProcess> {
+    for (let attempt = 1; ; attempt++) {
+      // The identity of the controller that just exited, so it need not wait out that one's lease.
+      const p = startController({ kubeconfig: tc.server.kubeconfig, identity: 'ctl-follow' });
+      try {
+        await p.waitFor('became leader', 20_000);
+        await waitConverged(tc.client, NS, 'Instances Running under the restarted controller', 20_000);
+        return p;
+      } catch (err) {
+        if (attempt === 2 || p.child.exitCode === null) throw err;
+        process.stdout.write(`      the restarted leader exited (${p.child.exitCode}) before convergence; starting another\n`);
+      }
+    }
+  }
+
+  it('SIGTERM while the apiserver hangs: the controller still exits promptly', async () => {
+    ctl = await convergedLeader();
     // Whatever the frozen leader had in flight when it died did not leave a duplicate or an overcommitted node behind.
     expect(tc.monitor.violations).to.deep.equal([]);
     tc.server.child.kill('SIGSTOP');
