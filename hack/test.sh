@@ -24,8 +24,8 @@ fi
 npm run --silent build
 
 # Two mocha runs side by side: most end-to-end time is waiting (leases, failovers, guests
-# booting). The tests that run gluster bricks (the qemu e2e and the dashboard's among them,
-# and every cluster that applies examples/) or network namespaces (the chaos suite) run one
+# booting). The tests that run gluster bricks (the qemu e2e, the dashboard's and Helm's among
+# them, and every cluster that applies examples/) or network namespaces (the chaos suite) run one
 # at a time in the first: bricks of separate clusters on one machine take the same ports
 # (from 24009). Every other file runs in the second, two files at once (mocha --parallel:
 # two worker processes take the files in turn, each file with a root suite of its own; what
@@ -39,6 +39,7 @@ MACHINE_TESTS=(
   'dist/test/e2e/qemu/**/*.test.js'
   'dist/test/e2e/agent/gluster-*.test.js'
   'dist/test/e2e/dashboard/**/*.test.js'
+  'dist/test/e2e/helm/**/*.test.js'
   'dist/test/integration/gluster/**/*.test.js'
 )
 ignore=()
