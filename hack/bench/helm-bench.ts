@@ -17,6 +17,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { packagePath } from '../../api/package-files.js';
 import { stopChild } from '../../apiserver/etcd/process.js';
 import { CAIRN_BIN, spawnCairn, type CairnProcess } from '../cairn-process.js';
 import { HELM_BIN } from '../helm.js';
@@ -27,7 +28,7 @@ const ROUNDS = numberArg('rounds', 2);
 const NS = 'bench';
 const NODES = ['node-a', 'node-b', 'node-c'];
 const GROUP_PATH = '/apis/cairn.dev/v1alpha1';
-const CHART = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..', '..', 'charts', 'cairn-app');
+const CHART = packagePath('charts', 'cairn-app');
 // In every instance's command line, so the benchmark finds (and kills) exactly its own processes.
 const MARKER = `helm-bench-${process.pid}`;
 

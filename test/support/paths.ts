@@ -1,10 +1,9 @@
-/** Paths of the checkout the tests run from (tests run from dist/test/...). */
+/** Paths of the checkout the tests run from. */
 import path from 'node:path';
-
-const here = path.dirname(new URL(import.meta.url).pathname);
+import { packagePath } from '../../api/package-files.js';
 
 /** The repository root. */
-export const ROOT = path.resolve(here, '..', '..', '..');
+export const ROOT = packagePath();
 /** crds/ and examples/. */
 export const CRD_DIR = path.join(ROOT, 'crds');
 export const EXAMPLES_DIR = path.join(ROOT, 'examples');
