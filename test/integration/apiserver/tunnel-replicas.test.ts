@@ -60,6 +60,8 @@ describe('tunnels across apiserver replicas', function () {
     await rawRequest(env.kubeconfig, { method: 'POST', path: cairnPath('instances', 'two'), body: JSON.stringify({ apiVersion: 'cairn.dev/v1alpha1', kind: 'Instance', metadata: { name: 'web' }, spec: { process: { command: ['/bin/true'] } } }) });
     const status = await rawRequest(env.kubeconfig, { method: 'PATCH', path: `${cairnPath('instances', 'two', 'web')}/status`, contentType: 'application/merge-patch+json', body: JSON.stringify({ status: { nodeName: 'n1', phase: 'Running' } }) });
     expect(status.status).to.equal(200);
+    // Log requests read the instance from each replica's watch cache, which may not have the status yet (409 until then).
+    await eventually('both replicas see the instance on n1', async () => (await Promise.all([env.server, other].map(async (s) => (await get(logUrl(s))).status))).every((code) => code !== 409), 10_000, 50);
   });
   after(async () => {
     for (const t of tunnels) t.stop();
