@@ -66,7 +66,14 @@ export function planInstance(o: InstanceObserved): Plan<InstanceStatus> {
   const extra = active.filter((w) => w !== current);
   for (const w of extra) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
   // Right after a migration ends, a pin is acted on only in the next pass, which may migrate live again (a changed migrateTo).
-  if (current) return planPlaced(observed, current, actions, !live);
+  if (current) {
+    // WorkItems still being deleted beside the current one (a live migration's source, an extra copy) on a node lost
+    // meanwhile: nothing else releases them, and they count toward that node's usage until it returns. Looked at
+    // once no migration ended in this pass (a settled one releases its own source).
+    const releaseInMs = live ? undefined : releaseLost(observed, terminating, actions);
+    const plan = planPlaced(observed, current, actions, !live);
+    return releaseInMs ? { ...plan, requeueAfterMs: earliest(plan.requeueAfterMs, releaseInMs) } : plan;
+  }
   const leaving = [...terminating, ...extra];
   if (leaving.length > 0) return planWaitingForOld(observed, leaving, actions);
   return planUnplaced(observed, actions);
@@ -103,9 +110,24 @@ function planDeletion(o: InstanceObserved): Plan<InstanceStatus> {
 function releaseIfLost(o: InstanceObserved, w: WorkItem, actions: Action[]): number | undefined {
   const node = o.node(w.spec.nodeName);
   if (!node.lost) return node.unreachable ? node.lostInMs : undefined;
-  if (o.fencing.held) return o.fencing.remainingMs + 100;
+  if (mayRunByClaim(o, w.spec.nodeName)) return o.fencing.remainingMs + 100;
   release(o, w, actions);
   return 0;
+}
+
+/**
+ * Whether the claim may let nodeName run the instance: it is held in a live term by that node, or by a node
+ * not named. A claim another node holds means nodeName's copy has stopped (it runs only with the claim).
+ */
+function mayRunByClaim(o: InstanceObserved, nodeName: string): boolean {
+  return o.fencing.held && (o.fencing.holder ?? nodeName) === nodeName;
+}
+
+/** Releases the lost among WorkItems still being deleted; returns when to look again (see releaseIfLost). */
+function releaseLost(o: InstanceObserved, leaving: readonly WorkItem[], actions: Action[]): number | undefined {
+  let requeueAfterMs: number | undefined;
+  for (const w of leaving) requeueAfterMs = earliest(requeueAfterMs, releaseIfLost(o, w, actions));
+  return requeueAfterMs;
 }
 
 /** Releases the WorkItem of a lost node whose lease was revoked, and deletes that node's claim on the instance. */
@@ -208,8 +230,7 @@ function planFailover(o: InstanceObserved, current: WorkItem, node: NodeView, ac
 }
 
 function planWaitingForOld(o: InstanceObserved, terminating: WorkItem[], actions: Action[]): Plan<InstanceStatus> {
-  let requeueAfterMs: number | undefined;
-  for (const w of terminating) requeueAfterMs = earliest(requeueAfterMs, releaseIfLost(o, w, actions));
+  const requeueAfterMs = releaseLost(o, terminating, actions);
   const old = terminating[0]!;
   const message = `waiting for node ${old.spec.nodeName} to stop the instance before starting it elsewhere`;
   return { actions, status: instanceStatus(o, { kind: 'moving', workItem: old, reason: 'Moving', message }), requeueAfterMs };

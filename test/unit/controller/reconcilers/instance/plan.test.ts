@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import { AGENT_FINALIZER, CONTROLLER_FINALIZER, NODE_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, RESTARTED_AT_ANNOTATION, instanceWorkItemName } from '../../../../../api/names.js';
 import type { Node } from '../../../../../api/node.js';
 import type { Volume } from '../../../../../api/volume.js';
-import { LEASE_EXPIRED_REASON, nodeView } from '../../../../../controller/node-health.js';
-import { planInstance } from '../../../../../controller/reconcilers/instance/plan.js';
+import { LEASE_EXPIRED_REASON, nodeView, type NodeView } from '../../../../../controller/node-health.js';
+import { planInstance, type InstanceObserved } from '../../../../../controller/reconcilers/instance/plan.js';
 import { SPEC_HASH_ANNOTATION } from '../../../../../controller/reconcilers/instance/workitem-spec.js';
 import {
   DRAINING,
@@ -14,6 +14,7 @@ import {
   NOW,
   NOW_TEXT,
   NS,
+  READY,
   cluster,
   events,
   instance,
@@ -428,6 +429,46 @@ describe('planInstance', () => {
       const plan = planInstance(instanceObserved(inst, { workItems: [old], nodes: { n1: unreachable(9000) } }));
       expect(plan.actions).to.deep.equal([]);
       expect(plan.requeueAfterMs).to.be.within(9000, 10_000);
+    });
+
+    describe('a WorkItem still being deleted beside the current one (a migration source, an extra copy)', () => {
+      const old = instanceWorkItem(inst, 'n1', { deleting: true });
+      const current = instanceWorkItem(inst, 'n2', { status: running() });
+      const byN2 = { held: true, remainingMs: 8000, holder: 'n2', leaseName: 'instance-web', resourceVersion: '42' };
+      const beside = (n1: NodeView, fencing: InstanceObserved['fencing']) => planInstance(instanceObserved(inst, { workItems: [old, current], nodes: { n1, n2: READY }, fencing }));
+
+      it('is released once its node is lost and another node holds the claim: its copy has stopped, and it no longer counts on its node', () => {
+        const plan = beside(LOST, byN2);
+        expect(ofType(plan.actions, 'releaseWorkItem')).to.deep.equal([{ type: 'releaseWorkItem', name: 'web.n1', uid: 'uid-web.n1' }]);
+        expect(ofType(plan.actions, 'deleteClaim'), "the live node's claim stays").to.deep.equal([]);
+        expect(ofType(plan.actions, 'deleteWorkItem')).to.deep.equal([]);
+        expect(ofType(plan.actions, 'createWorkItem')).to.deep.equal([]);
+        expect(plan.status.phase).to.equal('Running');
+      });
+
+      it('is released with its claim when its own node held it and that lease was revoked, so the current node can claim', () => {
+        const plan = beside(LOST, { ...byN2, held: false, remainingMs: 0, holder: 'n1' });
+        expect(ofType(plan.actions, 'releaseWorkItem').map((a) => a.name)).to.deep.equal(['web.n1']);
+        expect(ofType(plan.actions, 'deleteClaim')).to.deep.equal([{ type: 'deleteClaim', name: 'instance-web', resourceVersion: '42' }]);
+      });
+
+      it('waits while its own node holds the claim in a live term, and looks again when that may end', () => {
+        const plan = beside(LOST, { ...byN2, holder: 'n1', remainingMs: 3000 });
+        expect(ofType(plan.actions, 'releaseWorkItem')).to.deep.equal([]);
+        expect(plan.requeueAfterMs).to.be.within(3000, 4000);
+      });
+
+      it('waits while its node is unreachable but not lost yet, and looks again then (nothing else wakes the instance)', () => {
+        const plan = beside(unreachable(9000), byN2);
+        expect(ofType(plan.actions, 'releaseWorkItem')).to.deep.equal([]);
+        expect(plan.requeueAfterMs).to.be.within(9000, 10_000);
+      });
+
+      it('is left alone on a node that answers: its agent confirms the delete', () => {
+        const plan = beside(READY, byN2);
+        expect(plan.actions).to.deep.equal([]);
+        expect(plan.requeueAfterMs).to.equal(undefined);
+      });
     });
   });
 
