@@ -13,6 +13,9 @@ import { sameJson } from '../stable-json.js';
 import type { StaleGuard } from '../stale-guard.js';
 import { planNode } from './plan.js';
 
+/** When to look again at a node whose lease revoke lost a race, should the Lease's change not wake it. */
+const REVOKE_BACKSTOP_MS = 1000;
+
 /** What the Node reconciler reads and writes through. */
 export interface NodeReconcilerDeps {
   client: CairnClient;
@@ -51,8 +54,9 @@ export async function reconcileNode(deps: NodeReconcilerDeps, key: string): Prom
   });
   if (plan.revokeLease) {
     const current = leaseObject?.metadata.resourceVersion ? { resourceVersion: leaseObject.metadata.resourceVersion, leaseDurationSeconds: leaseObject.spec?.leaseDurationSeconds } : undefined;
-    // Renewed (or created) after all: the cache will show it; look again then.
-    if (!(await deps.client.revokeLease(namespace, nodeLeaseName(name), current))) return { requeueAfterMs: 100 };
+    // Renewed, created or deleted after all: the Lease informer brings the change, and it wakes this Node (loops.ts).
+    // The requeue is only a backstop: at 100 ms it sent a doomed revoke ten times a second while the cache lagged.
+    if (!(await deps.client.revokeLease(namespace, nodeLeaseName(name), current))) return { requeueAfterMs: REVOKE_BACKSTOP_MS };
   }
   for (const e of plan.events) void deps.recorder.record({ ...node, kind: 'Node', apiVersion: 'cairn.dev/v1alpha1' }, e.eventType, e.reason, e.message);
   if (!sameJson(node.status ?? {}, plan.status)) {
