@@ -2,16 +2,22 @@
  * The machine-readable outputs of the read verbs, shaped as kubectl's: one
  * object, or a `v1 List` of them, as YAML (sequences not indented) or JSON
  * (4-space indent); `-o name` as `instance.cairn.dev/web`; and the message
- * an empty human-readable result prints on stderr. Pure.
+ * an empty human-readable result prints on stderr. Pure, but for loading yaml.
  */
-import { createRequire } from 'node:module';
 import type { ResourceInfo } from './catalog.js';
 
-// yaml takes about 50 ms to load, a good part of `cairn get`'s run: only YAML output pays for it, loaded on first
-// use through require (under bin/cairn.js a copy of its own from node_modules, beside the one bundled).
-const require = createRequire(import.meta.url);
-let yaml: typeof import('yaml') | undefined;
-const YAML = (): typeof import('yaml') => (yaml ??= require('yaml') as typeof import('yaml'));
+/** Turns one document into text ending in a newline. */
+export type DocumentFormatter = (doc: unknown) => string;
+
+/**
+ * The formatter of one output format, as kubectl prints it: YAML with sequences not indented, or JSON with a
+ * 4-space indent. yaml takes about 50 ms to load, a good part of `cairn get`'s run: only YAML output loads it.
+ */
+export async function documentFormatter(format: 'yaml' | 'json'): Promise<DocumentFormatter> {
+  if (format === 'json') return (doc) => `${JSON.stringify(doc, null, 4)}\n`;
+  const { default: YAML } = await import('yaml');
+  return (doc) => YAML.stringify(doc, { indentSeq: false });
+}
 
 /** `instance.cairn.dev`, or `event` for the core group: the kind part of `-o name`. */
 export function kindName(r: ResourceInfo): string {
@@ -29,11 +35,6 @@ export function asList(items: readonly unknown[]): Record<string, unknown> {
   return { apiVersion: 'v1', kind: 'List', items, metadata: { resourceVersion: '' } };
 }
 
-/** One document as YAML or JSON, ending in a newline. */
-export function formatDocument(doc: unknown, format: 'yaml' | 'json'): string {
-  return format === 'json' ? `${JSON.stringify(doc, null, 4)}\n` : YAML().stringify(doc, { indentSeq: false });
-}
-
 /** What an empty human-readable listing prints on stderr (namespace undefined: -A or cluster-scoped). */
 export function noResourcesMessage(namespace: string | undefined): string {
   return namespace ? `No resources found in ${namespace} namespace.` : 'No resources found';
@@ -46,13 +47,21 @@ export function noResourcesMessage(namespace: string | undefined): string {
 export class ObjectStream {
   private count = 0;
 
-  constructor(private readonly format: 'yaml' | 'json' | 'name') {}
+  private constructor(
+    private readonly format: 'yaml' | 'json' | 'name',
+    private readonly formatDocument?: DocumentFormatter,
+  ) {}
+
+  /** A stream of objects in `format`. */
+  static async open(format: 'yaml' | 'json' | 'name'): Promise<ObjectStream> {
+    return new ObjectStream(format, format === 'name' ? undefined : await documentFormatter(format));
+  }
 
   /** Text for one object of resource `r`. */
   print(r: ResourceInfo, obj: { metadata: { name: string } }): string {
-    if (this.format === 'name') return `${resourceName(r, obj.metadata.name)}\n`;
+    if (!this.formatDocument) return `${resourceName(r, obj.metadata.name)}\n`;
     const separator = this.format === 'yaml' && this.count > 0 ? '---\n' : '';
     this.count++;
-    return separator + formatDocument(obj, this.format);
+    return separator + this.formatDocument(obj);
   }
 }

@@ -13,7 +13,7 @@ import { CliError, formatError } from '../client/errors.js';
 import { followChanges, PrintedVersions, type ChangeSource } from '../client/follow.js';
 import { onStdoutClosed } from '../client/interrupt.js';
 import { NAME_ACROSS_NAMESPACES, NAME_WITH_SELECTOR, resolveKindArgs, type KindTarget } from '../client/kind-args.js';
-import { asList, formatDocument, kindName, noResourcesMessage, ObjectStream, resourceName } from '../client/printers.js';
+import { asList, documentFormatter, kindName, noResourcesMessage, ObjectStream, resourceName } from '../client/printers.js';
 import { listNamespace, readEach, readObjects } from '../client/read-objects.js';
 import { concatTables, renderTable, TABLE_ACCEPT, TableStream, type ServerTable, type TableRow, type TableView } from '../client/table-printer.js';
 import { getTable, listTable } from '../client/tables.js';
@@ -110,7 +110,7 @@ async function printObjects(ctx: ClientContext, targets: KindTarget[], flags: Ge
     // One name of one kind is a single object (nothing when it is missing); anything else a List.
     const single = targets.length === 1 && targets[0]!.names.length === 1;
     const doc = single ? objects[0] : asList(objects);
-    if (doc) process.stdout.write(formatDocument(doc, flags.output as 'yaml' | 'json'));
+    if (doc) process.stdout.write((await documentFormatter(flags.output as 'yaml' | 'json'))(doc));
   }
   return fetched.flatMap((f) => f.missing);
 }
@@ -164,11 +164,12 @@ function tableWatchPrinter(ctx: ClientContext, t: KindTarget, flags: GetFlags, s
 
 function objectWatchPrinter(ctx: ClientContext, t: KindTarget, flags: GetFlags, sel: Selection): WatchPrinter {
   const name = t.names[0];
-  const stream = new ObjectStream(flags.output as 'yaml' | 'json' | 'name');
+  let stream: ObjectStream;
   const printed = new PrintedVersions();
   const show = (objects: ApiObject[]) => process.stdout.write(objects.map((obj) => stream.print(t.r, obj)).join(''));
   return {
     async first() {
+      stream = await ObjectStream.open(flags.output as 'yaml' | 'json' | 'name');
       const list = name ? { metadata: {}, items: [await ctx.rest.request<ApiObject>('GET', objectPath(t.r, ctx.namespace, name))] } : await listObjects(ctx, t.r, sel);
       for (const obj of list.items) printed.record(obj.metadata);
       show(list.items);

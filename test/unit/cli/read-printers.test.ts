@@ -4,7 +4,7 @@ import YAML from 'yaml';
 import { ResourceCatalog } from '../../../cli/client/catalog.js';
 import { CliError } from '../../../cli/client/errors.js';
 import { resolveKindArgs } from '../../../cli/client/kind-args.js';
-import { asList, formatDocument, kindName, noResourcesMessage, ObjectStream, resourceName } from '../../../cli/client/printers.js';
+import { asList, documentFormatter, kindName, noResourcesMessage, ObjectStream, resourceName } from '../../../cli/client/printers.js';
 import { parseOutputFormat } from '../../../cli/client/verb-flags.js';
 
 const res = resourceInfo;
@@ -21,15 +21,15 @@ describe('output formats', () => {
     expect(kindName(events)).to.equal('event');
   });
 
-  it('prints several objects as a v1 List, YAML sequences unindented as kubectl does', () => {
-    const text = formatDocument(asList([web]), 'yaml');
+  it('prints several objects as a v1 List, YAML sequences unindented as kubectl does', async () => {
+    const text = (await documentFormatter('yaml'))(asList([web]));
     expect(text).to.contain('apiVersion: v1\nkind: List\nitems:\n- apiVersion: cairn.dev/v1alpha1');
     expect(text).to.contain('    finalizers:\n    - cairn.dev/controller');
     expect(YAML.parse(text)).to.deep.equal({ apiVersion: 'v1', kind: 'List', items: [web], metadata: { resourceVersion: '' } });
   });
 
-  it('prints JSON with 4-space indentation and a final newline', () => {
-    expect(formatDocument({ a: 1 }, 'json')).to.equal('{\n    "a": 1\n}\n');
+  it('prints JSON with 4-space indentation and a final newline', async () => {
+    expect((await documentFormatter('json'))({ a: 1 })).to.equal('{\n    "a": 1\n}\n');
   });
 
   it('refuses an unknown -o with the allowed formats', () => {
@@ -42,11 +42,11 @@ describe('output formats', () => {
     expect(noResourcesMessage(undefined)).to.equal('No resources found');
   });
 
-  it('streams YAML documents separated by ---, names one a line', () => {
-    const yaml = new ObjectStream('yaml');
+  it('streams YAML documents separated by ---, names one a line', async () => {
+    const yaml = await ObjectStream.open('yaml');
     expect(yaml.print(instances, web)).to.not.contain('---');
     expect(yaml.print(instances, web)).to.match(/^---\napiVersion/);
-    expect(new ObjectStream('name').print(instances, web)).to.equal('instance.cairn.dev/web\n');
+    expect((await ObjectStream.open('name')).print(instances, web)).to.equal('instance.cairn.dev/web\n');
   });
 });
 
