@@ -290,6 +290,9 @@ async function abortMigration(item: WorkItem, ctx: OperationContext): Promise<vo
 
 /** The VM's state on this node, a live migration's side included; never changes anything. */
 export async function observeVm(item: WorkItem, env: DriverEnv): Promise<Observation> {
+  // A VM to be stopped (runState Stopped, as a fence stop asks too) is stopped as any other. Through a migration's
+  // side it would not be: a paused target would be resumed, and a transfer cancelled, which continues the guest here.
+  if (item.spec.instance?.runState === 'Stopped') return supervised.observe(qemuRuntime, item, env);
   const m = item.spec.instance?.migration;
   if (m?.role === 'Target') return observeTarget(item, m, env);
   // The controller may make the target's WorkItem ordinary (once the source reported Completed) before this
