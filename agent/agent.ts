@@ -48,7 +48,7 @@ import { detectCapacity, type CapacityOverrides } from './machine.js';
 import { AgentMetrics } from './metrics.js';
 import { registerNode } from './node-registration.js';
 import { OperationRunner } from './operations/runner.js';
-import { reconcileWorkItem, type AgentReconcilerDeps } from './reconciler.js';
+import { cancelGuestOperations, reconcileWorkItem, type AgentReconcilerDeps } from './reconciler.js';
 import { nodeReport } from './report.js';
 import { TunnelClient } from './tunnel/tunnel-client.js';
 
@@ -121,7 +121,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   const stored = store.storedFence;
   // Its own connection pool: a renewal must not wait behind hundreds of status writes (the term would lapse).
   const fenceConfig = kubeConfig.withOwnPool();
-  const fence = new NodeFence(fenceConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, bootId: bootId(), log, onUnsafe: wakeAll, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence, copy, log) }, stored);
+  const fence = new NodeFence(fenceConfig, { cluster: opts.cluster, nodeName: opts.nodeName, intervalMs: opts.heartbeatIntervalMs, leaseDurationSeconds: opts.leaseDurationSeconds, deadlineFile, clock, bootId: bootId(), log, onUnsafe: () => { cancelGuestOperations(operations); wakeAll(); }, onNewTerm: wakeAll, onResult: (ok) => !ok && metrics.leaseRenewFailures.inc({ lease: 'node' }), onRenewed: () => persistFence(store, fence, copy, log) }, stored);
   const claims = new InstanceClaims(kubeConfig, { cluster: opts.cluster, nodeName: opts.nodeName, leaseDurationSeconds: opts.leaseDurationSeconds, clock, onChange: (key, term, leaseName) => {
     store.recordClaim(key, term);
     if (term) copy.save('Lease', claims.lease(key));

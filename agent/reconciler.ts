@@ -58,9 +58,27 @@ export interface AgentReconcilerDeps {
   clock: Clock;
   log: Logger;
   metrics: AgentMetrics;
-  /** Cancellation of the operation running for a key. */
   /** The operation running per WorkItem; a fence stop is not cancelled by changes of its WorkItem. */
-  operations: Map<string, { generation?: number; abort: AbortController; fence?: boolean }>;
+  operations: Map<string, RunningOperation>;
+}
+
+/** An operation in flight for one WorkItem. */
+export interface RunningOperation {
+  generation?: number;
+  abort: AbortController;
+  /** A fence stop: nothing cancels it. */
+  fence?: boolean;
+  /** An ensure of an instance, which may start or resume its guest: it needs the term it was planned in. */
+  mayRunGuest?: boolean;
+}
+
+/**
+ * The node's term ended: cancels the operations that may start or resume a guest. They were planned in
+ * that term, and one still waiting (on a gluster mount, say) would otherwise launch the guest later, in a
+ * new term the node took after the controller had failed it over, beside the copy on the new node.
+ */
+export function cancelGuestOperations(operations: ReadonlyMap<string, RunningOperation>): void {
+  for (const op of operations.values()) if (op.mayRunGuest) op.abort.abort("the node's term ended");
 }
 
 /** A failed attempt; its status is written, the queue retries with backoff. */
@@ -335,7 +353,7 @@ async function run(d: AgentReconcilerDeps, key: string, item: WorkItem, verb: 'e
   d.store.recordFence(d.fence);
   d.store.flush();
   const abort = new AbortController();
-  d.operations.set(key, { generation: item.metadata.generation, abort, fence: opts.fence });
+  d.operations.set(key, { generation: item.metadata.generation, abort, fence: opts.fence, mayRunGuest: verb === 'ensure' && !opts.fence && item.spec.type === 'InstanceRuntime' });
   try {
     const timeoutMs = item.spec.timeoutSeconds ? item.spec.timeoutSeconds * 1000 : undefined;
     const res = await d.runner.run({ verb, item, action, signal: abort.signal, ...(timeoutMs ? { timeoutMs } : {}) });
