@@ -42,6 +42,7 @@ import { mountVolfileLookup } from './gluster/mount-volfiles.js';
 import { startVolfileServer, volfileSocket } from './gluster/volfile-server.js';
 import { startLivenessSweep } from './liveness.js';
 import { startMountWatch } from './gluster/mount-watch.js';
+import { guardedInterval } from '../runtime/guarded-interval.js';
 import { LocalStore, keyOf } from './local-store.js';
 import { MetadataCopy, OwnerCopier } from './metadata-copy.js';
 import { detectCapacity, type CapacityOverrides } from './machine.js';
@@ -141,7 +142,15 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
   informer.start();
   const workers = controller.run();
   const volfiles = await startVolfileServer(volfileSocket(opts.dataDir), mountVolfileLookup(items, opts.dataDir), (m, meta) => log.info(m, meta));
-  const timers = [startLogRotation(opts, log), ...startLivenessSweep(items, (k) => controller!.queue.add(k), LIVENESS_SWEEP), startMountWatch(opts.dataDir, items, (k) => controller!.queue.add(k), LIVENESS_SWEEP.bricksMs), setInterval(() => volfiles.refresh(), VOLFILE_REFRESH_MS), setInterval(() => void copyNodeAndCluster(client, copy, opts), NODE_COPY_REFRESH_MS)];
+  const failed = (what: string) => (err: unknown) => log.warn(`${what} failed; it runs again at its next interval`, { error: String(err) });
+  const enqueue = (k: string) => controller!.queue.add(k);
+  const timers = [
+    startLogRotation(opts, log),
+    ...startLivenessSweep(items, enqueue, LIVENESS_SWEEP, failed('the liveness sweep')),
+    startMountWatch(opts.dataDir, items, enqueue, LIVENESS_SWEEP.bricksMs, failed('the look for dead gluster mounts')),
+    guardedInterval(() => volfiles.refresh(), VOLFILE_REFRESH_MS, failed('the volfile refresh')),
+    setInterval(() => void copyNodeAndCluster(client, copy, opts), NODE_COPY_REFRESH_MS),
+  ];
   // Its own pool: the tunnel is long-lived and must not take a socket the WorkItem traffic needs.
   const tunnel = new TunnelClient({ kubeConfig: kubeConfig.withOwnPool(), cluster: opts.cluster, nodeName: opts.nodeName, dataDir: opts.dataDir, items, log });
   tunnel.start();

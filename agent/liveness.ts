@@ -11,6 +11,7 @@ import type { WorkItem } from '../api/workitem.js';
 import { isLive, readProcStat } from './drivers/process/proc.js';
 import { owedSignature, pendingHeals } from './drivers/volume/gluster-brick.js';
 import { keyOf } from './local-store.js';
+import { guardedInterval } from '../runtime/guarded-interval.js';
 
 /** The pid the agent last reported running for a WorkItem: its instance's, or its brick's. */
 function reportedPid(w: WorkItem): number | undefined {
@@ -76,10 +77,10 @@ export interface SweepIntervals {
  * dead one leaves its Volume degraded until it runs again. Instances, which may be hundreds, are read
  * less often.
  */
-export function startLivenessSweep(items: () => readonly WorkItem[], enqueue: (key: string) => void, every: SweepIntervals): NodeJS.Timeout[] {
+export function startLivenessSweep(items: () => readonly WorkItem[], enqueue: (key: string) => void, every: SweepIntervals, onError: (err: unknown) => void): NodeJS.Timeout[] {
   const sweep = (type: WorkItem['spec']['type'], ms: number) => {
     const seen = new SeenProcesses();
-    return setInterval(() => staleWorkItems(items().filter((w) => w.spec.type === type), seen).forEach(enqueue), ms).unref();
+    return guardedInterval(() => staleWorkItems(items().filter((w) => w.spec.type === type), seen).forEach(enqueue), ms, onError);
   };
   return [sweep('InstanceRuntime', every.instancesMs), sweep('VolumeReplica', every.bricksMs)];
 }

@@ -11,6 +11,7 @@
 import type { WorkItem } from '../../api/workitem.js';
 import { deadMounts } from '../drivers/volume/gluster-mount.js';
 import { keyOf } from '../local-store.js';
+import { guardedInterval } from '../../runtime/guarded-interval.js';
 
 /** The instance WorkItems that use gluster volume `volumeName` of `namespace`. */
 export function usersOf(items: readonly WorkItem[], namespace: string, volumeName: string): string[] {
@@ -18,16 +19,14 @@ export function usersOf(items: readonly WorkItem[], namespace: string, volumeNam
 }
 
 /** Starts the look every intervalMs; returns its timer. */
-export function startMountWatch(dataDir: string, items: () => readonly WorkItem[], enqueue: (key: string) => void, intervalMs: number): NodeJS.Timeout {
-  const timer = setInterval(() => {
+export function startMountWatch(dataDir: string, items: () => readonly WorkItem[], enqueue: (key: string) => void, intervalMs: number, onError: (err: unknown) => void): NodeJS.Timeout {
+  return guardedInterval(() => {
     for (const { namespace, volumeName } of deadMountsNow(dataDir)) usersOf(items(), namespace, volumeName).forEach(enqueue);
-  }, intervalMs);
-  timer.unref();
-  return timer;
+  }, intervalMs, onError);
 }
 
 // A mount detached meanwhile (an operation worker removes its run dir) vanishes between two reads: this
-// round sees nothing of it, and the next one looks again. Thrown in the timer, it would end the agent.
+// round sees nothing of it, and the next one looks again, without a warning.
 function deadMountsNow(dataDir: string): ReturnType<typeof deadMounts> {
   try {
     return deadMounts(dataDir);

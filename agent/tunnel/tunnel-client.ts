@@ -17,6 +17,7 @@ import { addMark, type LogMark } from './log-window.js';
 import { serveStream, type StreamPeer } from './streams.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import { guardedInterval } from '../../runtime/guarded-interval.js';
 
 const RECONNECT_MIN_MS = 500;
 const RECONNECT_MAX_MS = 10_000;
@@ -50,8 +51,7 @@ export class TunnelClient {
   private readonly streams = new Map<number, { abort: AbortController; data?: (b: Buffer) => void }>();
 
   constructor(private readonly o: TunnelClientOptions) {
-    this.markTimer = setInterval(() => this.sampleLogSizes(), MARK_INTERVAL_MS);
-    this.markTimer.unref();
+    this.markTimer = guardedInterval(() => this.sampleLogSizes(), MARK_INTERVAL_MS, (err) => this.o.log.warn('sampling instance log sizes failed', { error: String(err) }));
   }
 
   start(): void {

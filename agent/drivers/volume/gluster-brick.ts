@@ -92,6 +92,8 @@ function readText(file: string): string | undefined {
 
 /** At most this many index entries are inspected per count; any beyond are counted as pending. */
 const MAX_INSPECTED = 2_000;
+/** How long the one getfattr over a brick's index entries may block the agent. */
+const GETFATTR_TIMEOUT_MS = 1_000;
 /** At most this many owed entries are reported (WorkItem status owed). */
 const MAX_REPORTED = 100;
 
@@ -119,8 +121,11 @@ export function pendingHeals(brickPath: string): PendingHeals {
   }
   if (entries.length === 0) return summarizeOwed([], 0);
   const files = entries.slice(0, MAX_INSPECTED).map((gfid) => path.join(brickPath, '.glusterfs', gfid.slice(0, 2), gfid.slice(2, 4), gfid));
-  const out = spawnSync('getfattr', ['--absolute-names', '-d', '-m', '^trusted\\.afr\\.', '-e', 'hex', ...files], { encoding: 'utf8' }).stdout ?? '';
-  return summarizeOwed(blamedBricks(out), Math.max(0, entries.length - MAX_INSPECTED));
+  // On the agent's event loop (the liveness sweep runs it every second): a hung brick filesystem must not stop
+  // the node lease's renewals. Cut short, its output would under-report what is owed: nothing counts as inspected.
+  const res = spawnSync('getfattr', ['--absolute-names', '-d', '-m', '^trusted\\.afr\\.', '-e', 'hex', ...files], { encoding: 'utf8', timeout: GETFATTR_TIMEOUT_MS, killSignal: 'SIGKILL' });
+  if (res.error || res.signal) return summarizeOwed([], entries.length);
+  return summarizeOwed(blamedBricks(res.stdout ?? ''), Math.max(0, entries.length - MAX_INSPECTED));
 }
 
 /**

@@ -1,6 +1,9 @@
-/** blamedBricks: which files of a getfattr dump other bricks are owed, and which bricks — pure. */
+/** blamedBricks: which files of a getfattr dump other bricks are owed, and which bricks — pure; pendingHeals when getfattr hangs. */
 import { expect } from 'chai';
-import { blamedBricks, owedSignature, summarizeOwed } from '../../../../../agent/drivers/volume/gluster-brick.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { blamedBricks, owedSignature, pendingHeals, summarizeOwed } from '../../../../../agent/drivers/volume/gluster-brick.js';
 
 const G1 = '00000000-0000-0000-0000-000000000001';
 const G2 = 'abcdabcd-0000-4000-8000-000000000002';
@@ -54,5 +57,31 @@ describe('gluster brick: pending heals', () => {
     expect(owedSignature(before)).not.to.equal(owedSignature(after));
     expect(owedSignature({ owed: before.owed, owedTo: before.owedTo })).to.equal(owedSignature(before));
     expect(owedSignature({})).to.equal(owedSignature(summarizeOwed([], 0)));
+  });
+});
+
+describe('gluster brick: a getfattr that hangs (a sick brick filesystem)', () => {
+  let dir: string;
+  let pathBefore: string | undefined;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-getfattr-'));
+    fs.mkdirSync(path.join(dir, 'bin'));
+    fs.writeFileSync(path.join(dir, 'bin', 'getfattr'), '#!/bin/sh\nexec sleep 30\n', { mode: 0o755 });
+    fs.mkdirSync(path.join(dir, 'brick', '.glusterfs', 'indices', 'xattrop'), { recursive: true });
+    for (const g of [G1, G2]) fs.writeFileSync(path.join(dir, 'brick', '.glusterfs', 'indices', 'xattrop', g), '');
+    pathBefore = process.env.PATH;
+    process.env.PATH = `${path.join(dir, 'bin')}:${pathBefore}`;
+  });
+  afterEach(() => {
+    process.env.PATH = pathBefore;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('blocks the agent for at most a second, and then counts every entry as uninspected (blaming every other brick), never as healed', function () {
+    this.timeout(10_000);
+    const t0 = Date.now();
+    const heals = pendingHeals(path.join(dir, 'brick'));
+    expect(Date.now() - t0).to.be.below(3_000);
+    expect(heals).to.deep.equal({ count: 2, owed: [], owedTo: [], uninspected: 2 });
   });
 });
