@@ -78,7 +78,9 @@ export class WorkQueue {
   addAfter(key: string, ms: number): void {
     if (this.shuttingDown) return;
     if (ms <= 0) return this.add(key);
-    const at = this.clock.now() + ms;
+    // On the monotonic clock, as the timers are: after a wall-clock step forward, a short requeue (a hand-over
+    // poll, a fence retry) was taken for later than a pending one up to a minute away, and dropped.
+    const at = this.clock.monotonic() + ms;
     const pending = this.waiting.get(key);
     if (pending && pending.at <= at) return;
     pending?.timer.cancel();

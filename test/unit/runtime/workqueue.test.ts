@@ -192,6 +192,14 @@ describe('WorkQueue', () => {
       expect(q.length, 'the longer requeue was dropped, not queued for later').to.equal(0);
     });
 
+    it('addAfter compares delays on the monotonic clock: a wall-clock step forward does not drop a shorter requeue', () => {
+      q.addAfter('a', 60_000);
+      clock.stepWall(120_000);
+      q.addAfter('a', 50);
+      clock.advance(50);
+      expect(q.length, 'the 50-ms requeue was kept').to.equal(1);
+    });
+
     it('addAfter with a delay ≤ 0 adds at once', () => {
       q.addAfter('a', 0);
       q.addAfter('b', -5);
