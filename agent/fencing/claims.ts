@@ -34,19 +34,26 @@ export interface ClaimOptions {
   clock: Clock;
   /** Told each time key's claim (the Lease `leaseName`) was made in a term (or given up: undefined), to persist it. */
   onChange?: (key: string, term: string | undefined, leaseName: string) => void;
+  /** Makes the lock of one claim (tests); default a LeaseLock that never takes a claim over. */
+  newLock?: (leaseName: string) => ClaimLock;
 }
+
+/** What a claim needs of its Lease: runtime/lease-lock.ts. */
+export type ClaimLock = Pick<LeaseLock, 'tryAcquireOrRenew' | 'release' | 'handOver' | 'observedHolder' | 'lease'> & { opts: { name: string } };
 
 /** Outcome of a claim: held, or held by another node (`holder`). */
 export type ClaimResult = { ok: true } | { ok: false; holder?: string };
 
 interface Claim {
-  lock: LeaseLock;
+  lock: ClaimLock;
   term?: string;
 }
 
 /** The instance claims this node holds, by WorkItem key. */
 export class InstanceClaims {
   private readonly claims = new Map<string, Claim>();
+  /** Claim writes under way, by key: their caller may have stopped waiting (a time budget), not the request. */
+  private readonly attempts = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -62,7 +69,14 @@ export class InstanceClaims {
   async claim(key: string, leaseName: string, term: string): Promise<ClaimResult> {
     if (this.holds(key, term)) return { ok: true };
     const c = this.entry(key, leaseName);
-    if (!(await c.lock.tryAcquireOrRenew())) return { ok: false, holder: c.lock.observedHolder };
+    const attempt = c.lock.tryAcquireOrRenew();
+    this.attempts.set(key, attempt);
+    const ok = await attempt.finally(() => {
+      if (this.attempts.get(key) === attempt) this.attempts.delete(key);
+    });
+    if (!ok) return { ok: false, holder: c.lock.observedHolder };
+    // Released or handed over while the write was under way (after its caller gave up on it): not ours to keep.
+    if (this.claims.get(key) !== c) return { ok: false };
     c.term = term;
     this.opts.onChange?.(key, term, leaseName);
     return { ok: true };
@@ -70,6 +84,7 @@ export class InstanceClaims {
 
   /** Gives key's claim up (its instance has stopped), so another node may claim it at once. */
   async release(key: string, leaseName: string): Promise<void> {
+    await this.attemptSettled(key);
     const c = this.entry(key, leaseName);
     this.forget(key);
     await c.lock.release();
@@ -80,6 +95,7 @@ export class InstanceClaims {
    * claim that is gone or held by another node is left alone ('not held': this node has none to give).
    */
   async handOver(key: string, leaseName: string, successor: string): Promise<'handed' | 'not held'> {
+    await this.attemptSettled(key);
     const c = this.entry(key, leaseName);
     this.forget(key);
     return c.lock.handOver(successor);
@@ -100,6 +116,7 @@ export class InstanceClaims {
 
   /** Gives key's claim up if this node made one, then forgets it; a claim already deleted or taken is left alone. */
   async releaseIfClaimed(key: string): Promise<void> {
+    await this.attemptSettled(key);
     const c = this.claims.get(key);
     if (!c) return;
     await c.lock.release();
@@ -112,10 +129,19 @@ export class InstanceClaims {
     if (c && this.claims.delete(key)) this.opts.onChange?.(key, undefined, c.lock.opts.name);
   }
 
+  /**
+   * Waits for a claim write of key still under way: a release that read the claim before such a write
+   * landed would leave it held by this node, with no WorkItem left here to give it up, and the instance's
+   * next node waiting on it for as long as this node lives.
+   */
+  private async attemptSettled(key: string): Promise<void> {
+    await this.attempts.get(key)?.catch(() => undefined);
+  }
+
   private entry(key: string, leaseName: string): Claim {
     let c = this.claims.get(key);
     if (!c || c.lock.opts.name !== leaseName) {
-      const lock = new LeaseLock(this.kubeConfig, { namespace: this.opts.cluster, name: leaseName, identity: this.opts.nodeName, leaseDurationSeconds: this.opts.leaseDurationSeconds, clock: this.opts.clock, takeOverExpired: false });
+      const lock = this.opts.newLock?.(leaseName) ?? new LeaseLock(this.kubeConfig, { namespace: this.opts.cluster, name: leaseName, identity: this.opts.nodeName, leaseDurationSeconds: this.opts.leaseDurationSeconds, clock: this.opts.clock, takeOverExpired: false });
       c = { lock };
       this.claims.set(key, c);
     }

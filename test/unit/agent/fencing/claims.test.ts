@@ -1,0 +1,45 @@
+/**
+ * Instance claims whose write outlives its caller's time budget: a release (or hand-over) waits for it, and
+ * the claim ends up given up, here and in the API.
+ */
+import { expect } from 'chai';
+import { InstanceClaims, type ClaimLock } from '../../../../agent/fencing/claims.js';
+import { FakeClock } from '../../../support/fake-clock.js';
+
+/** A claim lock whose acquire answers only when the test says, recording what reached the API. */
+function slowLock(name: string, calls: string[]) {
+  let land!: (ok: boolean) => void;
+  const lock: ClaimLock = {
+    opts: { name },
+    observedHolder: undefined,
+    lease: undefined,
+    tryAcquireOrRenew: () => {
+      calls.push('claim sent');
+      return new Promise<boolean>((resolve) => (land = (ok) => (calls.push('claim landed'), resolve(ok))));
+    },
+    release: async () => void calls.push('release'),
+    handOver: async () => (calls.push('hand over'), 'handed' as const),
+  };
+  return { lock, land: (ok: boolean) => land(ok) };
+}
+
+describe('instance claims: a claim write its caller stopped waiting for', () => {
+  for (const how of ['release', 'releaseIfClaimed', 'handOver'] as const) {
+    it(`${how} waits for it to land first, and the claim ends up not held here`, async () => {
+      const calls: string[] = [];
+      const changes: Array<string | undefined> = [];
+      const slow = slowLock('instance-web', calls);
+      const claims = new InstanceClaims({} as never, { cluster: 'c1', nodeName: 'n1', leaseDurationSeconds: 10, clock: new FakeClock(), newLock: () => slow.lock, onChange: (_k, term) => changes.push(term) });
+      const abandoned = claims.claim('c1/web.n1', 'instance-web', 'term-1');
+      const giveUp = how === 'release' ? claims.release('c1/web.n1', 'instance-web') : how === 'handOver' ? claims.handOver('c1/web.n1', 'instance-web', 'n2') : claims.releaseIfClaimed('c1/web.n1');
+      await new Promise((r) => setImmediate(r));
+      expect(calls, 'nothing is given up while the claim write is under way').to.deep.equal(['claim sent']);
+      slow.land(true);
+      await giveUp;
+      expect(calls).to.deep.equal(['claim sent', 'claim landed', how === 'handOver' ? 'hand over' : 'release']);
+      await abandoned;
+      expect(claims.holds('c1/web.n1', 'term-1')).to.equal(false);
+      expect(changes.at(-1), 'persisted as given up, last').to.equal(undefined);
+    });
+  }
+});
