@@ -17,7 +17,7 @@
 import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
 import { instanceLeaseName } from '../../api/names.js';
 import type { WorkItem } from '../../api/workitem.js';
-import type { Clock } from '../../runtime/clock.js';
+import type { Clock, TimerHandle } from '../../runtime/clock.js';
 import { LeaseLock } from '../../runtime/lease-lock.js';
 
 /** The name of an instance's claim (its fencing Lease). */
@@ -40,6 +40,9 @@ export interface ClaimOptions {
 
 /** What a claim needs of its Lease: runtime/lease-lock.ts. */
 export type ClaimLock = Pick<LeaseLock, 'tryAcquireOrRenew' | 'release' | 'handOver' | 'observedHolder' | 'lease'> & { opts: { name: string } };
+
+/** How long giving a claim up waits for a claim write of the same instance still under way. */
+const ATTEMPT_WAIT_MS = 10_000;
 
 /** Outcome of a claim: held, or held by another node (`holder`). */
 export type ClaimResult = { ok: true } | { ok: false; holder?: string };
@@ -135,7 +138,12 @@ export class InstanceClaims {
    * next node waiting on it for as long as this node lives.
    */
   private async attemptSettled(key: string): Promise<void> {
-    await this.attempts.get(key)?.catch(() => undefined);
+    const attempt = this.attempts.get(key);
+    if (!attempt) return;
+    // Bounded: a write on a connection a partition left dead may never answer, and the give-up must come.
+    let timer: TimerHandle | undefined;
+    await Promise.race([attempt.catch(() => undefined), new Promise<void>((resolve) => (timer = this.opts.clock.setTimer(resolve, ATTEMPT_WAIT_MS)))]);
+    timer?.cancel();
   }
 
   private entry(key: string, leaseName: string): Claim {

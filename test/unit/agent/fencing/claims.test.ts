@@ -42,4 +42,20 @@ describe('instance claims: a claim write its caller stopped waiting for', () => 
       expect(changes.at(-1), 'persisted as given up, last').to.equal(undefined);
     });
   }
+
+  it('waits at most 10 s for a write that never answers (a dead connection), then gives the claim up', async () => {
+    const calls: string[] = [];
+    const clock = new FakeClock();
+    const slow = slowLock('instance-web', calls);
+    const claims = new InstanceClaims({} as never, { cluster: 'c1', nodeName: 'n1', leaseDurationSeconds: 10, clock, newLock: () => slow.lock });
+    void claims.claim('c1/web.n1', 'instance-web', 'term-1');
+    const giveUp = claims.release('c1/web.n1', 'instance-web');
+    await new Promise((r) => setImmediate(r));
+    clock.advance(9_999);
+    await new Promise((r) => setImmediate(r));
+    expect(calls).to.deep.equal(['claim sent']);
+    clock.advance(1);
+    await giveUp;
+    expect(calls).to.deep.equal(['claim sent', 'release']);
+  });
 });
