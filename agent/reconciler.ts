@@ -26,7 +26,7 @@ import { classify, isRetryable } from './operations/errors.js';
 import type { OperationResult, OperationRunner } from './operations/runner.js';
 import type { LocalStore } from './local-store.js';
 import type { AgentMetrics } from './metrics.js';
-import { planWorkItem } from './plan.js';
+import { planWorkItem, wantsRunning } from './plan.js';
 import { workItemStatus, type StatusUpdate } from './status.js';
 
 /** How often a converged instance is fully reconciled anyway (a dead process is noticed sooner by the liveness sweep). */
@@ -68,7 +68,7 @@ export interface RunningOperation {
   abort: AbortController;
   /** A fence stop: nothing cancels it. */
   fence?: boolean;
-  /** An ensure of an instance, which may start or resume its guest: it needs the term it was planned in. */
+  /** An ensure of an instance to run, which may start or resume its guest: it needs the term it was planned in. */
   mayRunGuest?: boolean;
 }
 
@@ -353,7 +353,7 @@ async function run(d: AgentReconcilerDeps, key: string, item: WorkItem, verb: 'e
   d.store.recordFence(d.fence);
   d.store.flush();
   const abort = new AbortController();
-  d.operations.set(key, { generation: item.metadata.generation, abort, fence: opts.fence, mayRunGuest: verb === 'ensure' && !opts.fence && item.spec.type === 'InstanceRuntime' });
+  d.operations.set(key, { generation: item.metadata.generation, abort, fence: opts.fence, mayRunGuest: verb === 'ensure' && !opts.fence && wantsRunning(item) });
   try {
     const timeoutMs = item.spec.timeoutSeconds ? item.spec.timeoutSeconds * 1000 : undefined;
     const res = await d.runner.run({ verb, item, action, signal: abort.signal, ...(timeoutMs ? { timeoutMs } : {}) });
