@@ -96,7 +96,8 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   instances.watch(cache.volumes, (v) => attachedInstances(d, v.metadata.namespace!, v.metadata.name!));
 
   volumes.watch(cache.volumes, (v) => [nsKey(v)]);
-  volumes.watch(cache.workItems, (w) => ownerKeys(w, 'Volume'));
+  // An instance's report that it applied a new client volfile may let a brick join (join-gate.ts).
+  volumes.watch(cache.workItems, (w) => [...ownerKeys(w, 'Volume'), ...mountedGlusterVolumes(w)]);
   volumes.watch(cache.nodes, (n) => cache.inNamespace(cache.volumes, n.metadata.namespace!).map(nsKey), 0, { changed: changedForPlacement });
   // A Cluster's spec steers failover (recreateLostReplicas): a volume kept on a lost node waits on it, not on a timer.
   volumes.watch(cache.clusters, (c) => cache.inNamespace(cache.volumes, c.metadata.name!).map(nsKey), 0, { changed: (old, c) => old.metadata.generation !== c.metadata.generation });
@@ -140,6 +141,11 @@ function leaseOwner(lease: LeaseObject, prefix: string): string[] {
 
 function ownerKeys(w: { metadata: { namespace?: string; labels?: Record<string, string> } }, kind: string): string[] {
   return w.metadata.labels?.[OWNER_KIND_LABEL] === kind ? [`${w.metadata.namespace}/${w.metadata.labels[OWNER_NAME_LABEL]}`] : [];
+}
+
+/** The gluster Volumes an instance WorkItem mounts. */
+function mountedGlusterVolumes(w: WorkItem): string[] {
+  return (w.spec.instance?.volumes ?? []).filter((v) => v.gluster).map((v) => `${w.metadata.namespace}/${v.volumeName}`);
 }
 
 /** Instances of a namespace that wait for a node: a freed or new node may fit them now. */

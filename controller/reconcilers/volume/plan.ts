@@ -16,6 +16,7 @@ import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
 import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
 import { healRecrawl } from './heal-stall.js';
+import { joinGate, type JoinGate, type VolumeMount } from './join-gate.js';
 import { JOIN_SETTLE_MS, joinSettlesInMs, volumeStatus, type ReplicaSlot, type SeenAt, type SpecProblem } from './status.js';
 import { clientVolfile, glusterVolumeName, shdVolfile, specLayout } from './volfiles.js';
 import { desiredReplicaWorkItem, isArbiter, type BrickHome, type LayoutVolfiles } from './workitem-spec.js';
@@ -40,6 +41,8 @@ export interface VolumeObserved {
   seenAt: SeenAt;
   /** When this controller first saw `value` in `slot`, for values that are no time (the bricks' pending heal counts). */
   unchangedSince(slot: string, value: string): number;
+  /** Driver gluster: the instance WorkItems that mount the volume (join-gate.ts). */
+  mounts: readonly VolumeMount[];
 }
 
 /** The Volume reconciler's decisions. */
@@ -51,8 +54,9 @@ export function planVolume(o: VolumeObserved): Plan<VolumeStatus> {
   const slots: ReplicaSlot[] = [];
   const active = o.workItems.filter((w) => !w.metadata.deletionTimestamp);
   const withRecrawl = layoutWithRecrawl(o, layoutVolfiles(o, active), active);
-  const layout = withRecrawl?.layout;
-  let requeueAfterMs: number | undefined = withRecrawl?.inMs;
+  const gate = withRecrawl && gateJoins(o, withRecrawl.layout);
+  const layout = withRecrawl && { ...withRecrawl.layout, ...(gate?.held ? { holdJoins: true } : {}) };
+  let requeueAfterMs: number | undefined = earliest(withRecrawl?.inMs, gate?.held ? gate.inMs : undefined);
   for (let index = 0; index < replicas; index++) {
     const [wi, ...extra] = active.filter((w) => w.spec.volumeReplica?.index === index);
     for (const w of extra) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
@@ -116,6 +120,12 @@ function layoutVolfiles(o: VolumeObserved, active: WorkItem[]): LayoutVolfiles |
   if (!bricks) return undefined;
   const layout = specLayout(o.volume.spec, { volume: glusterVolumeName(o.volume.metadata.namespace!, o.volume.metadata.name!), volumeId: o.volume.metadata.uid!, bricks });
   return { shd: shdVolfile(layout), client: clientVolfile(layout), joinedAt: bricks.map((_, i) => byIndex(i)?.status?.volumeReplica?.brick?.joinedAt) };
+}
+
+/** The join gate (join-gate.ts) of the bricks that have not joined, when some has not. */
+function gateJoins(o: VolumeObserved, layout: LayoutVolfiles): JoinGate | undefined {
+  if (layout.joinedAt.every((at) => at)) return undefined;
+  return joinGate({ mounts: o.mounts, clientVolfile: layout.client, lost: (n) => o.node(n).lost, unchangedSince: (v) => o.unchangedSince('mounts', v), now: o.now });
 }
 
 /** The layout with the recrawl token its bricks should carry (heal-stall.ts), and when to look at a waiting heal again. */

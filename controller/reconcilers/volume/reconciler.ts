@@ -12,6 +12,7 @@ import type { Clock } from '../../../runtime/clock.js';
 import type { Result } from '../../../runtime/controller.js';
 import { scheduleVolumeReplicas } from '../../scheduler/index.js';
 import { reconcileOwner, type OwnerReconcileDeps } from '../owner-reconcile.js';
+import type { VolumeMount } from './join-gate.js';
 import { planVolume, type VolumeObserved } from './plan.js';
 
 /** What the Volume reconciler reads and writes through. */
@@ -51,7 +52,16 @@ function observe(deps: VolumeReconcilerDeps, volume: Volume, workItems: VolumeOb
     // Keyed by namespace/name (forgotten with the Volume) and uid (a Volume made anew under that name starts afresh).
     seenAt: (slot, stamp) => deps.firstSeen.at(`${volumeSlots}/${slot}`, stamp, now, Date.parse(stamp)),
     unchangedSince: (slot, value) => deps.firstSeen.at(`${volumeSlots}/${slot}`, value, now, now),
+    mounts: volumeMounts(deps.cache.inNamespace(deps.cache.workItems, namespace), volume.metadata.name!),
   };
+}
+
+/** The instance WorkItems that mount gluster volume `name` (those being deleted too: their instance may still write). */
+function volumeMounts(workItems: readonly WorkItem[], name: string): VolumeMount[] {
+  return workItems.flatMap((w) => {
+    const volfile = w.spec.instance?.volumes?.find((v) => v.volumeName === name)?.gluster?.volfile;
+    return volfile ? [{ nodeName: w.spec.nodeName, volfile, applied: w.status?.observedGeneration === w.metadata.generation }] : [];
+  });
 }
 
 /**

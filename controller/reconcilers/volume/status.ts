@@ -48,6 +48,9 @@ function replicaState(slot: ReplicaSlot, size: string): { state: ReplicaState; m
   // A Stopped volume's brick is ready once stopped, with its data kept.
   const brickAsAsked = w.spec.volumeReplica?.brick?.stopped ? brick?.state === 'Stopped' : brick?.state === 'Running' && !joining;
   if (s?.phase === 'Done' && current && s.volumeReplica?.size === size && (!brick || brickAsAsked)) return { state: 'Ready' };
+  if (brick?.state === 'Running' && joining && w.spec.volumeReplica?.brick?.joinHeld) {
+    return { state: 'Creating', message: "the brick runs; it joins once every instance's mount of the volume has taken the graph naming it (a mount on an older graph would write past it)" };
+  }
   if (brick?.state === 'Running' && joining) return { state: 'Creating', message: 'the brick runs and is joining its volume' };
   if (s?.volumeReplica?.sizeBytes) return { state: 'Resizing' };
   return { state: 'Creating', ...(slot.unreachable ? { message: `node ${w.spec.nodeName} is unreachable` } : {}) };

@@ -20,6 +20,8 @@ export interface LayoutVolfiles {
   joinedAt: ReadonlyArray<string | undefined>;
   /** The controller's request that every self-heal daemon start again (heal-stall.ts). */
   recrawl?: string;
+  /** Bricks that have not joined wait (join-gate.ts). */
+  holdJoins?: boolean;
 }
 
 /**
@@ -49,6 +51,7 @@ function brickSpec(volume: Volume, index: number, home: BrickHome, layout?: Layo
     ...(layout ? { shdVolfile: layout.shd, clientVolfile: layout.client } : {}),
     ...(joins ? { peerJoins: joins } : {}),
     ...(layout?.recrawl ? { recrawl: layout.recrawl } : {}),
+    ...(layout?.holdJoins && !layout.joinedAt[index] ? { joinHeld: true } : {}),
     ...(isStopped(volume) ? { stopped: true } : {}),
   };
 }

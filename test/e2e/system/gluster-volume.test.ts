@@ -25,6 +25,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { CairnClient } from '../../../api/client/cairn-client.js';
 import { loadKubeConfig } from '../../../api/client/kubeconfig.js';
+import type { Instance } from '../../../api/instance.js';
 import type { Volume } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import { glusterMount } from '../../../controller/reconcilers/volume/client-mount.js';
@@ -278,7 +279,7 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
     await eventually('still gone', async () => !(await client.get('Volume', NS, 'still')), 60_000, 200);
   });
 
-  it('raised past the nodes that fit, serves on the bricks it has, self-heal daemons running; the new brick, once it fits, joins and is healed', async () => {
+  it('raised past the nodes that fit, serves on the bricks it has, self-heal daemons running; the new brick, once it fits, joins (after the instance mounting it took the new graph) and is healed', async () => {
     const raisedBricks = async () => (await client.list('WorkItem', { namespace: NS })).items.filter((w: WorkItem) => w.spec.owner.name === 'raised').sort((a, b) => a.spec.volumeReplica!.index - b.spec.volumeReplica!.index);
     await client.create('Volume', { metadata: { name: 'raised', namespace: NS }, spec: { size: '64Mi', replicas: 2, driver: 'gluster' } } as Volume);
     await eventually('raised Ready', async () => (await client.get('Volume', NS, 'raised'))?.status?.phase === 'Ready', 60_000, 200);
@@ -290,6 +291,9 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
       await client.patch('Node', NS, spare, { spec: { unschedulable: true } });
       raisedMount = await mountVolume(two[0]!.spec.volumeReplica!.brick!.clientVolfile!, raisedMnt, dir);
       fs.writeFileSync(path.join(raisedMnt, 'before.bin'), randomBytes(2 ** 20));
+      // An instance mounts it too: the new brick's join waits for its mount to take the graph naming it (join-gate.ts).
+      await client.create('Instance', { metadata: { name: 'raised-user', namespace: NS }, spec: { memory: '16Mi', terminationGracePeriodSeconds: 1, volumes: [{ name: 'data', volumeName: 'raised' }], process: { command: ['sleep', '600'] } } } as Instance);
+      await eventually('raised-user Running', async () => (await client.get('Instance', NS, 'raised-user'))?.status?.phase === 'Running', 60_000, 200);
       await client.patch('Volume', NS, 'raised', { spec: { replicas: 3 } });
       await eventually('the third replica Pending, waiting for a node', async () => (await client.get('Volume', NS, 'raised'))?.status?.replicas?.find((r) => r.index === 2)?.state === 'Pending', 30_000, 200);
       // The graphs once went with the layout: every self-heal daemon stopped, and every mount (instances' too) lost its volfile.
@@ -304,6 +308,9 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
       fs.writeFileSync(path.join(raisedMnt, 'while-raised.bin'), randomBytes(2 ** 20));
       await client.patch('Node', NS, spare, { spec: { unschedulable: null } });
       const third = await until('a third brick on the spare node', async () => (await raisedBricks()).find((w) => w.spec.volumeReplica!.index === 2 && w.spec.nodeName === spare), 30_000);
+      await eventually('the third brick held from joining', async () => (await raisedBricks())[2]?.spec.volumeReplica?.brick?.joinHeld === true, 15_000, 100);
+      const heldSeenAt = Date.now();
+      await eventually('the Volume saying why the third brick waits', async () => ((await client.get('Volume', NS, 'raised'))?.status?.replicas?.find((r) => r.index === 2)?.message ?? '').includes("joins once every instance's mount"), 10_000, 100);
       for (const f of ['before.bin', 'while-raised.bin']) {
         const onThird = path.join(third.spec.volumeReplica!.brick!.path, f);
         const sum = sha(path.join(raisedMnt, f));
@@ -313,7 +320,11 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
         const v = await client.get('Volume', NS, 'raised');
         return v?.status?.phase === 'Ready' && v.status.readyReplicas === 3 && !!glusterMount(v)?.volfile.includes('raised-client-2');
       }, 60_000, 200);
+      const joinedAt = Date.parse((await raisedBricks())[2]!.status!.volumeReplica!.brick!.joinedAt!);
+      expect(joinedAt - heldSeenAt, 'joined only after the mounts had their time to switch').to.be.at.least(10_000);
     } finally {
+      await client.delete('Instance', NS, 'raised-user').catch(() => undefined);
+      await eventually('raised-user gone', async () => !(await client.get('Instance', NS, 'raised-user')), 60_000, 200).catch(() => undefined);
       await raisedMount?.stop();
       await client.patch('Node', NS, spare, { spec: { unschedulable: null } }).catch(() => undefined);
     }

@@ -170,6 +170,7 @@ export function volumeObserved(vol: Volume, p: Partial<Omit<VolumeObserved, 'vol
     now: NOW,
     seenAt: (_slot: string, stamp: string) => Date.parse(stamp), // agents' clocks in step with the controller's
     unchangedSince: () => NOW,
+    mounts: [],
     ...rest,
     scheduled: () => calls,
   };

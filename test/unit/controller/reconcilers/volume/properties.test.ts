@@ -56,7 +56,7 @@ const caseArb: fc.Arbitrary<Case> = fc
   });
 
 function observed(c: Case): VolumeObserved {
-  return { volume: c.volume, cluster: c.cluster, workItems: c.workItems, node: (n) => c.views[n] ?? GONE, schedule: () => ({ nodeNames: c.nodeNames, ...(c.message ? { message: c.message } : {}) }), brickHome: () => undefined, nodeAddress: () => undefined, now: NOW, seenAt: (_slot, stamp) => Date.parse(stamp), unchangedSince: () => NOW };
+  return { volume: c.volume, cluster: c.cluster, workItems: c.workItems, node: (n) => c.views[n] ?? GONE, schedule: () => ({ nodeNames: c.nodeNames, ...(c.message ? { message: c.message } : {}) }), brickHome: () => undefined, nodeAddress: () => undefined, now: NOW, seenAt: (_slot, stamp) => Date.parse(stamp), unchangedSince: () => NOW, mounts: [] };
 }
 
 describe('planVolume: properties', () => {
