@@ -110,8 +110,10 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
     const object = p.table ? JSON.stringify(toTable(def, [ev.object], { resourceVersion: String(ev.rev) }, p.include, Date.now())) : p.partial ? JSON.stringify(partialObject(ev.object, p.partial)) : objectJson(ev.object);
     stream.write(`{"type":"${ev.type}","object":${object}}\n`);
   };
+  // Against the start only: one revision may change several objects (a lease's expiry deletes all its Events at
+  // once), and each of them is an event; lastRev only dates the bookmarks.
   const send = (ev: WatchEvent) => {
-    if (ev.rev <= lastRev && p.fromRev > 0) return;
+    if (ev.rev <= p.fromRev) return;
     lastRev = Math.max(lastRev, ev.rev);
     write(ev);
   };

@@ -40,7 +40,7 @@ describe('apiserver watch (real etcd)', function () {
   before(async () => {
     env = await startTestEnv({ watchKeepaliveMs: 300 });
     store = new EtcdStore(new Etcd3({ hosts: env.etcd.endpoint }));
-    for (const c of ['w-init', 'w-rv', 'w-label', 'w-node', 'w-node2', 'w-idle', 'w-table', 'w-compact', 'w-list', 'w-meta']) await ok('POST', cairnPath('clusters'), cluster(c));
+    for (const c of ['w-init', 'w-rv', 'w-same', 'w-label', 'w-node', 'w-node2', 'w-idle', 'w-table', 'w-compact', 'w-list', 'w-meta']) await ok('POST', cairnPath('clusters'), cluster(c));
   });
   after(async () => {
     for (const c of closers) c();
@@ -149,6 +149,21 @@ describe('apiserver watch (real etcd)', function () {
     expect(del.metadata.labels).to.deep.equal({ x: 'y' });
     expect(del.metadata.uid).to.equal(created.metadata.uid);
     expect(del).to.include({ kind: 'Instance', apiVersion: 'cairn.dev/v1alpha1' });
+  });
+
+  it('resourceVersion=N: every event of a revision that changed several objects (a lease expiry deletes all its Events at once)', async () => {
+    const ns = 'w-same';
+    const n = (await ok('GET', cairnPath('instances', ns))).metadata.resourceVersion as string;
+    for (const name of ['s1', 's2', 's3']) await ok('POST', cairnPath('instances', ns), instance(name, ns));
+    const w = await watch(`${cairnPath('instances', ns)}?watch=true&resourceVersion=${n}`);
+    await w.until((evs) => evs.length >= 3, 5000);
+    // One etcd transaction: three deletions at one revision.
+    await store.client.delete().prefix(`/registry/cairn.dev/instances/${ns}/`);
+    await w.until((evs) => evs.length >= 6, 5000).catch(() => undefined);
+    await sleep(300);
+    expect(summary(w.events)).to.deep.equal(['ADDED s1', 'ADDED s2', 'ADDED s3', 'DELETED s1', 'DELETED s2', 'DELETED s3']);
+    const revs = new Set(w.events.slice(3).map((e) => e.object.metadata.resourceVersion));
+    expect(revs.size, 'the three deletions share one revision').to.equal(1);
   });
 
   it('label-selector watch: gaining the label → ADDED, losing it → DELETED', async () => {

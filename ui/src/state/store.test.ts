@@ -56,12 +56,21 @@ describe('applyEvents', () => {
     expect(next.items).toBe(listed.items);
   });
 
-  it('ignores events at or before the collection resourceVersion (already reflected)', () => {
+  it('ignores events before the collection resourceVersion (already reflected)', () => {
     const next = applyEvents(listed, [
-      { type: 'MODIFIED', object: obj('a', '12') },
+      { type: 'MODIFIED', object: obj('a', '11') },
       { type: 'DELETED', object: obj('b', '9') },
     ]);
     expect(next).toBe(listed);
+  });
+
+  it('applies every event of a revision that changed several objects, also when they come in two batches', () => {
+    const deletedAt = (name: string) => ({ type: 'DELETED' as const, object: obj(name, '20') });
+    const first = applyEvents(listed, [deletedAt('a')]);
+    const second = applyEvents(first, [deletedAt('b')]);
+    expect(names(second)).toEqual([]);
+    expect(applyEvents(listed, [deletedAt('a'), deletedAt('b')]).items.size).toBe(0);
+    expect(applyEvents(second, [deletedAt('b')]), 'a repeat changes nothing').toBe(second);
   });
 
   it('ignores an event older than the object it would replace', () => {

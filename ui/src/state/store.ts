@@ -60,13 +60,16 @@ export function applyEvents<T extends KubeObject>(collection: Collection<T>, eve
   for (const event of events) {
     if (event.type === 'ERROR') continue;
     const eventRv = event.object.metadata.resourceVersion;
-    if (compareResourceVersions(eventRv, rv) <= 0) continue; // already reflected
+    // Older: already reflected. The same version may be another object's change of that revision (one transaction
+    // can change several keys, as a lease's expiry deletes all its Events): the object's own version decides below.
+    if (compareResourceVersions(eventRv, rv) < 0) continue;
     rv = eventRv ?? rv;
     if (event.type === 'BOOKMARK') continue;
     const current = items ?? collection.items;
     const key = objectKey(event.object);
     const known = current.get(key);
     if (known && compareResourceVersions(eventRv, known.metadata.resourceVersion) <= 0) continue;
+    if (event.type === 'DELETED' && !known) continue;
     items ??= new Map(collection.items);
     if (event.type === 'DELETED') items.delete(key);
     else items.set(key, event.object);
