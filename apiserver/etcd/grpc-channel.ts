@@ -36,6 +36,19 @@ export function grpcError(code: number, details: string): Error {
   return castGrpcError(Object.assign(new Error(`${code} ${CODE_NAMES[code] ?? 'UNKNOWN'}: ${details}`), { code }));
 }
 
+/**
+ * Marks the failure of a call that went out on the wire: etcd may have carried it out (it commits a write
+ * whose answer is then lost, or a proposal that timed out may still commit).
+ */
+function markSent(err: Error): Error {
+  return Object.assign(err, { sent: true });
+}
+
+/** Whether a call failed after it went out (see markSent). */
+export function wasSent(err: unknown): boolean {
+  return (err as { sent?: unknown })?.sent === true;
+}
+
 /** A connection to one etcd member's gRPC endpoint, opened on first use and after reset(). */
 export class GrpcChannel {
   private session: http2.ClientHttp2Session | undefined;
@@ -62,7 +75,7 @@ export class GrpcChannel {
         settled = true;
         clearTimeout(timer);
         const [err, body] = outcome();
-        if (err) reject(err);
+        if (err) reject(req ? markSent(err) : err);
         else resolve(body!);
       };
       const timer = setTimeout(() => {

@@ -14,7 +14,8 @@
 import { handleWhen, isBrokenCircuitError, retry, type IPolicy } from 'cockatiel';
 import { isRecoverableError, type Etcd3 } from 'etcd3';
 import { POINT_CALL_DEADLINE_MS } from './fault-handling.js';
-import { GrpcChannel, type ChannelTls } from './grpc-channel.js';
+import { GrpcChannel, wasSent, type ChannelTls } from './grpc-channel.js';
+import { EtcdNoSpaceError, isNoSpace } from './no-space.js';
 import { decodeTxnOutcome, encodeTxnIfMod, type TxnIfMod, type TxnOutcome } from './txn-codec.js';
 
 /** Sends EtcdStore's write transactions. */
@@ -27,6 +28,19 @@ const TXN_METHOD = '/etcdserverpb.KV/Txn';
 interface Host {
   channel: GrpcChannel;
   policy: IPolicy;
+}
+
+/**
+ * A write that failed after at least one attempt reached etcd: it may have been applied. Not answered as
+ * a 503 with Retry-After, which client-go retries by itself for any verb: a create, a generateName, a
+ * JSON patch that appends would then be carried out twice.
+ */
+export class AmbiguousWriteError extends Error {
+  override readonly name = 'AmbiguousWriteError';
+
+  constructor(cause: unknown) {
+    super(`etcd did not answer a write that reached it, so it may or may not have been applied: ${String((cause as Error)?.message ?? cause)}`, { cause });
+  }
 }
 
 /** The write transactions over one thin channel per etcd member. */
@@ -42,11 +56,18 @@ export class ThinTxnClient implements TxnSender {
   async txnIfMod(t: TxnIfMod): Promise<TxnOutcome> {
     const message = encodeTxnIfMod(t);
     let failure: unknown;
-    const send = (c: GrpcChannel) => c.unary(TXN_METHOD, message, POINT_CALL_DEADLINE_MS).catch((err: unknown) => Promise.reject((failure = err)));
+    let sent: unknown;
+    const send = (c: GrpcChannel) =>
+      c.unary(TXN_METHOD, message, POINT_CALL_DEADLINE_MS).catch((err: unknown) => {
+        failure = err;
+        if (wasSent(err) && !isNoSpace(err)) sent = err; // NOSPACE: refused, not applied
+        return Promise.reject(err);
+      });
     try {
       const order = inTurn(shuffled(this.hosts)); // a re-sent attempt goes to the next member, as in etcd3
       return decodeTxnOutcome(await this.attempts.execute(() => this.onSomeMember(order, send)));
     } catch (err) {
+      if (sent && !(err instanceof EtcdNoSpaceError)) throw new AmbiguousWriteError(sent);
       // As etcd3 does: when the last attempt found every breaker open, the failure that opened them says more.
       throw isBrokenCircuitError(err) && failure ? failure : err;
     }

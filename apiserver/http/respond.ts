@@ -7,6 +7,7 @@ import type { ApiResponse as Response } from './context.js';
 import type { Logger } from 'winston';
 import { ApiError } from '../errors.js';
 import { EtcdNoSpaceError } from '../etcd/no-space.js';
+import { AmbiguousWriteError } from '../etcd/txn-client.js';
 
 /** Bodies from this size on are gzipped for a client that accepts it, as kube-apiserver does (128 KiB). */
 const COMPRESS_FROM_BYTES = 128 * 1024;
@@ -49,6 +50,10 @@ export function toApiError(err: unknown, log: Logger): ApiError {
   if (err instanceof EtcdNoSpaceError) return new ApiError(507, 'InsufficientStorage', err.message);
   if (/request is too large|RESOURCE_EXHAUSTED/.test(String(e?.message))) {
     return new ApiError(413, 'RequestEntityTooLarge', 'the object is too large for the store; keep large data out of objects');
+  }
+  if (err instanceof AmbiguousWriteError) {
+    log.error('etcd did not answer a write', { error: String(err) });
+    return new ApiError(504, 'Timeout', `${err.message}. Read the object before retrying: a blind retry may apply the change twice`);
   }
   if (/ECONNREFUSED|UNAVAILABLE|deadline|circuit breaker is open/i.test(String(e?.message))) {
     log.error('etcd unavailable', { error: String(err) });

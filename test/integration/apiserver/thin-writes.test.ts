@@ -2,11 +2,13 @@
  * The apiserver's thin write client (apiserver/etcd/txn-client.ts) against a
  * real etcd: the outcomes EtcdStore relies on, a lease id kept exactly, a
  * member that never answers costing at most one deadline per write, a write
- * never sent to a member that is not serving yet, and every member down
- * answered as the 503 clients retry.
+ * never sent to a member that is not serving yet, every member down
+ * answered as the 503 clients retry, and a write that reached etcd without
+ * an answer as a 504 they must not retry blindly.
  */
 import { expect } from 'chai';
 import { Etcd3, isRecoverableError } from 'etcd3';
+import http2 from 'node:http2';
 import net from 'node:net';
 import winston from 'winston';
 import { etcdHostPolicy, POINT_CALL_DEADLINE_MS } from '../../../apiserver/etcd/fault-handling.js';
@@ -117,6 +119,27 @@ describe("the apiserver's thin etcd write client (real etcd)", function () {
       await new Promise((r) => setTimeout(r, 50)); // the destroyed session's 'connect' comes after the call's end
       const outcome = decodeTxnOutcome(await channel.unary('/etcdserverpb.KV/Txn', encodeTxnIfMod({ key: Buffer.from(`/t/reset-${i}`), modRevision: 0, then: { put: Buffer.from('x') } }), POINT_CALL_DEADLINE_MS));
       expect(outcome.succeeded).to.equal(true);
+    }
+  });
+
+  it('answers a write that reached etcd without an answer as 504 Timeout, without Retry-After: it may have been applied', async () => {
+    // Serves HTTP/2 and takes the call, then never answers: a member that committed the write and lost its answer.
+    const streams: http2.ServerHttp2Stream[] = [];
+    const mute = http2.createServer();
+    mute.on('stream', (stream) => streams.push(stream));
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    try {
+      const store = storeOver([`http://127.0.0.1:${(mute.address() as net.AddressInfo).port}`]);
+      const err = await store.create('/t/ambiguous', obj('ambiguous', 1)).catch((e: unknown) => e);
+      expect(streams.length, 'the write went out').to.be.at.least(1);
+      const apiErr = toApiError(err, winston.createLogger({ silent: true }));
+      expect(apiErr.code).to.equal(504);
+      expect(apiErr.reason).to.equal('Timeout');
+      expect(apiErr.message).to.match(/may or may not have been applied.*Read the object before retrying/);
+      expect(apiErr.details?.retryAfterSeconds, 'client-go retries any verb on a 5xx with Retry-After').to.equal(undefined);
+    } finally {
+      for (const s of streams) s.destroy();
+      mute.close();
     }
   });
 
