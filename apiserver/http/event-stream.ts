@@ -25,6 +25,9 @@ export interface EventStreamOptions {
 export class EventStream implements BudgetedStream {
   private pending: string[] = [];
   private closed = false;
+  /** Bytes of the initial state not counted against the stream's cap (see initial()). */
+  private allowance = 0;
+  private inInitial = false;
   private readonly keepalive: NodeJS.Timeout;
   private readonly deadline: NodeJS.Timeout;
   private readonly onCloseHandlers: (() => void)[] = [];
@@ -38,6 +41,23 @@ export class EventStream implements BudgetedStream {
     this.keepalive = setInterval(() => this.write(opts.keepaliveLine()), opts.keepaliveMs);
     this.deadline = setTimeout(() => this.close(), opts.timeoutMs);
     res.on('close', () => this.close());
+    // The client has read everything once: from here on, all it leaves unread counts.
+    res.on('drain', () => (this.allowance = 0));
+  }
+
+  /**
+   * Runs `fn`, whose writes are the watch's initial state (a WatchList's ADDED events, or the replay of a
+   * resourceVersion): not counted against the stream's cap until the client has read it all once. It
+   * leaves in one write, so a collection larger than the cap was cut off at once, and its client, asking
+   * again the same way, could never sync. The budget of all streams still counts it.
+   */
+  initial<T>(fn: () => T): T {
+    this.inInitial = true;
+    try {
+      return fn();
+    } finally {
+      this.inInitial = false;
+    }
   }
 
   /** Whether the stream has ended. */
@@ -54,6 +74,7 @@ export class EventStream implements BudgetedStream {
   /** Queues one line (ending in a newline). */
   write(line: string): void {
     if (this.closed) return;
+    if (this.inInitial) this.allowance += line.length;
     if (this.pending.push(line) === 1) setTimeout(() => this.flush(), FLUSH_MS);
   }
 
@@ -66,6 +87,11 @@ export class EventStream implements BudgetedStream {
   /** Bytes written that the client has not read yet. */
   buffered(): number {
     return this.res.writableLength;
+  }
+
+  /** What the client is behind on: the bytes it has not read, less the initial state it has not read once yet. */
+  behind(): number {
+    return Math.max(0, this.res.writableLength - this.allowance);
   }
 
   /** Drops the connection with what is queued on it: the client re-watches. */

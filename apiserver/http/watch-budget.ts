@@ -12,6 +12,8 @@
 export interface BudgetedStream {
   /** Bytes written and not yet read by the client. */
   buffered(): number;
+  /** Of those, what counts against the stream's own cap (the initial state is let through once). */
+  behind(): number;
   /** Drops the connection and what is queued on it. */
   cutOff(): void;
 }
@@ -50,7 +52,7 @@ export class WatchBudget {
    * be exceeded. Counting exactly walks every stream, so it is done only when the estimate passes the budget.
    */
   wrote(s: BudgetedStream, bytes: number): void {
-    if (s.buffered() > STREAM_LIMIT_BYTES) return this.cutOff(s, 'stream');
+    if (s.behind() > STREAM_LIMIT_BYTES) return this.cutOff(s, 'stream');
     this.estimate += bytes;
     if (this.estimate > this.limitBytes) this.enforce();
   }

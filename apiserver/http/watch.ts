@@ -123,14 +123,14 @@ export async function serveWatch(ctx: ApiContext, req: Request, res: Response, d
     const start = ctx.cache.revision;
     // Every object is sent, whatever its version: a WatchList's may be older than the one asked for, and
     // the list is in key order, not in version order.
-    if (p.initialEvents) for (const obj of cache.list(sel.matches, sel.exact)) write({ type: 'ADDED', object: obj, rev: Number(obj.metadata.resourceVersion) });
+    if (p.initialEvents) stream.initial(() => { for (const obj of cache.list(sel.matches, sel.exact)) write({ type: 'ADDED', object: obj, rev: Number(obj.metadata.resourceVersion) }); });
     if (p.markInitialEnd) stream.write(`${JSON.stringify({ type: 'BOOKMARK', object: bookmarkOf(start, { [INITIAL_EVENTS_END]: 'true' }) })}\n`);
     lastRev = start;
     cache.subscribe(sub, start);
     stream.onClose(() => cache.unsubscribe(sub));
   } else if (p.fromRev > ctx.cache.revision && (await fromAnotherStore(ctx, p.fromRev))) {
     sendError(stream, expired(`resourceVersion ${p.fromRev} is newer than this store's revision: the store was restored (docs/restore.md); list again`));
-  } else if (cache.subscribe(sub, p.fromRev)) {
+  } else if (stream.initial(() => cache.subscribe(sub, p.fromRev))) {
     stream.onClose(() => cache.unsubscribe(sub));
   } else {
     viaCache = false;

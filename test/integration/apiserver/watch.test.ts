@@ -40,7 +40,7 @@ describe('apiserver watch (real etcd)', function () {
   before(async () => {
     env = await startTestEnv({ watchKeepaliveMs: 300 });
     store = new EtcdStore(new Etcd3({ hosts: env.etcd.endpoint }));
-    for (const c of ['w-init', 'w-rv', 'w-same', 'w-label', 'w-node', 'w-node2', 'w-idle', 'w-table', 'w-compact', 'w-list', 'w-meta']) await ok('POST', cairnPath('clusters'), cluster(c));
+    for (const c of ['w-init', 'w-rv', 'w-same', 'w-big', 'w-label', 'w-node', 'w-node2', 'w-idle', 'w-table', 'w-compact', 'w-list', 'w-meta']) await ok('POST', cairnPath('clusters'), cluster(c));
   });
   after(async () => {
     for (const c of closers) c();
@@ -84,6 +84,17 @@ describe('apiserver watch (real etcd)', function () {
     await ok('POST', cairnPath('instances', ns), instance('d', ns));
     await live.until((e) => e.length >= 1, 5000);
     expect(summary(live.events)).to.deep.equal(['ADDED d']);
+  });
+
+  it("a WatchList larger than a stream's cap (16 MiB) is sent whole, not cut off at once (its client could never sync)", async () => {
+    const ns = 'w-big';
+    const filler = 'x'.repeat(200 * 1024);
+    for (let i = 0; i < 90; i++) await ok('POST', cairnPath('instances', ns), { ...instance(`big-${i}`, ns), metadata: { name: `big-${i}`, namespace: ns, annotations: { filler } } });
+    const listed = await ok('GET', cairnPath('instances', ns));
+    const w = await watch(`${cairnPath('instances', ns)}?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=${listed.metadata.resourceVersion}`);
+    await w.until((e) => e.some((x) => x.type === 'BOOKMARK'), 20_000).catch(() => undefined);
+    expect(w.events.filter((x) => x.type === 'ADDED')).to.have.length(90);
+    expect(w.events.some((x) => x.type === 'BOOKMARK'), 'the end of the initial events').to.equal(true);
   });
 
   it('metadata only (as=PartialObjectMetadata, client-go\'s metadata informers): get, list and watch send PartialObjectMetadata', async () => {

@@ -4,8 +4,8 @@ import { STREAM_LIMIT_BYTES, WatchBudget, type BudgetedStream } from '../../../.
 
 const MiB = 2 ** 20;
 
-function stream(name: string, bytes: number, cut: string[]): BudgetedStream & { bytes: number } {
-  return { bytes, buffered() { return this.bytes; }, cutOff: () => cut.push(name) };
+function stream(name: string, bytes: number, cut: string[], initial = 0): BudgetedStream & { bytes: number } {
+  return { bytes, buffered() { return this.bytes; }, behind() { return Math.max(0, this.bytes - initial); }, cutOff: () => cut.push(name) };
 }
 
 describe('WatchBudget', () => {
@@ -51,5 +51,18 @@ describe('WatchBudget', () => {
     budget.wrote(s, 1);
     expect([cut, reasons]).to.deep.equal([['stuck'], ['stream']]);
     expect(budget.buffered()).to.equal(0);
+  });
+
+  it("lets a stream's initial state past its own cap (a large WatchList), while the budget of all still counts it", () => {
+    const cut: string[] = [];
+    const budget = new WatchBudget(100 * MiB);
+    const listing = stream('listing', 40 * MiB, cut, 40 * MiB);
+    budget.add(listing);
+    budget.wrote(listing, 40 * MiB);
+    expect(cut, 'cut off at once, its client could never sync').to.deep.equal([]);
+    expect(budget.buffered()).to.equal(40 * MiB);
+    listing.bytes = 40 * MiB + STREAM_LIMIT_BYTES + 1;
+    budget.wrote(listing, STREAM_LIMIT_BYTES + 1);
+    expect(cut, 'falling behind on live events past the cap still cuts it off').to.deep.equal(['listing']);
   });
 });
