@@ -150,6 +150,9 @@ export class ResourceStore {
       if (opts.dryRun) return { obj: merged, warnings };
       const written = await this.write(def, key, merged, current);
       if (written) return { obj: written, warnings };
+      // As in delete(): its last finalizer removed, this request deleted the object, and gone now, that may be its
+      // own delete whose answer was lost. That is the answer, not a Conflict, a NotFound, or an apply creating it again.
+      if (readyToDelete(merged) && !(await this.deps.etcd.get(key))) return { obj: merged, warnings };
       if (pinned && !fromCache) throw conflict(def.plural, def.group, name, 'the object has been modified; please apply your changes to the latest version and try again');
     }
     throw new ApiError(409, 'Conflict', `too many concurrent writers on ${def.plural} "${name}"; retry the request`);

@@ -134,6 +134,18 @@ for (const [path, connect] of Object.entries(WRITE_PATHS)) describe(`writes retr
     expect((await stored()).filter((o) => o.metadata.name === 'deleted')).to.deep.equal([]);
   });
 
+  it('an update that removes the last finalizer of an object being deleted answers the object it deleted; an apply does not create it again', async () => {
+    // Pinned to its version (the controller's patch), unpinned (kubectl patch), and a server-side apply.
+    for (const [name, pinned, createIfMissing] of [['finalized', true, false], ['patched', false, false], ['applied', false, true]] as const) {
+      await store.create(instances, NS, { ...instance(name, NS), metadata: { name, namespace: NS, finalizers: ['example.com/hold'] } }, OPTS);
+      await store.delete(instances, NS, name, {}, false);
+      const unfinalized = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, finalizers: [], resourceVersion: pinned ? o.metadata.resourceVersion : undefined } });
+      const res = await withLostAnswer(() => store.update(instances, NS, name, 'main', unfinalized, { ...OPTS, createIfMissing }));
+      expect(res.obj.metadata.name).to.equal(name);
+      expect((await stored()).filter((o) => o.metadata.name === name), `${name}: gone, and not created again`).to.deep.equal([]);
+    }
+  });
+
   it('an update that lost its race to another writer still fails its compare, its answer lost or not', async () => {
     const kv = new EtcdStore(client, undefined, undefined, writes.sender);
     await store.create(instances, NS, instance('raced', NS), OPTS);
