@@ -81,10 +81,14 @@ export function graphBricks(volume: Volume, slot: (index: number) => BrickSlot):
   const slots = Array.from({ length: acceptedReplicas(volume) }, (_, i) => slot(i));
   let count = slots.length;
   while (count > 0 && slots[count - 1] === 'unplaced') count--;
-  const inService = (volume.status?.replicas ?? []).some((r) => r.brick?.joinedAt);
-  if (count === 0 || (count < slots.length && !inService)) return undefined;
+  if (count === 0 || (count < slots.length && !inService(volume))) return undefined;
   const graph = slots.slice(0, count);
   return graph.every((b) => b !== undefined && b !== 'unplaced') ? (graph as BrickPlacement[]) : undefined;
+}
+
+/** Whether some brick of the volume has joined it (as its status says): it holds data clients wrote. */
+export function inService(volume: Volume): boolean {
+  return (volume.status?.replicas ?? []).some((r) => r.brick?.joinedAt);
 }
 
 /** Where a gluster volume's status says replica `index`'s brick listens: a lost one at its last address, `'unplaced'` for one that never had a node. */

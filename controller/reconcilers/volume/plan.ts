@@ -10,7 +10,7 @@ import type { Cluster } from '../../../api/cluster.js';
 import { effectiveGlusterOptions } from '../../../api/gluster-options.js';
 import { CONTROLLER_FINALIZER } from '../../../api/names.js';
 import { parseQuantity } from '../../../api/quantity.js';
-import { acceptedReplicas, graphBricks, isGluster, isStopped, statusBrick, type BrickSlot, type Volume, type VolumeStatus } from '../../../api/volume.js';
+import { acceptedReplicas, graphBricks, inService, isGluster, isStopped, statusBrick, type BrickSlot, type Volume, type VolumeStatus } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
@@ -122,9 +122,14 @@ function layoutVolfiles(o: VolumeObserved, active: WorkItem[]): LayoutVolfiles |
   return { shd: shdVolfile(layout), client: clientVolfile(layout), joinedAt: bricks.map((_, i) => byIndex(i)?.status?.volumeReplica?.brick?.joinedAt) };
 }
 
-/** The join gate (join-gate.ts) of the bricks that have not joined, when some has not. */
+/**
+ * The join gate (join-gate.ts) of the bricks that have not joined, when some has not, in a volume in service.
+ * Until a brick joined, a client volfile was given out only once every brick was placed (api/volume.ts
+ * graphBricks), so every mount's graph names them all; a new volume's Ready is not held up. (Replicas
+ * raised in the seconds before any brick joined are the exception left.)
+ */
 function gateJoins(o: VolumeObserved, layout: LayoutVolfiles): JoinGate | undefined {
-  if (layout.joinedAt.every((at) => at)) return undefined;
+  if (layout.joinedAt.every((at) => at) || !inService(o.volume)) return undefined;
   return joinGate({ mounts: o.mounts, clientVolfile: layout.client, lost: (n) => o.node(n).lost, unchangedSince: (v) => o.unchangedSince('mounts', v), now: o.now });
 }
 

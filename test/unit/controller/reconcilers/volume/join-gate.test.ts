@@ -50,7 +50,8 @@ describe('join gate', () => {
 
 describe('planVolume: a brick that has not joined', () => {
   const plain = volume('v', { replicas: 3, driver: 'gluster', size: '10Gi' });
-  const vol = { ...plain, metadata: { ...plain.metadata, uid: '6f1c2a9e-0000-4000-8000-000000000001' } };
+  // In service: a brick joined before (a new volume's bricks join at once: every volfile given out named them all).
+  const vol = { ...plain, metadata: { ...plain.metadata, uid: '6f1c2a9e-0000-4000-8000-000000000001' }, status: { replicas: [{ index: 0, state: 'Ready' as const, brick: { port: 49152, state: 'Running' as const, joinedAt: EARLIER } }] } };
   const joined: WorkItemStatus = { observedGeneration: 1, phase: 'Done', volumeReplica: { path: '/p', size: '10Gi', brick: { state: 'Running', port: 49152, joinedAt: EARLIER } } };
   const running: WorkItemStatus = { observedGeneration: 1, phase: 'Done', volumeReplica: { path: '/p', size: '10Gi', brick: { state: 'Running', port: 49152 } } };
   const bricks = (): WorkItem[] => ['a', 'b', 'c'].map((n, i) => replicaWorkItem(vol, i, n, { status: i < 2 ? joined : running }));
@@ -80,5 +81,7 @@ describe('planVolume: a brick that has not joined', () => {
     const open = desired([{ nodeName: 'x', volfile: client, applied: true }], { unchangedSince: () => NOW - MOUNT_SWITCH_MS });
     expect(held(open.items)).to.deep.equal([[0, false], [1, false], [2, false]]);
     expect(held(desired([{ nodeName: 'x', volfile: 'old', applied: false }], { nodes: { x: LOST } }).items), 'a lost node holds nothing').to.deep.equal([[0, false], [1, false], [2, false]]);
+    const fresh = planVolume(volumeObserved({ ...vol, status: undefined }, { workItems: bricks(), mounts: [{ nodeName: 'x', volfile: 'old', applied: false }] }));
+    expect(held(ofType(fresh.actions, 'updateWorkItem').map((a) => a.workItem)), 'a new volume: no brick joined yet, nothing to wait for').to.deep.equal([[0, false], [1, false], [2, false]]);
   });
 });
