@@ -100,13 +100,6 @@ export interface WorkItemBrickSpec {
   /** The FUSE client's volfile, set with shdVolfile: a new brick joins through it (a one-off mount that marks the brick empty, so the others heal everything onto it). */
   clientVolfile?: string;
   /**
-   * The brick runs but may not join yet: some instance's mount of the volume may still write through a graph
-   * that does not name it, and such writes would not mark it as owed. The controller lifts it once every
-   * instance WorkItem using the volume has applied the client volfile naming the brick, and the mounts had
-   * time to switch to it.
-   */
-  joinHeld?: boolean;
-  /**
    * When the other bricks joined the volume (their joinedAt, in index order). A change restarts the
    * self-heal daemon, so that it crawls at once the root a new brick's join marked as owed to it.
    */

@@ -96,8 +96,10 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   instances.watch(cache.volumes, (v) => attachedInstances(d, v.metadata.namespace!, v.metadata.name!));
 
   volumes.watch(cache.volumes, (v) => [nsKey(v)]);
-  // An instance's report that it applied a new client volfile may let a brick join (join-gate.ts).
-  volumes.watch(cache.workItems, (w) => [...ownerKeys(w, 'Volume'), ...mountedGlusterVolumes(w)]);
+  volumes.watch(cache.workItems, (w) => ownerKeys(w, 'Volume'));
+  // An instance's report on the generation with a new client volfile may let the copy onto a raised brick go
+  // (copy-gate.ts); its other status writes say nothing to its volumes.
+  volumes.watch(cache.workItems, mountedGlusterVolumes, 0, { changed: (old, w) => mountSeen(old) !== mountSeen(w) });
   volumes.watch(cache.nodes, (n) => cache.inNamespace(cache.volumes, n.metadata.namespace!).map(nsKey), 0, { changed: changedForPlacement });
   // A Cluster's spec steers failover (recreateLostReplicas): a volume kept on a lost node waits on it, not on a timer.
   volumes.watch(cache.clusters, (c) => cache.inNamespace(cache.volumes, c.metadata.name!).map(nsKey), 0, { changed: (old, c) => old.metadata.generation !== c.metadata.generation });
@@ -141,6 +143,11 @@ function leaseOwner(lease: LeaseObject, prefix: string): string[] {
 
 function ownerKeys(w: { metadata: { namespace?: string; labels?: Record<string, string> } }, kind: string): string[] {
   return w.metadata.labels?.[OWNER_KIND_LABEL] === kind ? [`${w.metadata.namespace}/${w.metadata.labels[OWNER_NAME_LABEL]}`] : [];
+}
+
+/** What the copy gate reads of an instance WorkItem. */
+function mountSeen(w: WorkItem): string {
+  return `${w.metadata.generation}/${w.status?.observedGeneration}/${w.metadata.deletionTimestamp ?? ''}`;
 }
 
 /** The gluster Volumes an instance WorkItem mounts. */

@@ -196,7 +196,6 @@ function view(item: WorkItem, dataDir: string): Observation {
   if (!current) return { converged: false, action: 'restart', message: `${what} runs an older volfile`, ...status };
   if (!sized) return { converged: false, action: 'resize', message: `the filesystem of ${what} is growing to ${item.spec.volumeReplica!.size}`, ...status };
   if (!shdRight) return { converged: false, action: 'start', message: `the self-heal daemon of ${what} is not as its spec says`, ...status };
-  if (!joinedAt && brick.clientVolfile && brick.joinHeld) return { converged: true, message: `${what} runs; it joins its volume once the controller lifts joinHeld (instances' mounts are switching to the graph naming it)`, ...status };
   if (!joinedAt && brick.clientVolfile) return { converged: false, action: 'start', message: `${what} runs and has yet to join its volume`, ...status };
   return { converged: true, message: `${what} runs (pid ${pid}, port ${brick.port}, ${item.spec.volumeReplica!.size})`, ...status };
 }
@@ -314,12 +313,11 @@ async function restartSelfHeal(brick: WorkItemBrickSpec, runDir: string, ctx: Op
  * add-brick mount would (client pid -12, which AFR requires for this) and sets the virtual xattr trusted.replace-brick to
  * this brick's client name: AFR marks the root on every other brick as owed to this one, and the
  * self-heal daemons then copy the whole tree onto it (glusterd's replace-brick does the same). For a
- * volume created empty this heals nothing. A marker file in the run dir makes it once per brick, and not
- * while the controller holds it (joinHeld: instances' mounts may still run a graph without this brick).
+ * volume created empty this heals nothing. A marker file in the run dir makes it once per brick.
  */
 async function joinOnce(brick: WorkItemBrickSpec, index: number, runDir: string, ctx: OperationContext): Promise<void> {
   const marker = path.join(runDir, JOINED_FILE);
-  if (!brick.clientVolfile || brick.joinHeld || fs.existsSync(marker)) return;
+  if (!brick.clientVolfile || fs.existsSync(marker)) return;
   const mnt = path.join(runDir, 'join-mount');
   const volfile = path.join(runDir, 'join.vol');
   fs.writeFileSync(volfile, brick.clientVolfile);

@@ -10,16 +10,16 @@ import type { Cluster } from '../../../api/cluster.js';
 import { effectiveGlusterOptions } from '../../../api/gluster-options.js';
 import { CONTROLLER_FINALIZER } from '../../../api/names.js';
 import { parseQuantity } from '../../../api/quantity.js';
-import { acceptedReplicas, graphBricks, inService, isGluster, isStopped, statusBrick, type BrickSlot, type Volume, type VolumeStatus } from '../../../api/volume.js';
+import { acceptedReplicas, graphBricks, inService, isGluster, isStopped, statusBrick, type BrickPlacement, type BrickSlot, type Volume, type VolumeStatus } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import type { NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
 import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
 import { healRecrawl } from './heal-stall.js';
-import { joinGate, type JoinGate, type VolumeMount } from './join-gate.js';
+import { copyGate, type VolumeMount } from './copy-gate.js';
 import { JOIN_SETTLE_MS, joinSettlesInMs, volumeStatus, type ReplicaSlot, type SeenAt, type SpecProblem } from './status.js';
-import { clientVolfile, glusterVolumeName, shdVolfile, specLayout } from './volfiles.js';
-import { desiredReplicaWorkItem, isArbiter, type BrickHome, type LayoutVolfiles } from './workitem-spec.js';
+import { clientVolfile, glusterVolumeName, shdVolfile, specLayout, type GlusterLayout } from './volfiles.js';
+import { desiredReplicaWorkItem, isArbiter, RAISED_REPLICA_ANNOTATION, type BrickHome, type LayoutVolfiles } from './workitem-spec.js';
 
 /** How long a brick that grew must have run again before the next one may grow: clients reconnect every 3 s. */
 const GROWN_SETTLE_MS = 5_000;
@@ -41,7 +41,7 @@ export interface VolumeObserved {
   seenAt: SeenAt;
   /** When this controller first saw `value` in `slot`, for values that are no time (the bricks' pending heal counts). */
   unchangedSince(slot: string, value: string): number;
-  /** Driver gluster: the instance WorkItems that mount the volume (join-gate.ts). */
+  /** Driver gluster: the instance WorkItems that mount the volume (copy-gate.ts). */
   mounts: readonly VolumeMount[];
 }
 
@@ -54,9 +54,9 @@ export function planVolume(o: VolumeObserved): Plan<VolumeStatus> {
   const slots: ReplicaSlot[] = [];
   const active = o.workItems.filter((w) => !w.metadata.deletionTimestamp);
   const withRecrawl = layoutWithRecrawl(o, layoutVolfiles(o, active), active);
-  const gate = withRecrawl && gateJoins(o, withRecrawl.layout);
-  const layout = withRecrawl && { ...withRecrawl.layout, ...(gate?.held ? { holdJoins: true } : {}) };
-  let requeueAfterMs: number | undefined = earliest(withRecrawl?.inMs, gate?.held ? gate.inMs : undefined);
+  const gated = withRecrawl && gateCopies(o, withRecrawl.layout, active);
+  const layout = gated?.layout ?? withRecrawl?.layout;
+  let requeueAfterMs: number | undefined = earliest(withRecrawl?.inMs, gated?.inMs);
   for (let index = 0; index < replicas; index++) {
     const [wi, ...extra] = active.filter((w) => w.spec.volumeReplica?.index === index);
     for (const w of extra) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
@@ -105,7 +105,10 @@ function acceptedShape(volume: Volume): { size: string; replicas: number; proble
  * address in the status, which clients also use. Until then no daemon runs: a heal needs every brick
  * named. A brick moved changes them, so every brick's WorkItem is updated and its agent restarts the daemon.
  */
-function layoutVolfiles(o: VolumeObserved, active: WorkItem[]): LayoutVolfiles | undefined {
+/** The layout's volfiles, with the self-heal daemon's volfile of its first bricks only (copy-gate.ts). */
+type FullLayout = LayoutVolfiles & { shdOf(upTo: number): string };
+
+function layoutVolfiles(o: VolumeObserved, active: WorkItem[]): FullLayout | undefined {
   if (!isGluster(o.volume)) return undefined;
   const byIndex = (i: number) => active.find((w) => w.spec.volumeReplica?.index === i);
   const slot = (i: number): BrickSlot => {
@@ -118,23 +121,31 @@ function layoutVolfiles(o: VolumeObserved, active: WorkItem[]): LayoutVolfiles |
   };
   const bricks = graphBricks(o.volume, slot);
   if (!bricks) return undefined;
-  const layout = specLayout(o.volume.spec, { volume: glusterVolumeName(o.volume.metadata.namespace!, o.volume.metadata.name!), volumeId: o.volume.metadata.uid!, bricks });
-  return { shd: shdVolfile(layout), client: clientVolfile(layout), joinedAt: bricks.map((_, i) => byIndex(i)?.status?.volumeReplica?.brick?.joinedAt) };
+  const shdOf = (upTo: number) => shdVolfile(glusterLayout(o.volume, bricks.slice(0, upTo)));
+  return { shd: shdOf(bricks.length), client: clientVolfile(glusterLayout(o.volume, bricks)), joinedAt: bricks.map((_, i) => byIndex(i)?.status?.volumeReplica?.brick?.joinedAt), shdOf };
+}
+
+function glusterLayout(volume: Volume, bricks: BrickPlacement[]): GlusterLayout {
+  return specLayout(volume.spec, { volume: glusterVolumeName(volume.metadata.namespace!, volume.metadata.name!), volumeId: volume.metadata.uid!, bricks });
 }
 
 /**
- * The join gate (join-gate.ts) of the bricks that have not joined, when some has not, in a volume in service.
- * Until a brick joined, a client volfile was given out only once every brick was placed (api/volume.ts
- * graphBricks), so every mount's graph names them all; a new volume's Ready is not held up. (Replicas
- * raised in the seconds before any brick joined are the exception left.)
+ * The copy gate (copy-gate.ts) of the raised replicas whose copy is held (RAISED_REPLICA_ANNOTATION): while
+ * held, the self-heal daemons get a graph without them (raised indexes are the highest, so the others keep
+ * their client names); once open, the layout says which to mark released. A new volume's bricks are not
+ * raised: until one joined, a client volfile was given out only once every brick was placed (api/volume.ts
+ * graphBricks), so every mount's graph names them all.
  */
-function gateJoins(o: VolumeObserved, layout: LayoutVolfiles): JoinGate | undefined {
-  if (layout.joinedAt.every((at) => at) || !inService(o.volume)) return undefined;
-  return joinGate({ mounts: o.mounts, clientVolfile: layout.client, lost: (n) => o.node(n).lost, unchangedSince: (v) => o.unchangedSince('mounts', v), now: o.now });
+function gateCopies(o: VolumeObserved, layout: FullLayout, active: readonly WorkItem[]): { layout: LayoutVolfiles; inMs?: number } | undefined {
+  const held = active.filter((w) => w.metadata.annotations?.[RAISED_REPLICA_ANNOTATION] === 'held').map((w) => w.spec.volumeReplica!.index);
+  if (held.length === 0) return undefined;
+  const gate = copyGate({ mounts: o.mounts, clientVolfile: layout.client, lost: (n) => o.node(n).lost, unchangedSince: (v) => o.unchangedSince('mounts', v), now: o.now });
+  if (!gate.held) return { layout: { ...layout, copiesReleased: new Set(held) } };
+  return { layout: { ...layout, shd: layout.shdOf(Math.min(...held)), copyHeld: gate.message }, inMs: gate.inMs };
 }
 
 /** The layout with the recrawl token its bricks should carry (heal-stall.ts), and when to look at a waiting heal again. */
-function layoutWithRecrawl(o: VolumeObserved, layout: LayoutVolfiles | undefined, active: WorkItem[]): { layout: LayoutVolfiles; inMs?: number } | undefined {
+function layoutWithRecrawl<L extends LayoutVolfiles>(o: VolumeObserved, layout: L | undefined, active: WorkItem[]): { layout: L; inMs?: number } | undefined {
   if (!layout || isStopped(o.volume)) return layout && { layout };
   // In index order: the counts' signature must not change with the cache's order.
   const byIndex = [...active].sort((a, b) => (a.spec.volumeReplica?.index ?? 0) - (b.spec.volumeReplica?.index ?? 0));
@@ -160,12 +171,15 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
     actions.push({ type: 'event', eventType: 'Warning', reason: 'ReplicaLost', message: `replica ${index} on lost node ${wi.spec.nodeName} is recreated on another node` });
     return { slot: { index, lostOn: wi.spec.nodeName } };
   }
-  const desired = desiredReplicaWorkItem(o.volume, index, wi.spec.nodeName, rollingSize(o, wi, size), o.brickHome(wi.spec.nodeName, wi), layout);
-  if (wi.metadata.annotations?.[SPEC_HASH_ANNOTATION] !== desired.metadata.annotations?.[SPEC_HASH_ANNOTATION]) {
+  const raised = wi.metadata.annotations?.[RAISED_REPLICA_ANNOTATION];
+  const released = raised === 'held' && !!layout?.copiesReleased?.has(index);
+  const desired = asRaised(desiredReplicaWorkItem(o.volume, index, wi.spec.nodeName, rollingSize(o, wi, size), o.brickHome(wi.spec.nodeName, wi), layout), released ? 'released' : undefined);
+  if (released || wi.metadata.annotations?.[SPEC_HASH_ANNOTATION] !== desired.metadata.annotations?.[SPEC_HASH_ANNOTATION]) {
     actions.push({ type: 'updateWorkItem', workItem: mergeWorkItem(wi, desired) });
   }
+  const copyHeld = raised === 'held' && !released ? layout?.copyHeld : undefined;
   // A lost node kept (recreateLostReplicas false) waits for the node to come back: its return wakes us, not a timer.
-  return { slot: { index, workItem: wi, unreachable: node.unreachable }, requeueAfterMs: node.unreachable && !node.lost ? node.lostInMs + 100 : undefined };
+  return { slot: { index, workItem: wi, unreachable: node.unreachable, ...(copyHeld ? { copyHeld } : {}) }, requeueAfterMs: node.unreachable && !node.lost ? node.lostInMs + 100 : undefined };
 }
 
 /**
@@ -267,7 +281,8 @@ function placeMissing(o: VolumeObserved, slots: ReplicaSlot[], size: string, act
   for (const slot of missing) {
     const nodeName = free.shift();
     if (!nodeName) break;
-    const workItem = desiredReplicaWorkItem(o.volume, slot.index, nodeName, size, o.brickHome(nodeName));
+    const raised = inService(o.volume) && statusBrick(o.volume, slot.index) === 'unplaced';
+    const workItem = asRaised(desiredReplicaWorkItem(o.volume, slot.index, nodeName, size, o.brickHome(nodeName)), raised ? 'held' : undefined);
     actions.push({ type: 'createWorkItem', workItem });
     slot.workItem = workItem;
   }
@@ -277,6 +292,11 @@ function placeMissing(o: VolumeObserved, slots: ReplicaSlot[], size: string, act
     return decision.message;
   }
   return undefined;
+}
+
+/** `w` with the raised replica's mark `state` (RAISED_REPLICA_ANNOTATION), or as it is. */
+function asRaised(w: WorkItem, state: 'held' | 'released' | undefined): WorkItem {
+  return state ? { ...w, metadata: { ...w.metadata, annotations: { ...w.metadata.annotations, [RAISED_REPLICA_ANNOTATION]: state } } } : w;
 }
 
 function planVolumeDeletion(o: VolumeObserved): Plan<VolumeStatus> {

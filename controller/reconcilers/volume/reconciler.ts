@@ -12,7 +12,7 @@ import type { Clock } from '../../../runtime/clock.js';
 import type { Result } from '../../../runtime/controller.js';
 import { scheduleVolumeReplicas } from '../../scheduler/index.js';
 import { reconcileOwner, type OwnerReconcileDeps } from '../owner-reconcile.js';
-import type { VolumeMount } from './join-gate.js';
+import type { VolumeMount } from './copy-gate.js';
 import { planVolume, type VolumeObserved } from './plan.js';
 
 /** What the Volume reconciler reads and writes through. */

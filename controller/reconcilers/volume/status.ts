@@ -16,6 +16,8 @@ export interface ReplicaSlot {
   unreachable?: boolean;
   /** The node this replica was lost with. */
   lostOn?: string;
+  /** A raised replica onto which the others do not copy yet: why (copy-gate.ts). */
+  copyHeld?: string;
   /** On a lost node, kept: no other replica holds all its data ('joinSettling': the one that may hold it joined moments ago). */
   onlyCopy?: true | 'joinSettling';
 }
@@ -40,6 +42,7 @@ function replicaState(slot: ReplicaSlot, size: string): { state: ReplicaState; m
   if (w.metadata.deletionTimestamp) return { state: 'Deleting' };
   const s = w.status;
   if (s?.phase === 'Failed') return { state: 'Failed', message: [s.lastError?.message, s.lastError?.hint].filter(Boolean).join(' Hint: ') };
+  if (slot.copyHeld) return { state: 'Creating', message: `the other bricks copy the data onto this one once they may: ${slot.copyHeld}` };
   const current = s?.observedGeneration === w.metadata.generation;
   // A replica is ready at its size; a brick also when it runs and has joined.
   const brick = s?.volumeReplica?.brick;
@@ -48,9 +51,6 @@ function replicaState(slot: ReplicaSlot, size: string): { state: ReplicaState; m
   // A Stopped volume's brick is ready once stopped, with its data kept.
   const brickAsAsked = w.spec.volumeReplica?.brick?.stopped ? brick?.state === 'Stopped' : brick?.state === 'Running' && !joining;
   if (s?.phase === 'Done' && current && s.volumeReplica?.size === size && (!brick || brickAsAsked)) return { state: 'Ready' };
-  if (brick?.state === 'Running' && joining && w.spec.volumeReplica?.brick?.joinHeld) {
-    return { state: 'Creating', message: "the brick runs; it joins once every instance's mount of the volume has taken the graph naming it (a mount on an older graph would write past it)" };
-  }
   if (brick?.state === 'Running' && joining) return { state: 'Creating', message: 'the brick runs and is joining its volume' };
   if (s?.volumeReplica?.sizeBytes) return { state: 'Resizing' };
   return { state: 'Creating', ...(slot.unreachable ? { message: `node ${w.spec.nodeName} is unreachable` } : {}) };

@@ -20,8 +20,10 @@ export interface LayoutVolfiles {
   joinedAt: ReadonlyArray<string | undefined>;
   /** The controller's request that every self-heal daemon start again (heal-stall.ts). */
   recrawl?: string;
-  /** Bricks that have not joined wait (join-gate.ts). */
-  holdJoins?: boolean;
+  /** Raised replicas whose copy the gate let go this time (copy-gate.ts): their WorkItems are marked so. */
+  copiesReleased?: ReadonlySet<number>;
+  /** Why the copy onto the raised replicas still waits (copy-gate.ts). */
+  copyHeld?: string;
 }
 
 /**
@@ -51,10 +53,15 @@ function brickSpec(volume: Volume, index: number, home: BrickHome, layout?: Layo
     ...(layout ? { shdVolfile: layout.shd, clientVolfile: layout.client } : {}),
     ...(joins ? { peerJoins: joins } : {}),
     ...(layout?.recrawl ? { recrawl: layout.recrawl } : {}),
-    ...(layout?.holdJoins && !layout.joinedAt[index] ? { joinHeld: true } : {}),
     ...(isStopped(volume) ? { stopped: true } : {}),
   };
 }
+
+/**
+ * On the WorkItem of a replica that raised the volume's count (an index no brick held while the volume was
+ * in service): `held` while the other bricks may not copy onto it yet, `released` after (copy-gate.ts).
+ */
+export const RAISED_REPLICA_ANNOTATION = 'cairn.dev/raised-replica';
 
 /** Whether replica `index` is the volume's arbiter brick: the third of replica 3 with spec.arbiter. */
 export function isArbiter(volume: Volume, index: number): boolean {

@@ -279,7 +279,7 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
     await eventually('still gone', async () => !(await client.get('Volume', NS, 'still')), 60_000, 200);
   });
 
-  it('raised past the nodes that fit, serves on the bricks it has, self-heal daemons running; the new brick, once it fits, joins (after the instance mounting it took the new graph) and is healed', async () => {
+  it('raised past the nodes that fit, serves on the bricks it has, self-heal daemons running; the new brick, once it fits, joins, and is healed once the instance mounting it took the graph naming it', async () => {
     const raisedBricks = async () => (await client.list('WorkItem', { namespace: NS })).items.filter((w: WorkItem) => w.spec.owner.name === 'raised').sort((a, b) => a.spec.volumeReplica!.index - b.spec.volumeReplica!.index);
     await client.create('Volume', { metadata: { name: 'raised', namespace: NS }, spec: { size: '64Mi', replicas: 2, driver: 'gluster' } } as Volume);
     await eventually('raised Ready', async () => (await client.get('Volume', NS, 'raised'))?.status?.phase === 'Ready', 60_000, 200);
@@ -291,7 +291,7 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
       await client.patch('Node', NS, spare, { spec: { unschedulable: true } });
       raisedMount = await mountVolume(two[0]!.spec.volumeReplica!.brick!.clientVolfile!, raisedMnt, dir);
       fs.writeFileSync(path.join(raisedMnt, 'before.bin'), randomBytes(2 ** 20));
-      // An instance mounts it too: the new brick's join waits for its mount to take the graph naming it (join-gate.ts).
+      // An instance mounts it too: the copy onto the raised brick waits for its mount to take the graph naming it (copy-gate.ts).
       await client.create('Instance', { metadata: { name: 'raised-user', namespace: NS }, spec: { memory: '16Mi', terminationGracePeriodSeconds: 1, volumes: [{ name: 'data', volumeName: 'raised' }], process: { command: ['sleep', '600'] } } } as Instance);
       await eventually('raised-user Running', async () => (await client.get('Instance', NS, 'raised-user'))?.status?.phase === 'Running', 60_000, 200);
       await client.patch('Volume', NS, 'raised', { spec: { replicas: 3 } });
@@ -308,20 +308,22 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
       fs.writeFileSync(path.join(raisedMnt, 'while-raised.bin'), randomBytes(2 ** 20));
       await client.patch('Node', NS, spare, { spec: { unschedulable: null } });
       const third = await until('a third brick on the spare node', async () => (await raisedBricks()).find((w) => w.spec.volumeReplica!.index === 2 && w.spec.nodeName === spare), 30_000);
-      await eventually('the third brick held from joining', async () => (await raisedBricks())[2]?.spec.volumeReplica?.brick?.joinHeld === true, 15_000, 100);
+      await eventually('the Volume saying why nothing is copied onto the third brick yet', async () => ((await client.get('Volume', NS, 'raised'))?.status?.replicas?.find((r) => r.index === 2)?.message ?? '').includes('copy the data onto this one once they may'), 15_000, 100);
       const heldSeenAt = Date.now();
-      await eventually('the Volume saying why the third brick waits', async () => ((await client.get('Volume', NS, 'raised'))?.status?.replicas?.find((r) => r.index === 2)?.message ?? '').includes("joins once every instance's mount"), 10_000, 100);
+      // Meanwhile the instance's mount reads everything: the joined, empty brick is marked as owed, never read.
+      const userNode = (await client.get('Instance', NS, 'raised-user'))!.status!.nodeName!;
+      expect(fs.readdirSync(path.join(dir, userNode, 'mounts', NS, 'raised')).sort()).to.include.members(['before.bin', 'while-raised.bin']);
+      expect(fs.existsSync(path.join(third.spec.volumeReplica!.brick!.path, 'before.bin')), 'not copied while held').to.equal(false);
       for (const f of ['before.bin', 'while-raised.bin']) {
         const onThird = path.join(third.spec.volumeReplica!.brick!.path, f);
         const sum = sha(path.join(raisedMnt, f));
         await eventually(`${f} healed onto the third brick`, () => fs.existsSync(onThird) && sha(onThird) === sum, 60_000, 250);
       }
+      expect(Date.now() - heldSeenAt, 'copied only after the mounts had their time to switch').to.be.at.least(8_000);
       await eventually('raised Ready, its mount naming three bricks', async () => {
         const v = await client.get('Volume', NS, 'raised');
         return v?.status?.phase === 'Ready' && v.status.readyReplicas === 3 && !!glusterMount(v)?.volfile.includes('raised-client-2');
       }, 60_000, 200);
-      const joinedAt = Date.parse((await raisedBricks())[2]!.status!.volumeReplica!.brick!.joinedAt!);
-      expect(joinedAt - heldSeenAt, 'joined only after the mounts had their time to switch').to.be.at.least(10_000);
     } finally {
       await client.delete('Instance', NS, 'raised-user').catch(() => undefined);
       await eventually('raised-user gone', async () => !(await client.get('Instance', NS, 'raised-user')), 60_000, 200).catch(() => undefined);
