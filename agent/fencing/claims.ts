@@ -41,8 +41,8 @@ export interface ClaimOptions {
 /** What a claim needs of its Lease: runtime/lease-lock.ts. */
 export type ClaimLock = Pick<LeaseLock, 'tryAcquireOrRenew' | 'release' | 'handOver' | 'observedHolder' | 'lease'> & { opts: { name: string } };
 
-/** How long giving a claim up waits for a claim write of the same instance still under way. */
-const ATTEMPT_WAIT_MS = 10_000;
+/** How long after a claim write was sent giving the claim up waits for it (an agent's API calls get 5 s each). */
+const ATTEMPT_WAIT_MS = 4_000;
 
 /** Outcome of a claim: held, or held by another node (`holder`). */
 export type ClaimResult = { ok: true } | { ok: false; holder?: string };
@@ -55,8 +55,8 @@ interface Claim {
 /** The instance claims this node holds, by WorkItem key. */
 export class InstanceClaims {
   private readonly claims = new Map<string, Claim>();
-  /** Claim writes under way, by key: their caller may have stopped waiting (a time budget), not the request. */
-  private readonly attempts = new Map<string, Promise<boolean>>();
+  /** Claim writes under way, by key, with when each was sent: their caller may have stopped waiting (a time budget), not the request. */
+  private readonly attempts = new Map<string, { write: Promise<boolean>; sentAt: number }>();
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -72,14 +72,18 @@ export class InstanceClaims {
   async claim(key: string, leaseName: string, term: string): Promise<ClaimResult> {
     if (this.holds(key, term)) return { ok: true };
     const c = this.entry(key, leaseName);
-    const attempt = c.lock.tryAcquireOrRenew();
+    const attempt = { write: c.lock.tryAcquireOrRenew(), sentAt: this.opts.clock.monotonic() };
     this.attempts.set(key, attempt);
-    const ok = await attempt.finally(() => {
+    const ok = await attempt.write.finally(() => {
       if (this.attempts.get(key) === attempt) this.attempts.delete(key);
     });
     if (!ok) return { ok: false, holder: c.lock.observedHolder };
-    // Released or handed over while the write was under way (after its caller gave up on it): not ours to keep.
-    if (this.claims.get(key) !== c) return { ok: false };
+    // Given up while the write was under way, past the wait for it (attemptSettled): the claim landed after the
+    // release, so it is released again, or it would hold the instance off its next node for as long as this node lives.
+    if (this.claims.get(key) !== c) {
+      if (!this.claims.has(key)) void c.lock.release().catch(() => undefined);
+      return { ok: false };
+    }
     c.term = term;
     this.opts.onChange?.(key, term, leaseName);
     return { ok: true };
@@ -140,9 +144,12 @@ export class InstanceClaims {
   private async attemptSettled(key: string): Promise<void> {
     const attempt = this.attempts.get(key);
     if (!attempt) return;
-    // Bounded: a write on a connection a partition left dead may never answer, and the give-up must come.
+    // Bounded from when it was sent, not from each wait: a write on a connection a partition left dead may never
+    // answer, and every retry of a give-up cut short by its caller's budget would otherwise wait anew, for good.
+    const left = attempt.sentAt + ATTEMPT_WAIT_MS - this.opts.clock.monotonic();
+    if (left <= 0) return;
     let timer: TimerHandle | undefined;
-    await Promise.race([attempt.catch(() => undefined), new Promise<void>((resolve) => (timer = this.opts.clock.setTimer(resolve, ATTEMPT_WAIT_MS)))]);
+    await Promise.race([attempt.write.catch(() => undefined), new Promise<void>((resolve) => (timer = this.opts.clock.setTimer(resolve, left)))]);
     timer?.cancel();
   }
 

@@ -43,19 +43,26 @@ describe('instance claims: a claim write its caller stopped waiting for', () => 
     });
   }
 
-  it('waits at most 10 s for a write that never answers (a dead connection), then gives the claim up', async () => {
+  it('waits at most 4 s from when the write was sent (a dead connection), also over retries of the give-up; a claim landing after it is released again', async () => {
     const calls: string[] = [];
     const clock = new FakeClock();
     const slow = slowLock('instance-web', calls);
     const claims = new InstanceClaims({} as never, { cluster: 'c1', nodeName: 'n1', leaseDurationSeconds: 10, clock, newLock: () => slow.lock });
-    void claims.claim('c1/web.n1', 'instance-web', 'term-1');
-    const giveUp = claims.release('c1/web.n1', 'instance-web');
+    const late = claims.claim('c1/web.n1', 'instance-web', 'term-1');
+    void claims.release('c1/web.n1', 'instance-web'); // its caller's 5-s budget ends it first, as a RetryLater
     await new Promise((r) => setImmediate(r));
-    clock.advance(9_999);
+    clock.advance(3_999);
     await new Promise((r) => setImmediate(r));
     expect(calls).to.deep.equal(['claim sent']);
     clock.advance(1);
-    await giveUp;
+    await new Promise((r) => setImmediate(r));
     expect(calls).to.deep.equal(['claim sent', 'release']);
+    await claims.release('c1/web.n1', 'instance-web'); // a retry: does not wait again
+    expect(calls).to.deep.equal(['claim sent', 'release', 'release']);
+    slow.land(true);
+    expect(await late).to.deep.equal({ ok: false });
+    await new Promise((r) => setImmediate(r));
+    expect(calls, 'the claim that landed late is given up again').to.deep.equal(['claim sent', 'release', 'release', 'claim landed', 'release']);
+    expect(claims.holds('c1/web.n1', 'term-1')).to.equal(false);
   });
 });
