@@ -36,9 +36,13 @@ export function grpcError(code: number, details: string): Error {
   return castGrpcError(Object.assign(new Error(`${code} ${CODE_NAMES[code] ?? 'UNKNOWN'}: ${details}`), { code }));
 }
 
+/** etcd's own answers that leave a write's outcome open: a proposal that timed out, or whose leader changed, may still commit. */
+const AMBIGUOUS_ETCD_ERRORS = /request timed out|leader changed/;
+
 /**
- * Marks the failure of a call that went out on the wire: etcd may have carried it out (it commits a write
- * whose answer is then lost, or a proposal that timed out may still commit).
+ * Marks the failure of a call that went out on the wire and may have been carried out: no answer came
+ * (etcd may have committed it and the answer was lost), or etcd's answer leaves it open. etcd's other
+ * refusals ("no leader", NOSPACE, permission) and a stream it refused are not marked: nothing was applied.
  */
 function markSent(err: Error): Error {
   return Object.assign(err, { sent: true });
@@ -75,13 +79,14 @@ export class GrpcChannel {
         settled = true;
         clearTimeout(timer);
         const [err, body] = outcome();
-        if (err) reject(req ? markSent(err) : err);
+        if (err) reject(err);
         else resolve(body!);
       };
       const timer = setTimeout(() => {
         req?.close(http2.constants.NGHTTP2_CANCEL);
         const waited = req ? '' : session.connecting ? ' (still connecting; the write was not sent)' : ' (etcd accepted the connection but is not serving yet; the write was not sent)';
-        settle(() => [grpcError(DEADLINE_EXCEEDED, `Deadline exceeded after ${deadlineMs} ms${waited}, remote_addr=${this.authority}`)]);
+        const err = grpcError(DEADLINE_EXCEEDED, `Deadline exceeded after ${deadlineMs} ms${waited}, remote_addr=${this.authority}`);
+        settle(() => [req ? markSent(err) : err]);
       }, deadlineMs);
       const send = () => {
         if (settled) return;
@@ -115,12 +120,16 @@ export class GrpcChannel {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () =>
       settle(() => {
-        if (status === undefined) return [grpcError(INTERNAL, `etcd's answer had no gRPC status, remote_addr=${this.authority}`)];
-        return status === 0 ? unframe(Buffer.concat(chunks)) : [grpcError(status, details)];
+        if (status === undefined) return [markSent(grpcError(INTERNAL, `etcd's answer had no gRPC status, remote_addr=${this.authority}`))];
+        if (status === 0) return unframe(Buffer.concat(chunks));
+        const err = grpcError(status, details);
+        return [AMBIGUOUS_ETCD_ERRORS.test(details) ? markSent(err) : err];
       }),
     );
-    req.on('error', (err: Error) => settle(() => [this.unavailable(err.message)]));
-    req.on('close', () => settle(() => [this.unavailable(`the stream closed without an answer (code ${req.rstCode})`)]));
+    // Without an answer: a stream etcd refused (REFUSED_STREAM) was not processed; any other may have been.
+    const unanswered = (what: string) => (req.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM ? this.unavailable(what) : markSent(this.unavailable(what)));
+    req.on('error', (err: Error) => settle(() => [unanswered(err.message)]));
+    req.on('close', () => settle(() => [unanswered(`the stream closed without an answer (code ${req.rstCode})`)]));
   }
 
   /**

@@ -15,7 +15,7 @@ import { handleWhen, isBrokenCircuitError, retry, type IPolicy } from 'cockatiel
 import { isRecoverableError, type Etcd3 } from 'etcd3';
 import { POINT_CALL_DEADLINE_MS } from './fault-handling.js';
 import { GrpcChannel, wasSent, type ChannelTls } from './grpc-channel.js';
-import { EtcdNoSpaceError, isNoSpace } from './no-space.js';
+import { EtcdNoSpaceError } from './no-space.js';
 import { decodeTxnOutcome, encodeTxnIfMod, type TxnIfMod, type TxnOutcome } from './txn-codec.js';
 
 /** Sends EtcdStore's write transactions. */
@@ -60,13 +60,14 @@ export class ThinTxnClient implements TxnSender {
     const send = (c: GrpcChannel) =>
       c.unary(TXN_METHOD, message, POINT_CALL_DEADLINE_MS).catch((err: unknown) => {
         failure = err;
-        if (wasSent(err) && !isNoSpace(err)) sent = err; // NOSPACE: refused, not applied
+        if (wasSent(err)) sent = err;
         return Promise.reject(err);
       });
     try {
       const order = inTurn(shuffled(this.hosts)); // a re-sent attempt goes to the next member, as in etcd3
       return decodeTxnOutcome(await this.attempts.execute(() => this.onSomeMember(order, send)));
     } catch (err) {
+      // A NOSPACE refusal says more (507, and how to free space) than an earlier attempt's open outcome.
       if (sent && !(err instanceof EtcdNoSpaceError)) throw new AmbiguousWriteError(sent);
       // As etcd3 does: when the last attempt found every breaker open, the failure that opened them says more.
       throw isBrokenCircuitError(err) && failure ? failure : err;

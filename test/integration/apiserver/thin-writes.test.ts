@@ -143,6 +143,26 @@ describe("the apiserver's thin etcd write client (real etcd)", function () {
     }
   });
 
+  it("tells etcd's refusals from its open answers: no leader is 503 (nothing applied), a request timed out is 504 (it may still commit)", async () => {
+    let details = '';
+    const answering = http2.createServer();
+    answering.on('stream', (stream) => stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '14', 'grpc-message': details }, { endStream: true }));
+    await new Promise<void>((resolve) => answering.listen(0, '127.0.0.1', resolve));
+    try {
+      // A store each: the first one's failures open its member's circuit breaker.
+      const code = async (message: string) => {
+        const store = storeOver([`http://127.0.0.1:${(answering.address() as net.AddressInfo).port}`]);
+        details = message;
+        const err = await store.create(`/t/${message.length}`, obj('answered', 1)).catch((e: unknown) => e);
+        return toApiError(err, winston.createLogger({ silent: true })).code;
+      };
+      expect(await code('etcdserver: no leader')).to.equal(503);
+      expect(await code('etcdserver: request timed out')).to.equal(504);
+    } finally {
+      answering.close();
+    }
+  });
+
   it('answers 503 when no member can be reached', async () => {
     const refusing = net.createServer();
     await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
