@@ -74,7 +74,7 @@ export class EventStream implements BudgetedStream {
   /** Queues one line (ending in a newline). */
   write(line: string): void {
     if (this.closed) return;
-    if (this.inInitial) this.allowance += line.length;
+    if (this.inInitial) this.allowance += Buffer.byteLength(line);
     if (this.pending.push(line) === 1) setTimeout(() => this.flush(), FLUSH_MS);
   }
 

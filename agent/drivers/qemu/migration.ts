@@ -299,8 +299,12 @@ export async function observeVm(item: WorkItem, env: DriverEnv): Promise<Observa
   // agent resumed the guest: the VM still waits for its resume, now under the ordinary fencing path.
   // It also goes on reporting how the VM arrived (the target's Completed with its resume time, which the
   // controller needs for the downtime) until a migration out of here starts.
-  const vm = m ? undefined : readState(stateDir(item, env.dataDir))?.vm;
-  if (vm?.incoming && !vm.outgoing) return observeTarget(item, { id: vm.incoming.id }, env);
+  const state = m ? undefined : readState(stateDir(item, env.dataDir));
+  const vm = state?.vm;
+  // A target whose qemu died before it resumed the guest (a fence stop of a paused target, say) is an instance
+  // like any other now: its restart policy restarts it, instead of an "exited before the migration completed" for good.
+  const arrived = vm?.incoming && (vm.incoming.resumedAt !== undefined || vmAlive(state!));
+  if (arrived && !vm.outgoing) return observeTarget(item, { id: vm.incoming!.id }, env);
   return observeSource(item, m, env);
 }
 

@@ -94,6 +94,8 @@ function readText(file: string): string | undefined {
 const MAX_INSPECTED = 2_000;
 /** How long the one getfattr over a brick's index entries may block the agent. */
 const GETFATTR_TIMEOUT_MS = 1_000;
+/** Room for its dump of MAX_INSPECTED entries (a few hundred bytes each). */
+const GETFATTR_MAX_BUFFER = 8 * 1024 * 1024;
 /** At most this many owed entries are reported (WorkItem status owed). */
 const MAX_REPORTED = 100;
 
@@ -121,9 +123,11 @@ export function pendingHeals(brickPath: string): PendingHeals {
   }
   if (entries.length === 0) return summarizeOwed([], 0);
   const files = entries.slice(0, MAX_INSPECTED).map((gfid) => path.join(brickPath, '.glusterfs', gfid.slice(0, 2), gfid.slice(2, 4), gfid));
-  // On the agent's event loop (the liveness sweep runs it every second): a hung brick filesystem must not stop
-  // the node lease's renewals. Cut short, its output would under-report what is owed: nothing counts as inspected.
-  const res = spawnSync('getfattr', ['--absolute-names', '-d', '-m', '^trusted\\.afr\\.', '-e', 'hex', ...files], { encoding: 'utf8', timeout: GETFATTR_TIMEOUT_MS, killSignal: 'SIGKILL' });
+  // On the agent's event loop (the liveness sweep runs it every second, per brick): a slow brick filesystem must
+  // not hold the node lease's renewals up for long. Cut short (or its output past maxBuffer), it would under-report
+  // what is owed: nothing counts as inspected then. (A getfattr stuck in the kernel on a hung filesystem cannot be
+  // killed at all; nor can the readdir above be bounded: that needs this count off the event loop.)
+  const res = spawnSync('getfattr', ['--absolute-names', '-d', '-m', '^trusted\\.afr\\.', '-e', 'hex', ...files], { encoding: 'utf8', timeout: GETFATTR_TIMEOUT_MS, killSignal: 'SIGKILL', maxBuffer: GETFATTR_MAX_BUFFER });
   if (res.error || res.signal) return summarizeOwed([], entries.length);
   return summarizeOwed(blamedBricks(res.stdout ?? ''), Math.max(0, entries.length - MAX_INSPECTED));
 }

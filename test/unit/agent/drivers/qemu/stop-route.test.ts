@@ -32,7 +32,7 @@ describe('qemu driver: a VM to be stopped', () => {
   afterEach(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
   const recorded: Array<[string, Partial<VmRecord>]> = [
-    ['an incoming migration (a target, paused or listening)', { incoming: { id: 'm1', address: '127.0.0.1', port: 1 } }],
+    ['an incoming migration (a target that resumed the guest)', { incoming: { id: 'm1', address: '127.0.0.1', port: 1, resumedAt: 1 } }],
     ['an outgoing transfer (a source)', { outgoing: { id: 'm1', startedAt: 0 } }],
   ];
   for (const [what, vm] of recorded) {
@@ -48,4 +48,12 @@ describe('qemu driver: a VM to be stopped', () => {
       expect(running.migration, 'a VM to run still reports its migration side').to.not.equal(undefined);
     });
   }
+
+  it('a target whose qemu died before it resumed the guest (a fence stop of a paused target) is an ordinary VM again: its restart policy applies', async () => {
+    const dir = instanceDir(dataDir, 'c1', 'web');
+    fs.mkdirSync(dir, { recursive: true });
+    writeState(dir, stateWith({ incoming: { id: 'm1', address: '127.0.0.1', port: 1 } }));
+    const obs = await observeVm(vmItem('Running'), env());
+    expect(obs.migration, 'not "exited before the incoming migration completed", converged for good').to.equal(undefined);
+  });
 });
