@@ -57,6 +57,8 @@ export class InstanceClaims {
   private readonly claims = new Map<string, Claim>();
   /** Claim writes under way, by key, with when each was sent: their caller may have stopped waiting (a time budget), not the request. */
   private readonly attempts = new Map<string, { write: Promise<boolean>; sentAt: number }>();
+  /** Releases of claims that landed after their give-up, by key: a new claim waits for them (see claim()). */
+  private readonly rereleases = new Map<string, Promise<void>>();
 
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -71,6 +73,10 @@ export class InstanceClaims {
   /** Claims `leaseName` for key in `term`: one write, unless already claimed in this term. */
   async claim(key: string, leaseName: string, term: string): Promise<ClaimResult> {
     if (this.holds(key, term)) return { ok: true };
+    // A release still clearing a claim that landed late would otherwise clear this one (it reads again on a conflict).
+    // Awaited only when there is one: the attempt below must be registered at once, for a give-up that follows.
+    const rereleasing = this.rereleases.get(key);
+    if (rereleasing) await rereleasing;
     const c = this.entry(key, leaseName);
     const attempt = { write: c.lock.tryAcquireOrRenew(), sentAt: this.opts.clock.monotonic() };
     this.attempts.set(key, attempt);
@@ -81,7 +87,7 @@ export class InstanceClaims {
     // Given up while the write was under way, past the wait for it (attemptSettled): the claim landed after the
     // release, so it is released again, or it would hold the instance off its next node for as long as this node lives.
     if (this.claims.get(key) !== c) {
-      if (!this.claims.has(key)) void c.lock.release().catch(() => undefined);
+      if (!this.claims.has(key)) this.rerelease(key, c.lock);
       return { ok: false };
     }
     c.term = term;
@@ -134,6 +140,16 @@ export class InstanceClaims {
   forget(key: string): void {
     const c = this.claims.get(key);
     if (c && this.claims.delete(key)) this.opts.onChange?.(key, undefined, c.lock.opts.name);
+  }
+
+  private rerelease(key: string, lock: ClaimLock): void {
+    const done: Promise<void> = lock
+      .release()
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.rereleases.get(key) === done) this.rereleases.delete(key);
+      });
+    this.rereleases.set(key, done);
   }
 
   /**

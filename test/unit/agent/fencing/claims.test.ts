@@ -65,4 +65,25 @@ describe('instance claims: a claim write its caller stopped waiting for', () => 
     expect(calls, 'the claim that landed late is given up again').to.deep.equal(['claim sent', 'release', 'release', 'claim landed', 'release']);
     expect(claims.holds('c1/web.n1', 'term-1')).to.equal(false);
   });
+
+  it('a new claim waits for the release of one that landed after its give-up (else that release, reading again, cleared it)', async () => {
+    const calls: string[] = [];
+    const clock = new FakeClock();
+    const slow = slowLock('instance-web', calls);
+    let finishRelease!: () => void;
+    slow.lock.release = () => (calls.push('release'), new Promise<void>((resolve) => (finishRelease = () => (calls.push('released'), resolve()))));
+    const claims = new InstanceClaims({} as never, { cluster: 'c1', nodeName: 'n1', leaseDurationSeconds: 10, clock, newLock: () => slow.lock });
+    const late = claims.claim('c1/web.n1', 'instance-web', 'term-1');
+    claims.forget('c1/web.n1'); // given up meanwhile
+    slow.land(true);
+    expect(await late).to.deep.equal({ ok: false });
+    const again = claims.claim('c1/web.n1', 'instance-web', 'term-2');
+    await new Promise((r) => setImmediate(r));
+    expect(calls).to.deep.equal(['claim sent', 'claim landed', 'release']);
+    finishRelease();
+    await new Promise((r) => setImmediate(r));
+    expect(calls.slice(3)).to.deep.equal(['released', 'claim sent']);
+    slow.land(true);
+    expect(await again).to.deep.equal({ ok: true });
+  });
 });
