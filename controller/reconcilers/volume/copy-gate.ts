@@ -17,6 +17,7 @@
  */
 
 import { createHash } from 'node:crypto';
+import type { NodeView } from '../../node-health.js';
 
 /** How long after every mount's WorkItem applied the new client volfile its mount is taken to run it. */
 export const MOUNT_SWITCH_MS = 13_000;
@@ -35,7 +36,8 @@ export interface CopyGateInput {
   mounts: readonly VolumeMount[];
   /** The client volfile naming every brick, the raised ones included. */
   clientVolfile: string;
-  lost(nodeName: string): boolean;
+  /** How a node stands (controller/node-health.ts). */
+  node(nodeName: string): Pick<NodeView, 'lost' | 'unreachable' | 'lostInMs'>;
   /** When this controller first saw `value` for the volume's mounts (firstSeen). */
   unchangedSince(value: string): number;
   now: number;
@@ -46,11 +48,17 @@ export type CopyGate = { held: false } | { held: true; message: string; inMs?: n
 
 /** Whether the other bricks may copy the data onto the volume's raised bricks now. */
 export function copyGate(g: CopyGateInput): CopyGate {
-  const mounts = g.mounts.filter((m) => !g.lost(m.nodeName));
+  const mounts = g.mounts.filter((m) => !g.node(m.nodeName).lost);
   if (mounts.length === 0) return { held: false };
-  const behind = [...new Set(mounts.filter((m) => !m.applied || m.volfile !== g.clientVolfile).map((m) => m.nodeName))].sort();
+  const lagging = mounts.filter((m) => !m.applied || m.volfile !== g.clientVolfile);
+  const behind = [...new Set(lagging.map((m) => m.nodeName))].sort();
   const since = g.unchangedSince(behind.length > 0 ? 'behind' : `applied:${createHash('sha256').update(g.clientVolfile).digest('hex').slice(0, 16)}`);
-  if (behind.length > 0) return { held: true, message: `waiting for the instances' mounts on node${behind.length > 1 ? 's' : ''} ${behind.join(', ')} to take the graph naming the raised bricks` };
+  if (behind.length > 0) {
+    // A report wakes the Volume; a node that stops answering does not when it turns lost (only time passes): look then.
+    const losing = lagging.map((m) => g.node(m.nodeName)).filter((n) => n.unreachable && !n.lost);
+    const inMs = losing.length > 0 ? Math.min(...losing.map((n) => n.lostInMs)) + 100 : undefined;
+    return { held: true, message: `waiting for the instances' mounts on node${behind.length > 1 ? 's' : ''} ${behind.join(', ')} to take the graph naming the raised bricks`, ...(inMs !== undefined ? { inMs } : {}) };
+  }
   const inMs = since + MOUNT_SWITCH_MS - g.now;
   if (inMs <= 0) return { held: false };
   return { held: true, message: `giving the instances' mounts up to ${MOUNT_SWITCH_MS / 1000} s to switch to the graph naming the raised bricks`, inMs };

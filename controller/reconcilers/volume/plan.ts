@@ -53,10 +53,12 @@ export function planVolume(o: VolumeObserved): Plan<VolumeStatus> {
   const { size, replicas, problems } = acceptedShape(o.volume);
   const slots: ReplicaSlot[] = [];
   const active = o.workItems.filter((w) => !w.metadata.deletionTimestamp);
-  const withRecrawl = layoutWithRecrawl(o, layoutVolfiles(o, active), active);
-  const gated = withRecrawl && gateCopies(o, withRecrawl.layout, active);
-  const layout = gated?.layout ?? withRecrawl?.layout;
-  let requeueAfterMs: number | undefined = earliest(withRecrawl?.inMs, gated?.inMs);
+  const full = layoutVolfiles(o, active);
+  const gated = full && gateCopies(o, full, active);
+  // While a copy is held, the raised bricks' entries stand still on purpose: no recrawl restarts the daemons for them.
+  const withRecrawl = gated?.held ? gated : layoutWithRecrawl(o, gated?.layout ?? full, active);
+  const layout = withRecrawl?.layout;
+  let requeueAfterMs: number | undefined = withRecrawl?.inMs;
   for (let index = 0; index < replicas; index++) {
     const [wi, ...extra] = active.filter((w) => w.spec.volumeReplica?.index === index);
     for (const w of extra) actions.push({ type: 'deleteWorkItem', name: w.metadata.name!, uid: w.metadata.uid });
@@ -136,12 +138,12 @@ function glusterLayout(volume: Volume, bricks: BrickPlacement[]): GlusterLayout 
  * raised: until one joined, a client volfile was given out only once every brick was placed (api/volume.ts
  * graphBricks), so every mount's graph names them all.
  */
-function gateCopies(o: VolumeObserved, layout: FullLayout, active: readonly WorkItem[]): { layout: LayoutVolfiles; inMs?: number } | undefined {
+function gateCopies(o: VolumeObserved, layout: FullLayout, active: readonly WorkItem[]): { layout: LayoutVolfiles; held: boolean; inMs?: number } | undefined {
   const held = active.filter((w) => w.metadata.annotations?.[RAISED_REPLICA_ANNOTATION] === 'held').map((w) => w.spec.volumeReplica!.index);
   if (held.length === 0) return undefined;
-  const gate = copyGate({ mounts: o.mounts, clientVolfile: layout.client, lost: (n) => o.node(n).lost, unchangedSince: (v) => o.unchangedSince('mounts', v), now: o.now });
-  if (!gate.held) return { layout: { ...layout, copiesReleased: new Set(held) } };
-  return { layout: { ...layout, shd: layout.shdOf(Math.min(...held)), copyHeld: gate.message }, inMs: gate.inMs };
+  const gate = copyGate({ mounts: o.mounts, clientVolfile: layout.client, node: o.node, unchangedSince: (v) => o.unchangedSince('mounts', v), now: o.now });
+  if (!gate.held) return { layout: { ...layout, copiesReleased: new Set(held) }, held: false };
+  return { layout: { ...layout, shd: layout.shdOf(Math.min(...held)), copyHeld: gate.message }, held: true, inMs: gate.inMs };
 }
 
 /** The layout with the recrawl token its bricks should carry (heal-stall.ts), and when to look at a waiting heal again. */

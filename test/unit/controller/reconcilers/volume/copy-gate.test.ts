@@ -7,9 +7,10 @@ import { expect } from 'chai';
 import type { Volume } from '../../../../../api/volume.js';
 import type { WorkItem, WorkItemStatus } from '../../../../../api/workitem.js';
 import { copyGate, MOUNT_SWITCH_MS, type CopyGateInput } from '../../../../../controller/reconcilers/volume/copy-gate.js';
+import { HEAL_STALL_MS } from '../../../../../controller/reconcilers/volume/heal-stall.js';
 import { planVolume } from '../../../../../controller/reconcilers/volume/plan.js';
 import { RAISED_REPLICA_ANNOTATION } from '../../../../../controller/reconcilers/volume/workitem-spec.js';
-import { EARLIER, LOST, NOW, ofType, replicaWorkItem, volume, volumeObserved } from '../builders.js';
+import { EARLIER, LOST, NOW, READY, ofType, replicaWorkItem, unreachable, volume, volumeObserved } from '../builders.js';
 
 const NEW = 'volume v-client-2 ...';
 const OLD = 'volume v-client-1 ...';
@@ -18,7 +19,7 @@ function gate(over: Partial<CopyGateInput>, seen: Map<string, number> = new Map(
   return copyGate({
     mounts: [],
     clientVolfile: NEW,
-    lost: () => false,
+    node: () => READY,
     unchangedSince: (v) => (seen.has(v) ? seen.get(v)! : (seen.set(v, NOW), NOW)),
     now: NOW,
     ...over,
@@ -47,7 +48,11 @@ describe('copy gate', () => {
   });
 
   it('leaves out mounts on lost nodes: their agents stopped those instances with their lease', () => {
-    expect(gate({ mounts: [{ nodeName: 'gone', volfile: OLD, applied: false }], lost: (n) => n === 'gone' })).to.deep.equal({ held: false });
+    expect(gate({ mounts: [{ nodeName: 'gone', volfile: OLD, applied: false }], node: (n) => (n === 'gone' ? LOST : READY) })).to.deep.equal({ held: false });
+  });
+
+  it('looks again when a lagging mount\'s node, unreachable now, turns lost (only time passes, nothing wakes the Volume)', () => {
+    expect(gate({ mounts: [{ nodeName: 'far', volfile: OLD, applied: false }], node: () => unreachable(7000) })).to.deep.include({ held: true, inMs: 7100 });
   });
 });
 
@@ -85,6 +90,13 @@ describe('planVolume: a raised replica', () => {
     expect(updated(open)[2]!.metadata.annotations![RAISED_REPLICA_ANNOTATION]).to.equal('released');
     const after = plan([{ nodeName: 'x', volfile: 'a later lag', applied: false }], {}, bricks('released'));
     expect(shdNamesThird(after), 'released for good: a later lag of the mounts does not hold it again').to.deep.equal([true, true, true]);
+  });
+
+  it('asks for no recrawl while held: the entries owed to the raised brick stand still on purpose', () => {
+    const owing: WorkItemStatus = { ...joined, volumeReplica: { ...joined.volumeReplica!, brick: { ...joined.volumeReplica!.brick!, pendingHeals: 1 } } };
+    const items = bricks().map((w) => ({ ...w, status: owing }));
+    const p = plan([{ nodeName: 'x', volfile: 'old', applied: false }], { unchangedSince: () => NOW - HEAL_STALL_MS }, items);
+    expect(updated(p).map((w) => w.spec.volumeReplica!.brick!.recrawl)).to.deep.equal([undefined, undefined, undefined]);
   });
 
   it('leaves out mounts on lost nodes, and holds nothing for a replacement or a new volume', () => {
