@@ -36,8 +36,12 @@ export function grpcError(code: number, details: string): Error {
   return castGrpcError(Object.assign(new Error(`${code} ${CODE_NAMES[code] ?? 'UNKNOWN'}: ${details}`), { code }));
 }
 
-/** etcd's own answers that leave a write's outcome open: a proposal that timed out, or whose leader changed, may still commit. */
-const AMBIGUOUS_ETCD_ERRORS = /request timed out|leader changed/;
+/**
+ * etcd's answers that leave a write's outcome open: a proposal that timed out, whose leader changed, or whose
+ * server stopped may still commit; so may one cut short on etcd's side (CANCELLED, UNKNOWN, DEADLINE_EXCEEDED).
+ */
+const AMBIGUOUS_ETCD_ERRORS = /request timed out|leader changed|server stopped/;
+const AMBIGUOUS_GRPC_CODES = new Set([1, 2, DEADLINE_EXCEEDED]);
 
 /**
  * Marks the failure of a call that went out on the wire and may have been carried out: no answer came
@@ -123,7 +127,7 @@ export class GrpcChannel {
         if (status === undefined) return [markSent(grpcError(INTERNAL, `etcd's answer had no gRPC status, remote_addr=${this.authority}`))];
         if (status === 0) return unframe(Buffer.concat(chunks));
         const err = grpcError(status, details);
-        return [AMBIGUOUS_ETCD_ERRORS.test(details) ? markSent(err) : err];
+        return [AMBIGUOUS_GRPC_CODES.has(status) || AMBIGUOUS_ETCD_ERRORS.test(details) ? markSent(err) : err];
       }),
     );
     // Without an answer: a stream etcd refused (REFUSED_STREAM) was not processed; any other may have been.

@@ -158,6 +158,7 @@ describe("the apiserver's thin etcd write client (real etcd)", function () {
       };
       expect(await code('etcdserver: no leader')).to.equal(503);
       expect(await code('etcdserver: request timed out')).to.equal(504);
+      expect(await code('etcdserver: server stopped')).to.equal(504);
     } finally {
       answering.close();
     }
