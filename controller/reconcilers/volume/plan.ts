@@ -100,6 +100,9 @@ function acceptedShape(volume: Volume): { size: string; replicas: number; proble
   return { size, replicas, problems };
 }
 
+/** The layout's volfiles, and the self-heal daemon's volfile of its first bricks only (copy-gate.ts). */
+type FullLayout = LayoutVolfiles & { shdOf(upTo: number): string };
+
 /**
  * Driver gluster: the volfiles naming every brick (the self-heal daemon's and the FUSE client's), once
  * each can be named (api/volume.ts graphBricks): a brick by its WorkItem on a node with an address, a
@@ -107,9 +110,6 @@ function acceptedShape(volume: Volume): { size: string; replicas: number; proble
  * address in the status, which clients also use. Until then no daemon runs: a heal needs every brick
  * named. A brick moved changes them, so every brick's WorkItem is updated and its agent restarts the daemon.
  */
-/** The layout's volfiles, with the self-heal daemon's volfile of its first bricks only (copy-gate.ts). */
-type FullLayout = LayoutVolfiles & { shdOf(upTo: number): string };
-
 function layoutVolfiles(o: VolumeObserved, active: WorkItem[]): FullLayout | undefined {
   if (!isGluster(o.volume)) return undefined;
   const byIndex = (i: number) => active.find((w) => w.spec.volumeReplica?.index === i);
