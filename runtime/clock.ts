@@ -17,6 +17,11 @@ export interface Clock {
    * machine is suspended; only differences mean anything. Deadlines that guard safety are counted on it.
    */
   monotonic(): number;
+  /**
+   * Milliseconds on the clock timers run on: wall-clock steps do not move it, and it is cheap to read
+   * (monotonic() reads a file); only differences mean anything. For ordering timers, not for safety.
+   */
+  elapsed(): number;
   /** Runs fn once after ms; the timer does not keep the process alive. */
   setTimer(fn: () => void, ms: number): TimerHandle;
 }
@@ -38,6 +43,7 @@ function sinceBootMs(): number {
 export const realClock: Clock = {
   now: () => Date.now(),
   monotonic: sinceBootMs,
+  elapsed: () => performance.now(),
   setTimer(fn, ms) {
     const t = setTimeout(fn, Math.max(0, ms));
     t.unref();

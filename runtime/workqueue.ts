@@ -78,9 +78,9 @@ export class WorkQueue {
   addAfter(key: string, ms: number): void {
     if (this.shuttingDown) return;
     if (ms <= 0) return this.add(key);
-    // On the monotonic clock, as the timers are: after a wall-clock step forward, a short requeue (a hand-over
-    // poll, a fence retry) was taken for later than a pending one up to a minute away, and dropped.
-    const at = this.clock.monotonic() + ms;
+    // On the timers' clock: after a wall-clock step forward, a short requeue (a hand-over poll, a fence retry)
+    // was taken for later than a pending one up to a minute away, and dropped.
+    const at = this.clock.elapsed() + ms;
     const pending = this.waiting.get(key);
     if (pending && pending.at <= at) return;
     pending?.timer.cancel();

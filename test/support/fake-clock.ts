@@ -35,6 +35,10 @@ export class FakeClock implements Clock {
     return this.time;
   }
 
+  elapsed(): number {
+    return this.time;
+  }
+
   /** Steps the wall clock (NTP, `date -s`, a resumed VM), as the kernel does: monotonic time and timers do not move. */
   stepWall(ms: number): void {
     this.wallOffset += ms;
