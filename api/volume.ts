@@ -91,6 +91,16 @@ export function inService(volume: Volume): boolean {
   return (volume.status?.replicas ?? []).some((r) => r.brick?.joinedAt);
 }
 
+/**
+ * Where the instances' mounts find replica `index`'s brick: as statusBrick, but a raised replica whose copy is
+ * held is left out until its brick has joined (VolumeReplicaStatus.copyHeld; raised replicas are the highest
+ * indexes, so the graph ends before it).
+ */
+export function mountBrick(volume: Volume, index: number): BrickSlot {
+  const r = volume.status?.replicas?.find((x) => x.index === index);
+  return r?.copyHeld && !r.brick?.joinedAt ? 'unplaced' : statusBrick(volume, index);
+}
+
 /** Where a gluster volume's status says replica `index`'s brick listens: a lost one at its last address, `'unplaced'` for one that never had a node. */
 export function statusBrick(volume: Volume, index: number): BrickSlot {
   const r = volume.status?.replicas?.find((x) => x.index === index);
@@ -112,6 +122,11 @@ export interface VolumeReplicaStatus {
   state?: ReplicaState;
   workItemName?: string;
   message?: string;
+  /**
+   * Driver gluster: a raised replica the other bricks do not copy onto yet (controller/reconcilers/volume/copy-gate.ts).
+   * Until its brick has joined, the instances' mounts leave it out: before its join marks it as owed, a read could be served from it, empty.
+   */
+  copyHeld?: boolean;
   /** Driver gluster: the replica's brick. */
   brick?: VolumeBrickStatus;
 }

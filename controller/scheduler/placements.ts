@@ -7,7 +7,7 @@
  * Lost replica is gone with its node's disk, so it occupies nothing.
  */
 import type { Instance, MigrationPhase } from '../../api/instance.js';
-import { graphBricks, isGluster, statusBrick, type BrickPlacement, type ReplicaState, type Volume, type VolumeReplicaStatus } from '../../api/volume.js';
+import { graphBricks, isGluster, mountBrick, type BrickPlacement, type ReplicaState, type Volume, type VolumeReplicaStatus } from '../../api/volume.js';
 
 const MIGRATION_IN_FLIGHT: ReadonlySet<MigrationPhase> = new Set(['Pending', 'PreparingTarget', 'MirroringStorage', 'Transferring', 'SwitchingOver']);
 const NOT_LIVE: ReadonlySet<ReplicaState> = new Set(['Lost', 'Deleting', 'Failed']);
@@ -44,7 +44,7 @@ export function liveReplicaNodes(volume: Volume): string[] {
   return [...new Set(live.map((r) => r.nodeName!))];
 }
 
-/** Where a gluster Volume's bricks listen, as its graphs name them (api/volume.ts graphBricks); undefined while they cannot. */
+/** Where a gluster Volume's bricks listen, as the instances' mounts name them (api/volume.ts graphBricks, mountBrick); undefined while they cannot. */
 export function glusterBricks(volume: Volume): BrickPlacement[] | undefined {
-  return isGluster(volume) ? graphBricks(volume, (i) => statusBrick(volume, i)) : undefined;
+  return isGluster(volume) ? graphBricks(volume, (i) => mountBrick(volume, i)) : undefined;
 }

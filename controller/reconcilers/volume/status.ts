@@ -91,6 +91,7 @@ function replicaStatus(slot: ReplicaSlot, size: string, address: (node: string) 
     state,
     workItemName: w?.metadata.name,
     ...(message ? { message } : {}),
+    ...(slot.copyHeld ? { copyHeld: true } : {}),
     ...(brick ? { brick } : {}),
   };
 }

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import type { Volume } from '../../../../../api/volume.js';
 import type { WorkItem, WorkItemStatus } from '../../../../../api/workitem.js';
 import { copyGate, MOUNT_SWITCH_MS, type CopyGateInput } from '../../../../../controller/reconcilers/volume/copy-gate.js';
+import { glusterMount } from '../../../../../controller/reconcilers/volume/client-mount.js';
 import { HEAL_STALL_MS } from '../../../../../controller/reconcilers/volume/heal-stall.js';
 import { planVolume } from '../../../../../controller/reconcilers/volume/plan.js';
 import { RAISED_REPLICA_ANNOTATION } from '../../../../../controller/reconcilers/volume/workitem-spec.js';
@@ -77,7 +78,8 @@ describe('planVolume: a raised replica', () => {
     const settled = updated(lagging).map((w) => ({ ...w, status: joined }));
     const again = plan([{ nodeName: 'x', volfile: 'an older graph', applied: true }], {}, settled);
     expect(updated(again), 'stable while held').to.deep.equal([]);
-    expect(again.status.replicas![2]).to.deep.include({ state: 'Creating' });
+    expect(again.status.replicas![2]).to.deep.include({ state: 'Creating', copyHeld: true });
+    expect(again.status.replicas![1], 'not on the others').to.not.have.property('copyHeld');
     expect(again.status.replicas![2]!.message).to.contain('copy the data onto this one once they may').and.contain('node x');
   });
 
@@ -111,5 +113,13 @@ describe('planVolume: a raised replica', () => {
     expect(created({ ...vol, status: undefined }, []), 'a new volume').to.deep.equal([undefined, undefined, undefined]);
     const lostThird = { ...vol, status: { replicas: [...vol.status.replicas, { index: 2, state: 'Lost' as const, nodeName: 'gone', path: '/p', brick: { port: 49152, address: '10.0.0.9', joinedAt: EARLIER } }] } };
     expect(created(lostThird, two), 'a replacement').to.deep.equal([undefined]);
+  });
+
+  it("leaves a held raised brick out of the instances' mounts until it has joined (a read before its join could be served from it, empty)", () => {
+    const replica = (index: number, joined: boolean, copyHeld?: boolean) => ({ index, state: 'Creating' as const, nodeName: `n${index}`, path: `/b/${index}`, ...(copyHeld ? { copyHeld } : {}), brick: { port: 49152 + index, address: `10.0.0.${index + 1}`, ...(joined ? { joinedAt: EARLIER } : {}) } });
+    const named = (replicas: ReturnType<typeof replica>[]) => [0, 1, 2].map((i) => glusterMount({ ...vol, status: { replicas } })!.volfile.includes(`c1-v-client-${i}`));
+    expect(named([replica(0, true), replica(1, true), replica(2, false, true)])).to.deep.equal([true, true, false]);
+    expect(named([replica(0, true), replica(1, true), replica(2, true, true)]), 'joined: named, and the copy gate waits for the mounts to take it').to.deep.equal([true, true, true]);
+    expect(named([replica(0, true), replica(1, true), replica(2, false)]), 'not raised (a replacement): named at once').to.deep.equal([true, true, true]);
   });
 });
