@@ -254,3 +254,8 @@ export interface WorkItemStatus {
 
 /** The desired state of one piece of one node. */
 export type WorkItem = CairnObject<'WorkItem', WorkItemSpec, WorkItemStatus>;
+
+/** The client volfile an instance WorkItem gives its node's mount of gluster Volume `volumeName`; undefined when it mounts none. */
+export function glusterVolfile(w: WorkItem, volumeName: string): string | undefined {
+  return w.spec.instance?.volumes?.find((v) => v.volumeName === volumeName)?.gluster?.volfile;
+}

@@ -17,7 +17,7 @@
 import type { KubeConfig, V1Lease } from '@kubernetes/client-node';
 import { instanceLeaseName } from '../../api/names.js';
 import type { WorkItem } from '../../api/workitem.js';
-import type { Clock, TimerHandle } from '../../runtime/clock.js';
+import { withTimeout, type Clock } from '../../runtime/clock.js';
 import { LeaseLock } from '../../runtime/lease-lock.js';
 
 /** The name of an instance's claim (its fencing Lease). */
@@ -78,7 +78,7 @@ export class InstanceClaims {
     const rereleasing = this.rereleases.get(key);
     if (rereleasing) await rereleasing;
     const c = this.entry(key, leaseName);
-    const attempt = { write: c.lock.tryAcquireOrRenew(), sentAt: this.opts.clock.monotonic() };
+    const attempt = { write: c.lock.tryAcquireOrRenew(), sentAt: this.opts.clock.elapsed() };
     this.attempts.set(key, attempt);
     const ok = await attempt.write.finally(() => {
       if (this.attempts.get(key) === attempt) this.attempts.delete(key);
@@ -162,11 +162,8 @@ export class InstanceClaims {
     if (!attempt) return;
     // Bounded from when it was sent, not from each wait: a write on a connection a partition left dead may never
     // answer, and every retry of a give-up cut short by its caller's budget would otherwise wait anew, for good.
-    const left = attempt.sentAt + ATTEMPT_WAIT_MS - this.opts.clock.monotonic();
-    if (left <= 0) return;
-    let timer: TimerHandle | undefined;
-    await Promise.race([attempt.write.catch(() => undefined), new Promise<void>((resolve) => (timer = this.opts.clock.setTimer(resolve, left)))]);
-    timer?.cancel();
+    const left = attempt.sentAt + ATTEMPT_WAIT_MS - this.opts.clock.elapsed();
+    if (left > 0) await withTimeout(this.opts.clock, attempt.write.catch(() => false), left, false);
   }
 
   private entry(key: string, leaseName: string): Claim {

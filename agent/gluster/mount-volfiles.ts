@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { WorkItem } from '../../api/workitem.js';
+import { glusterVolfile, type WorkItem } from '../../api/workitem.js';
 import { mountRunDir } from '../drivers/volume/gluster-mount.js';
 
 function resourceVersion(w: WorkItem): bigint {
@@ -26,7 +26,7 @@ export function mountVolfileLookup(items: () => readonly WorkItem[], dataDir: st
     let newest: { rv: bigint; volfile: string } | undefined;
     for (const w of items()) {
       if (w.metadata.namespace !== namespace || w.metadata.deletionTimestamp) continue;
-      const volfile = w.spec.instance?.volumes?.find((v) => v.volumeName === volumeName && v.gluster)?.gluster?.volfile;
+      const volfile = glusterVolfile(w, volumeName);
       const rv = resourceVersion(w);
       if (volfile && (!newest || rv > newest.rv)) newest = { rv, volfile };
     }

@@ -8,14 +8,14 @@
  * read here: the agent's own loop never touches a FUSE mount, which could
  * block it.
  */
-import type { WorkItem } from '../../api/workitem.js';
+import { glusterVolfile, type WorkItem } from '../../api/workitem.js';
 import { deadMounts } from '../drivers/volume/gluster-mount.js';
 import { keyOf } from '../local-store.js';
 import { guardedInterval } from '../../runtime/guarded-interval.js';
 
 /** The instance WorkItems that use gluster volume `volumeName` of `namespace`. */
 export function usersOf(items: readonly WorkItem[], namespace: string, volumeName: string): string[] {
-  return items.filter((w) => w.metadata.namespace === namespace && w.spec.instance?.volumes?.some((v) => v.gluster && v.volumeName === volumeName)).map(keyOf);
+  return items.filter((w) => w.metadata.namespace === namespace && glusterVolfile(w, volumeName) !== undefined).map(keyOf);
 }
 
 /** Starts the look every intervalMs; returns its timer. */

@@ -4,7 +4,7 @@
  * before the first await, and applies planVolume's actions.
  */
 import type { Volume } from '../../../api/volume.js';
-import type { WorkItem } from '../../../api/workitem.js';
+import { glusterVolfile, type WorkItem } from '../../../api/workitem.js';
 import type { ControllerCache } from '../../cache.js';
 import type { FirstSeen } from '../../first-seen.js';
 import { nodeView } from '../../node-health.js';
@@ -59,7 +59,7 @@ function observe(deps: VolumeReconcilerDeps, volume: Volume, workItems: VolumeOb
 /** The instance WorkItems that mount gluster volume `name` (those being deleted too: their instance may still write). */
 function volumeMounts(workItems: readonly WorkItem[], name: string): VolumeMount[] {
   return workItems.flatMap((w) => {
-    const volfile = w.spec.instance?.volumes?.find((v) => v.volumeName === name)?.gluster?.volfile;
+    const volfile = glusterVolfile(w, name);
     return volfile ? [{ nodeName: w.spec.nodeName, volfile, applied: w.status?.observedGeneration === w.metadata.generation }] : [];
   });
 }
