@@ -104,6 +104,8 @@ export class NodeFence {
   private renewTimer: TimerHandle | undefined;
   private unsafeTimer: TimerHandle | undefined;
   private stopped = false;
+  // Whether onUnsafe was called since the last renewal: the end of a term is reported once, by whichever sees it first.
+  private unsafeReported = false;
 
   constructor(
     kubeConfig: KubeConfig,
@@ -191,6 +193,7 @@ export class NodeFence {
     this.lastRenewAt = sentAt.wall;
     this.lastRenewMonotonic = sentAt.monotonic;
     this.acquiredAt = acquiredAt;
+    this.unsafeReported = false;
     this.writeDeadline();
     this.armUnsafeTimer();
     if (!continues) this.termId = `${acquiredAt ?? 'unknown'}#${++this.terms}`;
@@ -210,13 +213,28 @@ export class NodeFence {
       if (this.stopped) return;
       // Early (a timer that ran ahead of the monotonic clock): look again when the window really ends.
       if (this.isSafe()) return this.armUnsafeTimer();
-      this.opts.log.warn('node lease not renewed within the safe window: stopping every instance', { lastRenewAt: new Date(this.lastRenewAt).toISOString() });
-      this.opts.onUnsafe();
+      this.reportUnsafe();
     }, this.msUntilUnsafe() + 1);
+  }
+
+  private reportUnsafe(): void {
+    if (this.unsafeReported) return;
+    this.unsafeReported = true;
+    this.opts.log.warn('node lease not renewed within the safe window: stopping every instance', { lastRenewAt: new Date(this.lastRenewAt).toISOString() });
+    this.opts.onUnsafe();
   }
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
+    if (this.termId !== undefined && !this.isSafe() && !this.unsafeReported) {
+      // The window ran out while the timers stood still: a suspended machine's monotonic clock (boot time)
+      // counts the suspend, its timers do not, and the renewal is due before the end-of-term timer. End the
+      // term first and give its fence stops their time: renewing now would begin a new term at once, and
+      // the old term's copies would run on in it.
+      this.reportUnsafe();
+      this.renewTimer = this.opts.clock.setTimer(() => void this.tick(), FENCE_STOP_GRACE_MS);
+      return;
+    }
     // On the monotonic clock: a wall-clock step back would otherwise put the next renewal off by the step.
     const sentAt = this.opts.clock.monotonic();
     const ok = await this.renew();

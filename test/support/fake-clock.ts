@@ -22,17 +22,19 @@ export class FakeClock implements Clock {
   private timers: FakeTimer[] = [];
   // How far the wall clock was stepped (stepWall): now() only; timers and monotonic() keep real time.
   private wallOffset = 0;
+  // How long the machine was suspended (suspend): the wall clock and monotonic() (boot time) count it, timers and elapsed() do not.
+  private suspended = 0;
 
   constructor(start = 1_700_000_000_000) {
     this.time = start;
   }
 
   now(): number {
-    return this.time + this.wallOffset;
+    return this.time + this.wallOffset + this.suspended;
   }
 
   monotonic(): number {
-    return this.time;
+    return this.time + this.suspended;
   }
 
   elapsed(): number {
@@ -42,6 +44,11 @@ export class FakeClock implements Clock {
   /** Steps the wall clock (NTP, `date -s`, a resumed VM), as the kernel does: monotonic time and timers do not move. */
   stepWall(ms: number): void {
     this.wallOffset += ms;
+  }
+
+  /** Suspends the machine for ms, as the kernel counts it: the wall clock and boot time move on; timers stand still. */
+  suspend(ms: number): void {
+    this.suspended += ms;
   }
 
   setTimer(fn: () => void, ms: number): TimerHandle {

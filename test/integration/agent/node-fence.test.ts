@@ -37,6 +37,11 @@ describe('node fence: the safe window on the monotonic clock (real apiserver)', 
     return new NodeFence(loadKubeConfig({ kubeconfig: env.server.kubeconfigPath }), opts, restored);
   }
 
+  /** Waits (real time: the renewal goes over HTTP, the fake clock stands) for a term. */
+  async function renewedOver(f: NodeFence): Promise<void> {
+    for (let i = 0; i < 200 && f.term === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+  }
+
   it('ends the term when the window runs out, though the wall clock was stepped back 30 s meanwhile', async () => {
     const clock = new FakeClock(1_000_000);
     const unsafeAt: number[] = [];
@@ -48,6 +53,26 @@ describe('node fence: the safe window on the monotonic clock (real apiserver)', 
     await clock.advanceAsync(3001); // the window: 10 s less a fence stop and a margin = 6 s
     expect(unsafeAt, 'the instances are stopped on time').to.deep.equal([1_006_001]);
     expect(f.term).to.equal(undefined);
+    f.stop();
+  });
+
+  it('a suspend longer than the window ends the term at wake-up, before the renewal that falls due first takes a new one', async () => {
+    const clock = new FakeClock(3_000_000);
+    const unsafeAt: number[] = [];
+    const f = fence(clock, 'n3', unsafeAt);
+    f.start();
+    await renewedOver(f);
+    const first = f.term;
+    expect(first).to.be.a('string');
+    await clock.advanceAsync(500);
+    clock.suspend(20_000); // the timers stand still: the renewal (due in 500 ms) fires before the end-of-term timer
+    await clock.advanceAsync(600);
+    expect(unsafeAt, 'the old term ended, its copies stopped').to.have.length(1);
+    expect(f.term, 'no new term while they stop').to.equal(undefined);
+    await clock.advanceAsync(2_000);
+    await renewedOver(f);
+    expect(f.term, 'then renewed, in a new term').to.be.a('string').and.not.equal(first);
+    expect(unsafeAt).to.have.length(1);
     f.stop();
   });
 
