@@ -65,7 +65,8 @@ export class ThinTxnClient implements TxnSender {
       });
     try {
       const order = inTurn(shuffled(this.hosts)); // a re-sent attempt goes to the next member, as in etcd3
-      return decodeTxnOutcome(await this.attempts.execute(() => this.onSomeMember(order, send)));
+      const outcome = decodeTxnOutcome(await this.attempts.execute(() => this.onSomeMember(order, send)));
+      return sent ? { ...outcome, resent: true } : outcome;
     } catch (err) {
       // A NOSPACE refusal says more (507, and how to free space) than an earlier attempt's open outcome.
       if (sent && !(err instanceof EtcdNoSpaceError)) throw new AmbiguousWriteError(sent);

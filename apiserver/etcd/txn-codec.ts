@@ -27,6 +27,11 @@ export interface TxnOutcome {
   succeeded: boolean;
   revision: number;
   kv?: IKeyValue;
+  /**
+   * An earlier attempt of this transaction reached etcd without an answer, and this is the outcome of
+   * re-sending it: a failed compare may then be the earlier attempt's own doing.
+   */
+  resent?: boolean;
 }
 
 // Wire types (protobuf encoding): 0 varint, 2 length-delimited.

@@ -16,7 +16,7 @@
  * answers an error instead.
  */
 import { Etcd3, type IKeyValue } from 'etcd3';
-import { etcd3Txns, type TxnSender } from '../etcd/txn-client.js';
+import { AmbiguousWriteError, etcd3Txns, type TxnSender } from '../etcd/txn-client.js';
 import type { TxnIfMod } from '../etcd/txn-codec.js';
 import { ApiError, expired } from '../errors.js';
 import { decode, encode, type KubeObject } from './codec.js';
@@ -131,7 +131,12 @@ export class EtcdStore {
    * Puts `obj` at `key` only if the key is still as `expected` was read. A
    * key written exactly once since, with exactly these bytes, was written by
    * this very call, whose transaction the client re-sent, so the update
-   * succeeded at that revision.
+   * succeeded at that revision. Written once since by someone else, this
+   * call's write cannot have landed (it could only have been the next).
+   * Written more than once since (or created again), it cannot tell: a
+   * re-sent call then throws AmbiguousWriteError rather than report a
+   * conflict, which an unpinned update would answer by applying its change
+   * a second time.
    */
   async update(key: string, obj: KubeObject, expected: Stored, lease?: string): Promise<WriteResult> {
     const value = this.valueFor(key, obj);
@@ -139,13 +144,20 @@ export class EtcdStore {
     if (res.succeeded) return { ok: true, rev: res.rev };
     const kv = res.kv;
     if (kv && Number(kv.version) === expected.version + 1 && kv.value.equals(value)) return { ok: true, rev: Number(kv.mod_revision) };
+    if (res.resent && kv && (Number(kv.create_revision) > expected.rev || Number(kv.version) > expected.version + 1)) throw resentOverAnotherWrite(key);
     return { ok: false, current: kv ? this.toStored(kv) : null };
   }
 
-  /** Deletes `key` only if its mod_revision is still `expectedRev`. */
+  /**
+   * Deletes `key` only if its mod_revision is still `expectedRev`. A re-sent call that finds the key
+   * created again since cannot tell whether its first attempt deleted the earlier object: it throws
+   * AmbiguousWriteError.
+   */
   async delete(key: string, expectedRev: number): Promise<WriteResult> {
     const res = await this.timed('delete', key, () => this.txnIfMod(key, expectedRev, { delete: true }));
-    return res.succeeded ? { ok: true, rev: res.rev } : { ok: false, current: res.kv ? this.toStored(res.kv) : null };
+    if (res.succeeded) return { ok: true, rev: res.rev };
+    if (res.resent && res.kv && Number(res.kv.create_revision) > expectedRev) throw resentOverAnotherWrite(key);
+    return { ok: false, current: res.kv ? this.toStored(res.kv) : null };
   }
 
   /** Reads up to `limit` keys in [start, end) at `revision` (0 = current). */
@@ -209,10 +221,15 @@ export class EtcdStore {
   }
 
   // Runs `then` if the key's mod_revision is `expectedRev` (0: the key is absent), else reads the key in the same transaction.
-  private async txnIfMod(key: string, expectedRev: number, then: TxnIfMod['then']): Promise<{ succeeded: boolean; rev: number; kv?: IKeyValue }> {
+  private async txnIfMod(key: string, expectedRev: number, then: TxnIfMod['then']): Promise<{ succeeded: boolean; rev: number; kv?: IKeyValue; resent?: boolean }> {
     const res = await this.writes.txnIfMod({ key: Buffer.from(key), modRevision: expectedRev, then });
-    return { succeeded: res.succeeded, rev: res.revision, kv: res.kv };
+    return { succeeded: res.succeeded, rev: res.revision, kv: res.kv, resent: res.resent };
   }
+}
+
+// The first attempt may have been applied before the other write, or never.
+function resentOverAnotherWrite(key: string): AmbiguousWriteError {
+  return new AmbiguousWriteError(new Error(`re-sent, the write found ${key} written again by another client meanwhile`));
 }
 
 /** etcd refuses requests over 1.5 MiB by default; an object that big is the client's problem, said as such. */

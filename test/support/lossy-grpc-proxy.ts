@@ -15,8 +15,8 @@ export interface LossyGrpcProxy {
   sent: number;
   /** Applied transactions whose answer was replaced by UNAVAILABLE. */
   lost: number;
-  /** Makes the answers of the next `n` transactions be lost after etcd applied them. */
-  loseNext(n?: number): void;
+  /** Makes the answers of the next `n` transactions be lost after etcd applied them; `meanwhile` runs before each loss is answered. */
+  loseNext(n?: number, meanwhile?: () => Promise<unknown>): void;
   close(): Promise<void>;
 }
 
@@ -24,12 +24,16 @@ export interface LossyGrpcProxy {
 export async function startLossyGrpcProxy(etcdEndpoint: string): Promise<LossyGrpcProxy> {
   const upstream = http2.connect(etcdEndpoint);
   let armed = 0;
+  let meanwhile: (() => Promise<unknown>) | undefined;
   const server = http2.createServer();
   const proxy: LossyGrpcProxy = {
     endpoint: '',
     sent: 0,
     lost: 0,
-    loseNext: (n = 1) => (armed += n),
+    loseNext: (n = 1, then) => {
+      armed += n;
+      meanwhile = then;
+    },
     close: async () => {
       upstream.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -46,7 +50,7 @@ export async function startLossyGrpcProxy(etcdEndpoint: string): Promise<LossyGr
       if (isTxn && armed > 0 && trailers['grpc-status'] === '0') {
         armed--;
         proxy.lost++;
-        stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '14', 'grpc-message': 'etcdserver: leader changed' }, { endStream: true });
+        void Promise.resolve(meanwhile?.()).catch(() => undefined).then(() => stream.respond({ ':status': 200, 'content-type': 'application/grpc', 'grpc-status': '14', 'grpc-message': 'etcdserver: leader changed' }, { endStream: true }));
         return;
       }
       stream.respond({ ':status': 200, 'content-type': 'application/grpc' }, { waitForTrailers: true });
