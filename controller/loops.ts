@@ -133,7 +133,7 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
 
 function observeLeases(d: LoopDeps): void {
   const seen = (l: LeaseObject) => void d.leases.view(l, d.clock.now());
-  d.cache.leases.addHandlers({ add: seen, update: (_old, l) => seen(l), delete: (l) => d.leases.forget(l.metadata.namespace!, l.metadata.name!) });
+  d.cache.leases.addHandlers({ add: seen, update: (_old, l) => seen(l), delete: (l) => d.leases.deleted(l.metadata.namespace!, l.metadata.name!, d.clock.now()) });
 }
 
 function leaseOwner(lease: LeaseObject, prefix: string): string[] {

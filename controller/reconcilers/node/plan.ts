@@ -28,6 +28,8 @@ export const ALLOCATION_WRITE_INTERVAL_MS = 5000;
 export interface NodeObserved {
   node: Node;
   lease: LeaseView | undefined;
+  /** Without a lease: when this controller first saw it missing (deleted, or not created yet). */
+  leaseMissingSince?: number;
   /** Instances whose WorkItem is on this node (for drain progress). */
   instancesOnNode: number;
   allocated: NodeAllocated;
@@ -101,12 +103,16 @@ function allocationHeldMs(o: NodeObserved, status: NodeStatus): number {
 /**
  * For a node its agent reported Ready that has no heartbeat lease at all
  * (never created, or deleted): ms until that has lasted a lease duration
- * since it became Ready — then it counts as expired (0). Undefined when
- * the rule does not apply.
+ * since it became Ready and since the lease was seen missing — then it
+ * counts as expired (0). A lease deleted under a live node is so given the
+ * time its agent needs to create it again: counted from Ready alone, an
+ * old node's would expire at once and fail over instances still running
+ * there in its term. Undefined when the rule does not apply.
  */
 function leaseMissingMs(o: NodeObserved, ready: Condition | undefined): number | undefined {
   if (o.lease || ready?.status !== 'True') return undefined;
-  return Math.max(0, Date.parse(ready.lastTransitionTime) + o.leaseDurationSeconds * 1000 - o.now);
+  const since = Math.max(Date.parse(ready.lastTransitionTime), o.leaseMissingSince ?? -Infinity);
+  return Math.max(0, since + o.leaseDurationSeconds * 1000 - o.now);
 }
 
 function phaseOf(o: NodeObserved, fresh: boolean, expired: boolean): NodePhase {

@@ -35,6 +35,8 @@ export async function reconcileNode(deps: NodeReconcilerDeps, key: string): Prom
   if (!node) {
     deps.allocationWrites.delete(key);
     deps.stale.forget(key);
+    const [namespace, name] = key.split('/') as [string, string];
+    deps.leases.forget(namespace, nodeLeaseName(name));
     return;
   }
   if (deps.stale.isStale(key, node.metadata.resourceVersion)) return;
@@ -46,6 +48,7 @@ export async function reconcileNode(deps: NodeReconcilerDeps, key: string): Prom
   const plan = planNode({
     node,
     lease: deps.leases.view(leaseObject, now),
+    leaseMissingSince: leaseObject ? undefined : deps.leases.missingSince(namespace, nodeLeaseName(name), now),
     instancesOnNode: usage?.instances ?? 0,
     allocated: usage ? toNodeAllocated(usage) : {},
     allocatedWrittenAt: deps.allocationWrites.get(key),

@@ -116,6 +116,17 @@ describe('planNode', () => {
     expect(planNode(observed(node(old.status), undefined)).status.phase).to.equal('Unreachable');
   });
 
+  it('gives a lease deleted under a node Ready for long a whole lease duration from when it was seen missing (no instant failover)', () => {
+    const readyLongAgo = node({ phase: 'Ready', conditions: [{ type: 'Ready', status: 'True', reason: 'NodeLeaseRenewed', message: '', lastTransitionTime: new Date(NOW - 3_600_000).toISOString() }] });
+    const justDeleted = planNode(observed(readyLongAgo, undefined, { leaseMissingSince: NOW - 1000 }));
+    expect(justDeleted.revokeLease, 'the agent gets the time to create it again').to.equal(undefined);
+    expect(justDeleted.status.phase).to.not.equal('Unreachable');
+    expect(justDeleted.requeueAfterMs).to.equal(39_100);
+    const gone = planNode(observed(readyLongAgo, undefined, { leaseMissingSince: NOW - 40_000 }));
+    expect(gone.revokeLease).to.equal(true);
+    expect(gone.status.phase).to.equal('Unreachable');
+  });
+
   it('counts a lease held by someone else as expired', () => {
     expect(planNode(observed(node(), lease(0, 'other'))).status.phase).to.equal('Unreachable');
   });
