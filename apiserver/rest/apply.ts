@@ -13,7 +13,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../errors.js';
 import type { JSONSchemaProps } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
-import { mergeApplied, ownedPaths, PathSet, pathsOf, removePath, toFieldsV1, valueAt, type Path } from './field-paths.js';
+import { ListIndexes, mergeApplied, ownedPaths, PathSet, pathsOf, removePaths, toFieldsV1, valueAt, type Path } from './field-paths.js';
 
 /** One `metadata.managedFields` entry. */
 export interface ManagedFieldsEntry {
@@ -37,9 +37,7 @@ export function serverSideApply(live: KubeObject, config: KubeObject, manager: s
   let out = structuredClone(live) as KubeObject;
   const stillOwned = others.flatMap((e) => pathsOf(e.fieldsV1));
   const keep = new PathSet([...owned, ...stillOwned]);
-  for (const p of previous ? pathsOf(previous.fieldsV1) : []) {
-    if (!keep.reaches(p)) removePath(out, p, keep);
-  }
+  removePaths(out, previous ? pathsOf(previous.fieldsV1) : [], keep);
   out = mergeApplied(out, config, schema) as KubeObject;
   const lost = new Set(force ? conflicts.map((c) => c.path.join('.')) : []);
   const kept = others
@@ -70,9 +68,10 @@ interface Conflict {
 function findConflicts(live: KubeObject, config: KubeObject, owned: Path[], others: ManagedFieldsEntry[]): Conflict[] {
   const out: Conflict[] = [];
   const mine = new PathSet(owned);
+  const lists = new ListIndexes();
   for (const e of others) {
     for (const p of pathsOf(e.fieldsV1)) {
-      if (mine.overlaps(p) && !isDeepStrictEqual(valueAt(live, p), valueAt(config, p))) out.push({ manager: e.manager, path: p });
+      if (mine.overlaps(p) && !isDeepStrictEqual(valueAt(live, p, lists), valueAt(config, p, lists))) out.push({ manager: e.manager, path: p });
     }
   }
   return out;

@@ -38,10 +38,123 @@ function itemSegment(item: Json, keys: string[]): string {
   return ITEM + JSON.stringify(Object.fromEntries(keys.map((k) => [k, obj[k]])));
 }
 
-function itemIndex(list: Json[], seg: string): number {
-  const key = itemKey(seg);
-  if (!key) return -1;
-  return list.findIndex((item) => isObject(item) && Object.entries(key).every(([k, v]) => item[k] === v));
+/**
+ * The items of one associative list by their key fields' values, indexed once: found by a scan, each
+ * item's path of a list of N items cost N steps, and owning the list N² (5,000 env entries: 5 s of the
+ * event loop for a create, 15 s for each later write of the object). An item whose key fields are not
+ * all its own primitive values matches no segment, as it matched none by `===`; the first item wins.
+ */
+class ListItems {
+  private readonly at = new Map<string, number>();
+  private readonly removed = new Set<number>();
+
+  constructor(
+    readonly list: Json[],
+    readonly keys: string[],
+  ) {
+    list.forEach((item, i) => this.note(item, i));
+  }
+
+  /** The index of the item whose key fields are `key`'s; -1 when none. */
+  indexOf(key: Record<string, Json>): number {
+    const id = identity(key, this.keys);
+    return id === undefined ? -1 : (this.at.get(id) ?? -1);
+  }
+
+  /** Appends `item` to the list. */
+  push(item: Json): void {
+    this.note(item, this.list.length);
+    this.list.push(item);
+  }
+
+  /** Items not removed. */
+  get size(): number {
+    return this.list.length - this.removed.size;
+  }
+
+  /**
+   * Removes the item at `i` from the index at once, from the list at compact(): spliced out one by
+   * one, removing every item of a list would cost N² again.
+   */
+  remove(i: number): void {
+    const item = this.list[i];
+    const id = isObject(item) ? identity(item, this.keys) : undefined;
+    if (id !== undefined && this.at.get(id) === i) this.at.delete(id);
+    this.removed.add(i);
+  }
+
+  /** Takes the removed items out of the list, in place; the index is stale after. */
+  compact(): void {
+    let kept = 0;
+    for (let i = 0; i < this.list.length; i++) if (!this.removed.has(i)) this.list[kept++] = this.list[i];
+    this.list.length = kept;
+    this.removed.clear();
+  }
+
+  private note(item: Json, i: number): void {
+    const id = isObject(item) ? identity(item, this.keys) : undefined;
+    if (id !== undefined && !this.at.has(id)) this.at.set(id, i);
+  }
+}
+
+// The values of `keys` in `obj`, as one string; undefined when one is not `obj`'s own primitive value.
+function identity(obj: Record<string, Json>, keys: string[]): string | undefined {
+  const values: Json[] = [];
+  for (const k of keys) {
+    const v = Object.hasOwn(obj, k) ? obj[k] : undefined;
+    if (v === undefined || (v !== null && typeof v === 'object')) return undefined;
+    values.push(v);
+  }
+  return JSON.stringify(values);
+}
+
+/**
+ * The indexes of the associative lists one operation reads (each list indexed once, by the key fields
+ * asked). Kept for one operation only: its lists change in place only through them (removePath), while
+ * objects outside it (the watch cache's) are nobody's to index for good.
+ */
+export class ListIndexes {
+  private readonly byList = new WeakMap<Json[], ListItems>();
+  private readonly shortened = new Set<ListItems>();
+
+  /** The list's items indexed by the key fields `seg` names; undefined when `seg` names none. */
+  itemsBy(list: Json[], seg: string): { items: ListItems; key: Record<string, Json> } | undefined {
+    const key = itemKey(seg);
+    if (!key) return undefined;
+    const keys = Object.keys(key);
+    let items = this.byList.get(list);
+    if (!items || items.keys.join('\0') !== keys.join('\0')) this.byList.set(list, (items = new ListItems(list, keys)));
+    return { items, key };
+  }
+
+  /** The index of the item `seg` names in `list`; -1 when none. */
+  indexOf(list: Json[], seg: string): number {
+    const by = this.itemsBy(list, seg);
+    return by ? by.items.indexOf(by.key) : -1;
+  }
+
+  /** Removes the item `seg` names from `list`: found no more at once, out of the list at compact(). */
+  remove(list: Json[], seg: string): void {
+    const by = this.itemsBy(list, seg);
+    const at = by ? by.items.indexOf(by.key) : -1;
+    if (at < 0) return;
+    by!.items.remove(at);
+    this.shortened.add(by!.items);
+  }
+
+  /** Whether every item of `list` is removed (or it has none). */
+  isEmpty(list: Json[]): boolean {
+    return list.length === 0 || this.byList.get(list)?.size === 0;
+  }
+
+  /** Takes every removed item out of its list. */
+  compact(): void {
+    for (const items of this.shortened) {
+      items.compact();
+      this.byList.delete(items.list);
+    }
+    this.shortened.clear();
+  }
 }
 
 /** The leaf paths an object sets (status, apiVersion, kind and server-set metadata aside). */
@@ -66,10 +179,10 @@ export function ownedPaths(obj: KubeObject, schema?: JSONSchemaProps): Path[] {
  * The value at `p`, undefined when absent. Own fields only: the paths come from managedFields a client
  * may write, and `__proto__` once reached Object.prototype, which a removal then edited for the process.
  */
-export function valueAt(obj: Json, p: Path): Json {
+export function valueAt(obj: Json, p: Path, lists = new ListIndexes()): Json {
   let cur = obj;
   for (const seg of p) {
-    if (seg.startsWith(ITEM) && Array.isArray(cur)) cur = cur[itemIndex(cur, seg)];
+    if (seg.startsWith(ITEM) && Array.isArray(cur)) cur = cur[lists.indexOf(cur, seg)];
     else cur = isObject(cur) && Object.hasOwn(cur, seg) ? cur[seg] : undefined;
   }
   return cur;
@@ -81,33 +194,42 @@ export function valueAt(obj: Json, p: Path): Json {
  * may send, seconds of the event loop for one request of 50,000 fields.
  */
 export class PathSet {
-  private readonly paths = new Set<string>();
-  /** Every path and every parent of one. */
-  private readonly prefixes = new Set<string>();
+  // A trie of the paths: each node a path or a parent of one (marked when a path ends there).
+  private readonly root: TrieNode = { children: new Map(), isPath: false };
 
   constructor(paths: Iterable<Path>) {
     for (const p of paths) {
-      let key = '';
-      this.prefixes.add(key);
-      for (const seg of p) this.prefixes.add((key += JSON.stringify(seg)));
-      this.paths.add(key);
+      let node = this.root;
+      for (const seg of p) {
+        let child = node.children.get(seg);
+        if (!child) node.children.set(seg, (child = { children: new Map(), isPath: false }));
+        node = child;
+      }
+      node.isPath = true;
     }
   }
 
   /** Whether `p` is one of the paths or a parent of one. */
   reaches(p: Path): boolean {
-    return this.prefixes.has(p.map((seg) => JSON.stringify(seg)).join(''));
+    let node: TrieNode | undefined = this.root;
+    for (const seg of p) if (!(node = node.children.get(seg))) return false;
+    return true;
   }
 
   /** Whether `p` is one of the paths, under one, or a parent of one. */
   overlaps(p: Path): boolean {
-    let key = '';
+    let node: TrieNode | undefined = this.root;
     for (const seg of p) {
-      if (this.paths.has(key)) return true;
-      key += JSON.stringify(seg);
+      if (node.isPath) return true;
+      if (!(node = node.children.get(seg))) return false;
     }
-    return this.prefixes.has(key);
+    return true;
   }
+}
+
+interface TrieNode {
+  children: Map<string, TrieNode>;
+  isPath: boolean;
 }
 
 /** FieldsV1 (`{"f:spec":{"f:volumes":{"k:{\"name\":\"data\"}":{...}}}}`) from leaf paths. */
@@ -121,10 +243,19 @@ export function toFieldsV1(paths: Path[]): Record<string, unknown> {
 }
 
 /** Leaf paths from FieldsV1. */
-export function pathsOf(fields: Record<string, unknown>, prefix: Path = []): Path[] {
-  const keys = Object.keys(fields).filter((k) => k.startsWith('f:') || k.startsWith(ITEM));
-  if (keys.length === 0) return prefix.length > 0 ? [prefix] : [];
-  return keys.flatMap((k) => pathsOf((fields[k] ?? {}) as Record<string, unknown>, [...prefix, k.startsWith(ITEM) ? k : k.slice(2)]));
+export function pathsOf(fields: Record<string, unknown>): Path[] {
+  const out: Path[] = [];
+  const walk = (node: Record<string, unknown>, path: Path) => {
+    let leaf = true;
+    for (const k of Object.keys(node)) {
+      if (!k.startsWith('f:') && !k.startsWith(ITEM)) continue;
+      leaf = false;
+      walk((node[k] ?? {}) as Record<string, unknown>, [...path, k.startsWith(ITEM) ? k : k.slice(2)]);
+    }
+    if (leaf && path.length > 0) out.push(path);
+  };
+  walk(fields, []);
+  return out;
 }
 
 /** `target` with `patch` merged in as a merge patch would, but associative lists merged item by item. */
@@ -132,13 +263,13 @@ export function mergeApplied(target: Json, patch: Json, schema: Schema): Json {
   if (Array.isArray(patch)) {
     const keys = mapKeys(schema);
     if (!keys || !Array.isArray(target)) return structuredClone(patch);
-    const out = [...target];
+    const out = new ListItems([...target], keys);
     for (const item of patch) {
-      const at = itemIndex(out, itemSegment(item, keys));
-      if (at >= 0) out[at] = mergeApplied(out[at], item, schema?.items);
+      const at = out.indexOf(isObject(item) ? item : {});
+      if (at >= 0) out.list[at] = mergeApplied(out.list[at], item, schema?.items);
       else out.push(structuredClone(item));
     }
-    return out;
+    return out.list;
   }
   if (!isObject(patch)) return patch;
   const out: Record<string, Json> = isObject(target) ? { ...target } : {};
@@ -151,21 +282,26 @@ export function mergeApplied(target: Json, patch: Json, schema: Schema): Json {
 }
 
 /**
- * Removes the field (or list item) at `p`, then every parent it leaves empty that no kept path still
- * reaches. A list item's key fields go with the item, never alone: an item left with only them is empty.
+ * Removes the fields (or list items) at `paths` that no kept path reaches, each with every parent it
+ * leaves empty that no kept path still reaches. A list item's key fields go with the item, never alone:
+ * an item left with only them is empty.
  */
-export function removePath(obj: Json, p: Path, keep: PathSet): void {
+export function removePaths(obj: Json, paths: Path[], keep: PathSet): void {
+  const lists = new ListIndexes();
+  for (const p of paths) if (!keep.reaches(p)) removePath(obj, p, keep, lists);
+  lists.compact();
+}
+
+function removePath(obj: Json, p: Path, keep: PathSet, lists: ListIndexes): void {
   for (let end = p.length; end > 0; end--) {
-    const parent = valueAt(obj, p.slice(0, end - 1));
+    const parent = valueAt(obj, p.slice(0, end - 1), lists);
     const seg = p[end - 1]!;
-    const emptied = end === p.length || isEmptied(valueAt(parent, [seg]), seg);
+    const emptied = end === p.length || isEmptied(valueAt(parent, [seg], lists), seg, lists);
     if (!emptied || keep.reaches(p.slice(0, end))) return;
     const item = end >= 2 ? p[end - 2]! : '';
     if (item.startsWith(ITEM) && Object.hasOwn(itemKey(item) ?? {}, seg)) continue;
-    if (Array.isArray(parent) && seg.startsWith(ITEM)) {
-      const at = itemIndex(parent, seg);
-      if (at >= 0) parent.splice(at, 1);
-    } else if (isObject(parent)) delete parent[seg];
+    if (Array.isArray(parent) && seg.startsWith(ITEM)) lists.remove(parent, seg);
+    else if (isObject(parent)) delete parent[seg];
     else return;
   }
 }
@@ -180,8 +316,9 @@ function itemKey(seg: string): Record<string, Json> | undefined {
   }
 }
 
-// Nothing left in it: no field, or for a list item, only its key fields.
-function isEmptied(child: Json, seg: string): boolean {
+// Nothing left in it: no field (no item not removed), or for a list item, only its key fields.
+function isEmptied(child: Json, seg: string, lists: ListIndexes): boolean {
+  if (Array.isArray(child)) return lists.isEmpty(child);
   if (child === null || typeof child !== 'object') return false;
   const left = Object.keys(child);
   const key = seg.startsWith(ITEM) ? itemKey(seg) : undefined;

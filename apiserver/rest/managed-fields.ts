@@ -14,7 +14,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { KubeObject } from '../storage/codec.js';
 import type { JSONSchemaProps } from '../resources.js';
 import type { ManagedFieldsEntry } from './apply.js';
-import { ownedPaths, PathSet, pathsOf, toFieldsV1, valueAt, type Path } from './field-paths.js';
+import { ListIndexes, ownedPaths, PathSet, pathsOf, toFieldsV1, valueAt, type Path } from './field-paths.js';
 
 /** Who makes a write: the `fieldManager` query parameter, or else the User-Agent up to its first '/', as kube does. */
 export function managerName(fieldManager: string | undefined, userAgent: string | undefined): string {
@@ -28,8 +28,10 @@ export function managerName(fieldManager: string | undefined, userAgent: string 
  * filled in belong to nobody and a later apply may set them without a conflict.
  */
 export function recordUpdate(old: KubeObject | undefined, next: KubeObject, manager: string, apiVersion: string, now: string, schema?: JSONSchemaProps, requested?: Path[]): KubeObject {
-  const changed = old ? ownedPaths(next, schema).filter((p) => !isDeepStrictEqual(valueAt(old, p), valueAt(next, p))) : (requested ?? ownedPaths(next, schema)).filter((p) => valueAt(next, p) !== undefined);
-  const removed = old ? ownedPaths(old, schema).filter((p) => valueAt(next, p) === undefined) : [];
+  const lists = new ListIndexes();
+  const at = (obj: KubeObject, p: Path) => valueAt(obj, p, lists);
+  const changed = old ? ownedPaths(next, schema).filter((p) => !isDeepStrictEqual(at(old, p), at(next, p))) : (requested ?? ownedPaths(next, schema)).filter((p) => at(next, p) !== undefined);
+  const removed = old ? ownedPaths(old, schema).filter((p) => at(next, p) === undefined) : [];
   if (!manager || (changed.length === 0 && removed.length === 0)) return next;
   const touched = [...changed, ...removed];
   let touchedSet: PathSet | undefined; // built only when there are other paths to check against it
