@@ -32,6 +32,8 @@ describe('decodeBody', () => {
     ['a JSON scalar', '"x"', 'application/merge-patch+json', 'x'],
     ['YAML for application/yaml', 'a: 1\nb:\n  - x\n', 'application/yaml', { a: 1, b: ['x'] }],
     ['JSON as YAML for an apply patch (kubectl sends JSON)', '{"apiVersion":"v1","kind":"X"}', 'application/apply-patch+yaml', { apiVersion: 'v1', kind: 'X' }],
+    ['a YAML flow mapping that is not JSON, as YAML', '{a: 1, b: [x]}', 'application/apply-patch+yaml', { a: 1, b: ['x'] }],
+    ['a YAML flow mapping followed by a comment', '{"a": 1} # note', 'application/yaml', { a: 1 }],
     ['YAML with an explicit document start', '---\na: 1\n', 'application/apply-patch+yaml', { a: 1 }],
     ['YAML whatever the case of the type', 'a: 1', 'Application/YAML', { a: 1 }],
   ];
