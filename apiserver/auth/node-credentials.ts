@@ -19,7 +19,7 @@ import type { KubeObject } from '../storage/codec.js';
 import type { ResourceCache } from '../storage/resource-cache.js';
 import { validateMetadata } from '../validation/metadata.js';
 import type { Authorizer } from './authorizer.js';
-import { BOOTSTRAPPERS_GROUP, joinTokenIdOf, type TokenSpec } from './stored-tokens.js';
+import { BOOTSTRAPPERS_GROUP, expiryMs, joinTokenIdOf, type TokenSpec } from './stored-tokens.js';
 import { newToken } from '../../api/token-format.js';
 import type { UserInfo } from './tokens.js';
 
@@ -125,16 +125,17 @@ async function issue(deps: NodeCredentialDeps, cluster: string, nodeName: string
 
 // The node's other credentials end: expired ones are deleted, live ones expire after a short grace.
 async function retireOlder(deps: NodeCredentialDeps, cluster: string, nodeName: string, keepId: string, now: Date): Promise<void> {
-  const graceEnd = new Date(now.getTime() + ROTATION_GRACE_MS).toISOString();
+  const graceEndMs = now.getTime() + ROTATION_GRACE_MS;
+  const graceEnd = new Date(graceEndMs).toISOString();
   const older = deps.tokens.list((t) => {
     const s = t.spec as TokenSpec;
     return s.type === 'node' && s.cluster === cluster && s.nodeName === nodeName && t.metadata.name !== keepId;
   });
   for (const t of older) {
-    const expires = (t.spec as TokenSpec).expires;
+    const expires = expiryMs((t.spec as TokenSpec).expires) ?? Infinity;
     try {
-      if (expires && Date.parse(expires) <= now.getTime()) await deps.store.delete(deps.def, undefined, t.metadata.name!, {}, false);
-      else if (!expires || expires > graceEnd) await deps.store.update(deps.def, undefined, t.metadata.name!, 'main', (cur) => withExpiry(cur, graceEnd), WRITE);
+      if (expires <= now.getTime()) await deps.store.delete(deps.def, undefined, t.metadata.name!, {}, false);
+      else if (expires > graceEndMs) await deps.store.update(deps.def, undefined, t.metadata.name!, 'main', (cur) => withExpiry(cur, graceEnd), WRITE);
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }

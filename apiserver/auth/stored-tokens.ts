@@ -83,12 +83,23 @@ function digestMatches(token: string, stored: string): boolean {
   return expected.length === presented.length && timingSafeEqual(expected, presented);
 }
 
+/**
+ * When spec.expires ends a token, in epoch ms: undefined for never; -Infinity for a time that does not
+ * parse, as expired. The schema's date-time takes a leap second (23:59:60) that Date.parse does not:
+ * read as NaN, such an expiry compared as never reached, and an expired token worked again.
+ */
+export function expiryMs(expires: string | undefined): number | undefined {
+  if (!expires) return undefined;
+  const ms = Date.parse(expires);
+  return Number.isNaN(ms) ? -Infinity : ms;
+}
+
 /** Whether a matching token may be used now, and as whom. */
 export function acceptance(obj: KubeObject, now: Date): AuthResult {
   const spec = obj.spec as TokenSpec;
   const id = obj.metadata.name!;
   if (spec.revoked) return { refused: `token ${id} was revoked; ${renewHint(spec)}` };
-  if (spec.expires && Date.parse(spec.expires) <= now.getTime()) return { refused: `token ${id} expired at ${spec.expires}; ${renewHint(spec)}` };
+  if ((expiryMs(spec.expires) ?? Infinity) <= now.getTime()) return { refused: `token ${id} expired at ${spec.expires}; ${renewHint(spec)}` };
   const missing = REQUIRED_BY_TYPE[spec.type]?.filter((f) => !spec[f]) ?? ['a known spec.type'];
   if (missing.length > 0) return { refused: `token ${id} lacks ${missing.map((f) => `spec.${f}`).join(', ')}; delete it and issue a new one` };
   return { user: userOf(id, spec) };

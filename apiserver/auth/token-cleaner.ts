@@ -10,7 +10,7 @@ import { ApiError } from '../errors.js';
 import type { ResourceDefinition } from '../resources.js';
 import type { ResourceStore } from '../rest/resource-store.js';
 import type { ResourceCache } from '../storage/resource-cache.js';
-import type { TokenSpec } from './stored-tokens.js';
+import { expiryMs, type TokenSpec } from './stored-tokens.js';
 
 const KEEP_AFTER_EXPIRY_MS = 3600_000;
 const INTERVAL_MS = 10 * 60_000;
@@ -18,8 +18,8 @@ const INTERVAL_MS = 10 * 60_000;
 /** The expired tokens due for deletion at `now`. */
 export function tokensToDelete(tokens: { metadata: { name?: string }; spec?: unknown }[], now: number): string[] {
   return tokens.filter((t) => {
-    const expires = (t.spec as TokenSpec | undefined)?.expires;
-    return !!expires && Date.parse(expires) + KEEP_AFTER_EXPIRY_MS <= now;
+    const expires = expiryMs((t.spec as TokenSpec | undefined)?.expires);
+    return expires !== undefined && expires + KEEP_AFTER_EXPIRY_MS <= now;
   }).map((t) => t.metadata.name!);
 }
 

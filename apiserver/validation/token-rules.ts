@@ -15,10 +15,14 @@ const IDENTITY_FIELDS = ['type', 'secretHash', 'user', 'groups', 'cluster', 'nod
 
 type TokenSpecFields = Partial<Record<(typeof IDENTITY_FIELDS)[number] | 'revoked' | 'expires' | 'maxUses', unknown>>;
 
-/** The field causes of a Token update (`old`: the stored one; a create has none). */
+/** The field causes of a Token write (`old`: the stored one; a create has none). */
 export function tokenCauses(obj: KubeObject, old: KubeObject | undefined): StatusCause[] {
-  if (!old) return [];
   const spec = (obj.spec ?? {}) as TokenSpecFields;
+  // The schema's date-time takes a leap second (23:59:60), which Date.parse, and so every check of the expiry, does not.
+  if (spec.expires !== undefined && Number.isNaN(Date.parse(String(spec.expires)))) {
+    return [{ reason: 'FieldValueInvalid', field: 'spec.expires', message: `Invalid value: ${JSON.stringify(spec.expires)}: not a time this server reads; write it as RFC 3339 without a leap second, like 2030-01-02T03:04:05Z` }];
+  }
+  if (!old) return [];
   const was = (old.spec ?? {}) as TokenSpecFields;
   const causes: StatusCause[] = IDENTITY_FIELDS.filter((f) => !isDeepStrictEqual(spec[f], was[f])).map((f) => ({
     reason: 'FieldValueInvalid',

@@ -6,6 +6,7 @@ import { UnionAuthenticator } from '../../../../apiserver/auth/authenticator.js'
 import { discoveryAuthorizer, forbidden, mastersAuthorizer, UnionAuthorizer, type Decision } from '../../../../apiserver/auth/authorizer.js';
 import { acceptance, joinTokenIdOf } from '../../../../apiserver/auth/stored-tokens.js';
 import { tokensToDelete } from '../../../../apiserver/auth/token-cleaner.js';
+import { tokenCauses } from '../../../../apiserver/validation/token-rules.js';
 import type { KubeObject } from '../../../../apiserver/storage/codec.js';
 
 const alice = { name: 'alice', groups: ['team'] };
@@ -46,6 +47,17 @@ describe('stored token acceptance', () => {
     expect(acceptance(token({ type: 'node', cluster: 'c1', nodeName: 'n', expires: '2026-11-22T10:00:01Z' }), NOW)).to.have.property('user');
     expect(acceptance(token({ type: 'node', cluster: 'c1' }), NOW)).to.deep.equal({ refused: 'token abcdefghij lacks spec.nodeName; delete it and issue a new one' });
     expect(acceptance(token({ type: 'user' }), NOW)).to.have.property('refused');
+  });
+
+  it('refuses a token whose expiry does not parse (a leap second passes the schema, and once never expired)', () => {
+    expect((acceptance(token({ type: 'node', cluster: 'c1', nodeName: 'n', expires: '2020-06-30T23:59:60Z' }), NOW) as { refused: string }).refused).to.match(/expired at 2020-06-30T23:59:60Z/);
+  });
+
+  it('refuses to store an expiry that does not parse, on create and on update (422 spec.expires)', () => {
+    const leap = token({ type: 'join', cluster: 'c1', expires: '2020-06-30T23:59:60Z' });
+    const expired = token({ type: 'join', cluster: 'c1', expires: '2020-06-30T00:00:00Z' });
+    for (const old of [undefined, expired]) expect(tokenCauses(leap, old).map((c) => [c.reason, c.field])).to.deep.equal([['FieldValueInvalid', 'spec.expires']]);
+    expect(tokenCauses(expired, undefined)).to.deep.equal([]);
   });
 });
 
@@ -122,5 +134,6 @@ describe('token cleaner', () => {
     const now = Date.parse('2026-11-22T12:00:00Z');
     const tokens = [t('old', '2026-11-22T10:59:59Z'), t('hour', '2026-11-22T11:00:00Z'), t('recent', '2026-11-22T11:30:00Z'), t('live', '2026-11-23T00:00:00Z'), t('forever')];
     expect(tokensToDelete(tokens, now)).to.deep.equal(['old', 'hour']);
+    expect(tokensToDelete([t('leap', '2020-06-30T23:59:60Z')], now), 'an expiry that does not parse counts as past').to.deep.equal(['leap']);
   });
 });
