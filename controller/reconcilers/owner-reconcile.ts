@@ -10,7 +10,7 @@ import type { Volume } from '../../api/volume.js';
 import type { WorkItem } from '../../api/workitem.js';
 import type { Placements } from '../placements.js';
 import type { Result } from '../../runtime/controller.js';
-import type { Plan } from './actions.js';
+import { earliest, type Plan } from './actions.js';
 import { execute, type ExecutorDeps } from './executor.js';
 
 /** Dependencies of an owner reconcile. */
@@ -35,9 +35,11 @@ export async function reconcileOwner<O extends Instance | Volume>(
     return;
   }
   const p = plan(owner, workItems);
+  const unseenMs = deps.placements.unseenCreatesExpireInMs(kind, namespace, name);
   const written = p.actions.flatMap((a) => (a.type === 'createWorkItem' || a.type === 'updateWorkItem' ? [a.workItem] : []));
   for (const w of written) deps.placements.assume(w);
   // Only a refused write is forgotten: a WorkItem written in an attempt that failed otherwise is placed all the same.
   await execute(deps, kind, owner, p.actions, p.deferStatus ? undefined : p.status, (w) => deps.placements.forget(w));
-  return p.requeueAfterMs !== undefined ? { requeueAfterMs: p.requeueAfterMs } : undefined;
+  const requeueAfterMs = earliest(p.requeueAfterMs, unseenMs === undefined ? undefined : unseenMs + 100);
+  return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
 }

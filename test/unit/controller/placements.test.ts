@@ -120,6 +120,20 @@ describe('Placements', () => {
     expect(p.workItemsIn(NS)).to.deep.equal([]);
   });
 
+  it('says when an owner\'s assumed create the cache has not shown expires, so its owner is looked at again then (none once it is seen)', () => {
+    const { cache, events } = fakeCache();
+    let now = 1_000;
+    const p = new Placements(cache, () => now);
+    const w = instanceWorkItem(instance('lost-answer'), 'n1');
+    expect(p.unseenCreatesExpireInMs('Instance', NS, 'lost-answer')).to.equal(undefined);
+    p.assume(w);
+    now += 10_000;
+    expect(p.unseenCreatesExpireInMs('Instance', NS, 'lost-answer')).to.equal(ASSUMED_TTL_MS - 10_000);
+    expect(p.unseenCreatesExpireInMs('Instance', NS, 'other')).to.equal(undefined);
+    events.add({ ...w, metadata: { ...w.metadata, resourceVersion: '5' } });
+    expect(p.unseenCreatesExpireInMs('Instance', NS, 'lost-answer')).to.equal(undefined);
+  });
+
   it('gives the scheduler the tally, and only the instances it still reads (anti-affinity groups) placed where their WorkItems are', () => {
     const grouped = instance('g', { placement: { antiAffinityGroup: 'db' } });
     const plain = instance('p');
