@@ -59,6 +59,7 @@ const GC_KEY = 'all';
 /** A burst of WorkItem changes on a node: one Node reconcile for it (the plan itself spaces allocation-only writes). */
 const NODE_ALLOCATION_DELAY_MS = 3000;
 const nsKey = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace}/${o.metadata.name}`;
+const specChanged = (old: { metadata: { generation?: number } }, obj: { metadata: { generation?: number } }) => old.metadata.generation !== obj.metadata.generation;
 
 /** Builds the Cluster, Node, Instance and Volume loops over one cache. */
 export function buildControllers(d: LoopDeps): ReconcileLoops {
@@ -94,6 +95,8 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   instances.watch(cache.leases, (l) => leaseOwner(l, 'instance-'));
   instances.watch(cache.nodes, (n) => [...cache.instancesOnNode(n.metadata.namespace!, n.metadata.name!).map(nsKey), ...unplacedInstances(d, n.metadata.namespace!)], 0, { changed: changedForPlacement });
   instances.watch(cache.volumes, (v) => attachedInstances(d, v.metadata.namespace!, v.metadata.name!));
+  // A Cluster's spec steers placement (policy), failover and driver defaults: what it refused or held may go now.
+  instances.watch(cache.clusters, (c) => cache.inNamespace(cache.instances, c.metadata.name!).map(nsKey), AGGREGATE_DELAY_MS, { changed: specChanged });
 
   volumes.watch(cache.volumes, (v) => [nsKey(v)]);
   volumes.watch(cache.workItems, (w) => ownerKeys(w, 'Volume'));
@@ -102,7 +105,7 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   volumes.watch(cache.workItems, mountedGlusterVolumes, 0, { changed: (old, w) => mountSeen(old) !== mountSeen(w) });
   volumes.watch(cache.nodes, (n) => cache.inNamespace(cache.volumes, n.metadata.namespace!).map(nsKey), 0, { changed: changedForPlacement });
   // A Cluster's spec steers failover (recreateLostReplicas): a volume kept on a lost node waits on it, not on a timer.
-  volumes.watch(cache.clusters, (c) => cache.inNamespace(cache.volumes, c.metadata.name!).map(nsKey), 0, { changed: (old, c) => old.metadata.generation !== c.metadata.generation });
+  volumes.watch(cache.clusters, (c) => cache.inNamespace(cache.volumes, c.metadata.name!).map(nsKey), 0, { changed: specChanged });
 
   const collector = new GarbageCollector(gcSources(cache), rest, d.log);
   const gc = make('garbage-collector', 1, () => collector.collect());

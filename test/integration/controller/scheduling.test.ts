@@ -111,6 +111,18 @@ describe('controller: scheduling, status and WorkItem specs (real etcd + apiserv
     expect(getCondition(placed.status!.conditions, 'Scheduled')).to.include({ status: 'True', observedGeneration: 2 });
   });
 
+  it('places an instance it refused once the Cluster\'s policy lets it fit, without waiting for a resync', async () => {
+    await c.client.create('Instance', instanceSpec('roomy', { memory: '1536Mi' }));
+    await until('roomy Unschedulable', async () => (getCondition((await getInstance('roomy'))?.status?.conditions, 'Scheduled')?.status === 'False' ? true : undefined));
+    await c.client.patch('Cluster', undefined, NS, { spec: { policy: { overcommit: { memory: 2 } } } });
+    try {
+      await running('roomy');
+    } finally {
+      await c.client.delete('Instance', NS, 'roomy');
+      await c.client.patch('Cluster', undefined, NS, { spec: { policy: { overcommit: { memory: 1 } } } });
+    }
+  });
+
   it('places volume replicas on distinct nodes and reports them Ready with the agent paths', async () => {
     await c.client.create('Volume', { metadata: { name: 'data', namespace: NS }, spec: { size: '1Gi', replicas: 2 } });
     const vol = await until('volume data Ready', async () => {
