@@ -16,7 +16,7 @@ import { ControllerCache } from './cache.js';
 import { LeaseObservations } from './lease-observations.js';
 import { Placements } from './placements.js';
 import { StaleGuard } from './reconcilers/stale-guard.js';
-import { realClock, withTimeout } from '../runtime/clock.js';
+import { realClock } from '../runtime/clock.js';
 import { EventRecorder } from '../runtime/events.js';
 import { startHealthServer, type HealthServer } from '../runtime/health-server.js';
 import { LeaderElector, type LeaderElectionTimings } from '../runtime/leader-election.js';
@@ -60,7 +60,6 @@ export async function startControllerManager(opts: ControllerManagerOptions): Pr
   const leaseRef = { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { namespace: SYSTEM_NAMESPACE, name: CONTROLLER_LEASE_NAME } };
   let loops: ReconcileLoops | undefined;
   let cache: ControllerCache | undefined;
-  let stoppingSince = 0;
   const lease = { lease: CONTROLLER_LEASE_NAME };
   const elector = new LeaderElector({
     lock,
@@ -76,29 +75,23 @@ export async function startControllerManager(opts: ControllerManagerOptions): Pr
       void loops.start();
     },
     onStoppedLeading: (reason) => {
-      stoppingSince = realClock.now();
       log.warn('stopped leading; stopping every reconcile loop', { identity, reason });
       loops?.stop();
-      void cache?.stop();
+      const cacheStopped = cache?.stop();
       metrics.isLeader.set(lease, 0);
       metrics.leaderTransitions.inc({ ...lease, transition: 'lost' });
       void recorder.record(leaseRef, 'Warning', 'LeaderElection', `${identity} stopped leading: ${reason}`);
+      // The lease is released once the reconciles in flight have ended (leader-election.ts).
+      return Promise.all([loops?.stopped, cacheStopped]);
     },
     onNewLeader: (holder) => log.info('another controller leads', { leader: holder }),
   });
   const health = opts.metricsPort >= 0 ? await startHealth(opts, metrics, elector, () => loops) : undefined;
   const stopSignal = new AbortController();
-  const done = elector.run(stopSignal.signal).then(async (outcome) => {
-    // A deposed leader must stop acting at once (its caller exits, which also cuts off requests
-    // still in flight). Waiting for in-flight reconciles first would hang for as long as the
-    // apiserver does, and their writes could land after another controller took over.
-    if (outcome === 'lost') return outcome;
-    // In-flight reconciles may finish, but within the renew deadline counted from the stop, as the
-    // lease release is: a reconcile blocked on a hung apiserver must not keep a stopping process alive.
-    const left = Math.max(0, opts.timings.renewDeadlineMs - (realClock.now() - stoppingSince));
-    await withTimeout(realClock, Promise.all([loops?.stopped, cache?.stop()]).then(() => undefined), left, undefined);
-    return outcome;
-  });
+  // A deposed leader ('lost') must stop acting at once: its caller exits, which also cuts off requests still in
+  // flight (waiting for them would hang for as long as the apiserver does, while another controller takes over).
+  // One shutting down ('stopped') releases the lease only once its reconciles have ended (leader-election.ts).
+  const done = elector.run(stopSignal.signal);
   return {
     done,
     healthUrl: health?.url,

@@ -39,8 +39,12 @@ export interface LeaderElectorOptions {
   clock?: Clock;
   /** Called once when this process becomes leader. */
   onStartedLeading(): void;
-  /** Called once when leadership is lost or given up. */
-  onStoppedLeading(reason: string): void;
+  /**
+   * Called once when leadership is lost or given up; may return when the work it led has stopped. A leader
+   * shutting down releases the lease only after that, or never (it then expires) if it takes longer than the
+   * renew deadline: released at once, a successor could act while this one's last writes are in flight.
+   */
+  onStoppedLeading(reason: string): unknown;
   /** Called when another identity is seen holding the lease. */
   onNewLeader?(identity: string): void;
 }
@@ -73,11 +77,22 @@ export class LeaderElector {
     this.opts.onStartedLeading();
     const outcome = await this.renewLoop(signal);
     this.leading = false;
-    // Stop acting before giving the lease up (a successor may take it at once), and wait for the
-    // release no longer than the renew deadline: a hung apiserver must not keep a stopping process alive.
-    this.opts.onStoppedLeading(outcome === 'lost' ? `failed to renew the lease within ${this.opts.timings.renewDeadlineMs} ms` : 'shutting down');
-    if (outcome === 'stopped') await withTimeout(this.clock, this.opts.lock.release().catch(() => undefined), this.opts.timings.renewDeadlineMs, undefined);
+    const stopped = this.opts.onStoppedLeading(outcome === 'lost' ? `failed to renew the lease within ${this.opts.timings.renewDeadlineMs} ms` : 'shutting down');
+    if (outcome === 'stopped') await this.release(stopped);
     return outcome;
+  }
+
+  // Stop acting before giving the lease up (a successor may take it at once): the release waits for the
+  // work to stop, and each wait lasts no longer than the renew deadline, so a hung apiserver cannot keep a
+  // stopping process alive. Work still going then keeps the lease until it expires.
+  private async release(stopped: unknown): Promise<void> {
+    const deadline = this.opts.timings.renewDeadlineMs;
+    const ended = await withTimeout(this.clock, Promise.resolve(stopped).then(() => true, () => true), deadline, false);
+    if (!ended) {
+      this.opts.log.warn('work still in flight after the renew deadline; leaving the leader lease to expire', { lease: this.opts.lock.opts.name });
+      return;
+    }
+    await withTimeout(this.clock, this.opts.lock.release().catch(() => undefined), deadline, undefined);
   }
 
   private async acquire(signal: AbortSignal): Promise<boolean> {

@@ -311,6 +311,24 @@ describe('LeaseLock and LeaderElector (real etcd, in-process apiserver)', functi
       expect(events).to.deep.equal(['stopped@1750']);
     });
 
+    it('shutting down, releases the lease only once the work it led has stopped, and not at all if that outlasts the renew deadline', async () => {
+      for (const workMs of [300, 5_000]) {
+        const clock = new FakeClock(0);
+        const events: string[] = [];
+        const fakeLock = { opts: { name: 'fake' }, tryAcquireOrRenew: () => Promise.resolve(true), release: () => (events.push(`released@${clock.now()}`), Promise.resolve()) } as unknown as LeaseLock;
+        const work = new Promise<void>((resolve) => clock.setTimer(() => (events.push(`work ended@${clock.now()}`), resolve()), workMs));
+        const e = new LeaderElector({ lock: fakeLock, timings: TIMINGS, log: quiet, clock, onStartedLeading: () => undefined, onStoppedLeading: () => (events.push(`stopped@${clock.now()}`), work) });
+        const ac = new AbortController();
+        const outcome = e.run(ac.signal);
+        await clock.advanceAsync(0);
+        ac.abort();
+        await clock.advanceAsync(workMs + TIMINGS.renewDeadlineMs);
+        expect(await outcome).to.equal('stopped');
+        if (workMs < TIMINGS.renewDeadlineMs) expect(events).to.deep.equal(['stopped@0', `work ended@${workMs}`, `released@${workMs}`]);
+        else expect(events, 'left to expire').to.deep.equal(['stopped@0', `work ended@${workMs}`]);
+      }
+    });
+
     it('healthy turns false when a leader has not renewed for renewDeadline + retry', async () => {
       const clock = new FakeClock(0);
       const fakeLock = { opts: { name: 'fake' }, tryAcquireOrRenew: () => Promise.resolve(true), release: () => Promise.resolve() } as unknown as LeaseLock;
