@@ -81,7 +81,7 @@ async function serve(
     if (res.closed) return release();
     res.once('close', release);
   }
-  const body = await readBody(req);
+  const body = await readBody(req, !IGNORES_BODY.has(req.method ?? 'GET'));
   const authorizeCreate = () => authorizeRequest(sec, { ...attrs, verb: 'create' });
   const apiReq = Object.assign(req, { path: r.path, query: r.query, body, user, admit, authorizeCreate }) as ApiRequest;
   if (self) return self(apiReq, res, r.info);
@@ -89,16 +89,22 @@ async function serve(
   return sub ? sub(apiReq, res, r.info) : serveResource(ctx, apiReq, res, r.info);
 }
 
-/** The request body, at most BODY_LIMIT_BYTES (413 beyond, after draining the rest). */
-function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
+/**
+ * Methods whose body means nothing, as in kube. Read and dropped: kept, it stayed referenced by the request
+ * for as long as the response lasted, so a watch (an hour) could pin 1.5 MiB each, and a watch takes no seat.
+ */
+const IGNORES_BODY = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The request body, at most BODY_LIMIT_BYTES (413 beyond, after draining the rest); `keep` false: read and dropped. */
+function readBody(req: IncomingMessage, keep: boolean): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= BODY_LIMIT_BYTES) chunks.push(chunk);
+      if (keep && size <= BODY_LIMIT_BYTES) chunks.push(chunk);
     });
-    req.on('end', () => (size > BODY_LIMIT_BYTES ? reject(tooLarge(BODY_LIMIT_BYTES)) : resolve(size === 0 ? undefined : Buffer.concat(chunks, size))));
+    req.on('end', () => (size > BODY_LIMIT_BYTES ? reject(tooLarge(BODY_LIMIT_BYTES)) : resolve(size === 0 || !keep ? undefined : Buffer.concat(chunks, size))));
     req.on('error', (err) => reject(new ApiError(400, 'BadRequest', `the request body could not be read: ${err.message}`)));
   });
 }
