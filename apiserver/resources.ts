@@ -33,6 +33,16 @@ export interface JSONSchemaProps {
   [extension: string]: unknown;
 }
 
+/**
+ * The schema of the field `key` that `schema` declares; undefined when it declares none. Own properties
+ * only: a field named like a member of every object (`constructor`, `toString`, `__proto__`) is not declared
+ * by being inherited, and was so kept past pruning and Strict validation.
+ */
+export function declaredProperty(schema: JSONSchemaProps | undefined, key: string): JSONSchemaProps | undefined {
+  const props = schema?.properties;
+  return props && Object.hasOwn(props, key) ? props[key] : undefined;
+}
+
 /** One column of `kubectl get`, as a CRD's additionalPrinterColumns declares it. */
 export interface PrinterColumn {
   name: string;

@@ -5,7 +5,7 @@
  * `x-kubernetes-list-map-keys` in the kind's schema), which is owned, merged
  * and removed item by item. Other lists are one value. Pure.
  */
-import type { JSONSchemaProps } from '../resources.js';
+import { declaredProperty, type JSONSchemaProps } from '../resources.js';
 import type { KubeObject } from '../storage/codec.js';
 
 /** A field's path from the object's root: field names, and `k:{...}` for the item of an associative list. */
@@ -22,7 +22,8 @@ const isObject = (v: Json): v is Record<string, Json> => v !== null && typeof v 
 function childSchema(schema: Schema, seg: string): Schema {
   if (!schema) return undefined;
   if (seg.startsWith(ITEM)) return schema.items;
-  if (schema.properties?.[seg]) return schema.properties[seg];
+  const declared = declaredProperty(schema, seg);
+  if (declared) return declared;
   return typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
 }
 

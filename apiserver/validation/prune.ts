@@ -3,7 +3,7 @@
  * declare are removed, and their paths reported so `fieldValidation=Strict`
  * can reject them and `Warn` can warn about them.
  */
-import type { JSONSchemaProps } from '../resources.js';
+import { declaredProperty, type JSONSchemaProps } from '../resources.js';
 
 /** Removes undeclared fields from `value` in place; returns their paths (`spec.foo`, `spec.items[0].bar`). */
 export function pruneUnknown(value: unknown, schema: JSONSchemaProps, path = ''): string[] {
@@ -16,7 +16,7 @@ export function pruneUnknown(value: unknown, schema: JSONSchemaProps, path = '')
   const unknown: string[] = [];
   for (const key of Object.keys(obj)) {
     const child = childPath(path, key);
-    const sub = schema.properties?.[key] ?? additional(schema);
+    const sub = declaredProperty(schema, key) ?? additional(schema);
     // kube drops nulls of non-nullable fields, so a bare `field:` in YAML means "unset" (and gets the default).
     if (sub && obj[key] === null && !sub.nullable) delete obj[key];
     else if (sub) unknown.push(...pruneUnknown(obj[key], sub, child));

@@ -11,6 +11,7 @@ describe('pruneUnknown', () => {
     const cases: [name: string, body: Record<string, unknown>, unknown: string[], pruned: Record<string, unknown>][] = [
       ['keeps a fully declared body', { spec: { cpus: 2, process: { command: ['/bin/true'] } } }, [], { spec: { cpus: 2, process: { command: ['/bin/true'] } } }],
       ['removes an unknown spec field', { spec: { cpus: 2, foo: 1 } }, ['spec.foo'], { spec: { cpus: 2 } }],
+      ['removes fields named like members of every object (they were taken for declared ones)', { spec: { cpus: 2, constructor: 'x', toString: 1, hasOwnProperty: {} } }, ['spec.constructor', 'spec.toString', 'spec.hasOwnProperty'], { spec: { cpus: 2 } }],
       ['removes an unknown top-level field', { spec: {}, extra: { a: 1 } }, ['extra'], { spec: {} }],
       ['removes unknown fields at depth', { spec: { qemu: { migration: { mode: 'Live', speed: 9 } } } }, ['spec.qemu.migration.speed'], { spec: { qemu: { migration: { mode: 'Live' } } } }],
       [
