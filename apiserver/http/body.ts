@@ -120,20 +120,36 @@ export function asObject(value: unknown): Record<string, any> {
   return value as Record<string, any>;
 }
 
+/** A value of a client's, for a message: a string as it is, anything else as JSON (never through its own toString). */
+export function describe(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(typeof value)).slice(0, 200);
+}
+
 /** An ApiError for a body over the size limit. */
 export function tooLarge(limitBytes: number): ApiError {
   return new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: limit is ${limitBytes} bytes`);
 }
 
-/** Fills apiVersion/kind from the URL when absent; rejects a mismatch or a wrong namespace. */
+/** The metadata fields every reader takes for strings (a name, a version): anything else is a 400, as kube's decoding makes it. */
+const STRING_META = ['name', 'generateName', 'namespace', 'resourceVersion', 'uid'] as const;
+
+/**
+ * Fills apiVersion/kind from the URL when absent; rejects a mismatch, a wrong namespace, or identity fields
+ * that are not strings. Checked first: an object there ({"toString": 0}) made every message or comparison
+ * that turned it into text throw, a 500.
+ */
 export function checkIdentity(body: KubeObject, def: ResourceDefinition, ns: string | undefined): KubeObject {
   const gv = groupVersion(def);
   body.apiVersion ??= gv;
   body.kind ??= def.kind;
-  if (body.apiVersion !== gv) throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${gv})`);
-  if (body.kind !== def.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${def.kind})`);
+  if (body.apiVersion !== gv) throw badRequest(`the API version in the data (${describe(body.apiVersion)}) does not match the expected API version (${gv})`);
+  if (body.kind !== def.kind) throw badRequest(`the kind in the data (${describe(body.kind)}) does not match the expected kind (${def.kind})`);
   if (body.metadata === undefined) body.metadata = {};
   if (body.metadata === null || typeof body.metadata !== 'object' || Array.isArray(body.metadata)) throw badRequest('metadata: must be an object');
+  for (const f of STRING_META) {
+    const v: unknown = body.metadata[f];
+    if (v !== undefined && typeof v !== 'string') throw badRequest(`metadata.${f}: must be a string, not ${describe(v)}`);
+  }
   if (def.namespaced && body.metadata.namespace !== undefined && body.metadata.namespace !== ns) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }

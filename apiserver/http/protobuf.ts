@@ -110,6 +110,13 @@ function fieldsV1Of(raw: string): unknown {
   }
 }
 
+// A time as kube writes it; a 400 past what a Date holds (year 275760), which toISOString refuses with a RangeError.
+function rfc3339(seconds: number, field: string): string {
+  const date = new Date(seconds * 1000);
+  if (Number.isNaN(date.getTime())) throw badRequest(`${field}: ${seconds} seconds is not a time this server reads`);
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
 function jsonForm<T>(value: T): T {
   if (Array.isArray(value)) return value.map(jsonForm) as T;
   if (!value || typeof value !== 'object') return value;
@@ -118,7 +125,7 @@ function jsonForm<T>(value: T): T {
     if (v === '') continue;
     if (TIME_FIELDS.has(k) && v && typeof v === 'object') {
       const seconds = Number((v as { seconds?: number }).seconds ?? ZERO_TIME_SECONDS);
-      if (seconds > ZERO_TIME_SECONDS) out[k] = new Date(seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+      if (seconds > ZERO_TIME_SECONDS) out[k] = rfc3339(seconds, k);
     } else if (k === 'fieldsV1' && v && typeof v === 'object') out[k] = fieldsV1Of(String((v as { Raw?: string }).Raw ?? ''));
     else out[k] = jsonForm(v);
   }

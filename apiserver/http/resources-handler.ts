@@ -14,7 +14,7 @@ import { toTable, wantsTable, type IncludeObject } from '../rest/table.js';
 import type { KubeObject } from '../storage/codec.js';
 import { managerName } from '../rest/managed-fields.js';
 import { parseFieldValidation } from '../validation/validate-object.js';
-import { asObject, checkIdentity, decodeBody } from './body.js';
+import { asObject, checkIdentity, decodeBody, describe } from './body.js';
 import type { ApiContext } from './context.js';
 import { serveNamespaces } from './namespaces-handler.js';
 import { listParams } from './list-params.js';
@@ -136,8 +136,12 @@ function deleteOptions(req: Request): DeleteOptions {
   const raw = req.body as Buffer | undefined;
   if (!raw || raw.length === 0) return {};
   const body = asObject(decodeBody(raw, req.headers['content-type']));
-  if (body.preconditions !== undefined && (typeof body.preconditions !== 'object' || body.preconditions === null)) {
+  const pre: unknown = body.preconditions;
+  if (pre !== undefined && (typeof pre !== 'object' || pre === null || Array.isArray(pre))) {
     throw badRequest('preconditions: must be an object with uid and/or resourceVersion');
+  }
+  for (const [f, v] of Object.entries((pre ?? {}) as Record<string, unknown>)) {
+    if ((f === 'uid' || f === 'resourceVersion') && v !== undefined && v !== null && typeof v !== 'string') throw badRequest(`preconditions.${f}: must be a string, not ${describe(v)}`);
   }
   return body as DeleteOptions;
 }

@@ -69,6 +69,23 @@ describe('apiserver bad input', function () {
     ['unknown resource', { path: '/apis/cairn.dev/v1alpha1/gadgets' }, 404],
     ['unknown subresource', { path: `${inst}/target/scale` }, 404],
     ['DELETE with malformed options', { method: 'DELETE', path: `${inst}/target`, body: '{"preconditions": 5}' }, 400],
+    // An object whose own toString is not a function, where a string belongs: turned into text, it threw (500).
+    ...(() => {
+      const odd = { toString: 0 };
+      const configMaps = '/api/v1/namespaces/bad/configmaps';
+      const odds: [string, RawRequest][] = [
+        ['name', { method: 'POST', path: configMaps, body: JSON.stringify({ metadata: { name: odd } }) }],
+        ['generateName', { method: 'POST', path: inst, body: JSON.stringify({ ...instance('x', 'bad'), metadata: { generateName: odd } }) }],
+        ['apiVersion', { method: 'POST', path: configMaps, body: JSON.stringify({ apiVersion: odd, metadata: { name: 'x' } }) }],
+        ['kind', { method: 'POST', path: configMaps, body: JSON.stringify({ kind: odd, metadata: { name: 'x' } }) }],
+        ['resourceVersion in a PUT', { method: 'PUT', path: `${inst}/target`, body: JSON.stringify({ ...instance('target', 'bad'), metadata: { name: 'target', resourceVersion: odd } }) }],
+        ['name from a merge patch', { method: 'PATCH', path: `${inst}/target`, contentType: 'application/merge-patch+json', body: JSON.stringify({ metadata: { name: odd } }) }],
+        ['name in an apply', { method: 'PATCH', path: `${inst}/target?fieldManager=m`, contentType: 'application/apply-patch+yaml', body: JSON.stringify({ ...instance('target', 'bad'), metadata: { name: odd } }) }],
+        ['a delete precondition', { method: 'DELETE', path: `${inst}/target`, body: JSON.stringify({ preconditions: { uid: odd } }) }],
+        ['a Cluster name', { method: 'POST', path: cairnPath('clusters'), body: JSON.stringify({ metadata: { name: odd }, spec: {} }) }],
+      ];
+      return odds.map(([field, req]): [string, RawRequest, number] => [`${field} an object with a toString that is no function`, req, 400]);
+    })(),
   ];
   for (const [what, req, code] of cases) {
     it(`${what} → ${code}`, async () => expectStatus(await send(req), code, what));

@@ -81,6 +81,16 @@ describe('protobuf request bodies (application/vnd.kubernetes.protobuf)', () => 
     expect(decodeProtobuf(envelope('v1', 'DeleteOptions', del))).to.deep.equal({ apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Background', dryRun: ['All'] });
   });
 
+  it('answers 400 for a time past what a Date holds (it once threw a RangeError: a 500)', () => {
+    const m = objectMeta('far');
+    msg(m, 8, w().uint32(1 << 3).int64(9e12)); // creationTimestamp.seconds, beyond year 275760
+    const s = w();
+    msg(s, 1, m);
+    const err = catchApiError(() => decodeProtobuf(envelope('v1', 'Secret', s)));
+    expect(err).to.include({ code: 400 });
+    expect(err.message).to.match(/creationTimestamp: 9000000000000 seconds is not a time/);
+  });
+
   it('answers 415 for kinds it does not know and 400 for bodies that are not protobuf', () => {
     expect(catchApiError(() => decodeProtobuf(envelope('apps/v1', 'Deployment', w())))).to.include({ code: 415 });
     expect(catchApiError(() => decodeProtobuf(Buffer.from('{"kind":"Secret"}'))).message).to.include('starts with "k8s\\0"');
