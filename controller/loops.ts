@@ -8,6 +8,7 @@
 import type { Logger } from 'winston';
 import type { CairnClient } from '../api/client/cairn-client.js';
 import { OWNER_KIND_LABEL, OWNER_NAME_LABEL } from '../api/names.js';
+import { getCondition } from '../api/conditions.js';
 import type { WorkItem } from '../api/workitem.js';
 import { RestClient } from '../api/client/rest-client.js';
 import type { ControllerCache, LeaseObject } from './cache.js';
@@ -90,7 +91,7 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   // A WorkItem going away (being deleted, or gone: a relist finds a delete without the deletionTimestamp) frees
   // capacity that an unplaced instance may fit into. A WorkItem's change is progress of work under way (a node
   // started the instance): ahead of new Instances.
-  const freed = (w: WorkItem) => unplacedInstances(d, w.metadata.namespace!);
+  const freed = (w: WorkItem) => waitingForRoom(d, w.metadata.namespace!, w.spec.nodeName);
   instances.watch(cache.workItems, (w) => [...ownerKeys(w, 'Instance'), ...(w.metadata.deletionTimestamp ? freed(w) : [])], 0, { urgent: true, deletedKeys: freed });
   instances.watch(cache.leases, (l) => leaseOwner(l, 'instance-'));
   instances.watch(cache.nodes, (n) => [...cache.instancesOnNode(n.metadata.namespace!, n.metadata.name!).map(nsKey), ...unplacedInstances(d, n.metadata.namespace!)], 0, { changed: changedForPlacement });
@@ -164,6 +165,12 @@ function unplacedInstances(d: LoopDeps, namespace: string): string[] {
     .inNamespace(d.cache.instances, namespace)
     .filter((i) => !i.status?.nodeName)
     .map(nsKey);
+}
+
+/** Instances that may fit now that a WorkItem on `nodeName` has gone: unplaced ones, and those on the node whose resize was refused. */
+function waitingForRoom(d: LoopDeps, namespace: string, nodeName: string): string[] {
+  const refusedResize = d.cache.instancesOnNode(namespace, nodeName).filter((i) => getCondition(i.status?.conditions, 'SpecAccepted')?.status === 'False');
+  return [...unplacedInstances(d, namespace), ...refusedResize.map(nsKey)];
 }
 
 function attachedInstances(d: LoopDeps, namespace: string, volumeName: string): string[] {

@@ -30,6 +30,8 @@ describe('controller: scheduling, status and WorkItem specs (real etcd + apiserv
   const getVolume = (name: string) => c.client.get('Volume', NS, name);
   const workItemsOf = async (kind: 'Instance' | 'Volume', name: string): Promise<WorkItem[]> =>
     (await c.client.list('WorkItem', { namespace: NS, labelSelector: `${OWNER_KIND_LABEL}=${kind},${OWNER_NAME_LABEL}=${name}` })).items;
+  const workItemsOfIn = async (ns: string, name: string): Promise<WorkItem[]> =>
+    (await c.client.list('WorkItem', { namespace: ns, labelSelector: `${OWNER_KIND_LABEL}=Instance,${OWNER_NAME_LABEL}=${name}` })).items;
   const running = (name: string) =>
     until(`instance ${name} Running and Ready`, async () => {
       const i = await getInstance(name);
@@ -412,5 +414,13 @@ describe('controller: scheduling, status and WorkItem specs (real etcd + apiserv
     expect(refused).to.have.length(1);
     expect(getCondition(refused[0]!.status?.conditions, 'SpecAccepted')?.message).to.match(/^resizing to 3 cpus \/ 64Mi would need 6 cpus of 4 on node r1/);
     expect(items.map((w) => w.spec.instance!.cpus).sort()).to.deep.equal([1, 3]);
+    // Room made on the node (the other instance deleted): the refused resize goes ahead, without a resync.
+    const waiting = refused[0]!.metadata.name!;
+    await c.client.delete('Instance', RESIZE, names.find((n) => n !== waiting)!);
+    await until('the refused resize carried out', async () => {
+      const i = await c.client.get('Instance', RESIZE, waiting);
+      const w = (await workItemsOfIn(RESIZE, waiting))[0];
+      return getCondition(i?.status?.conditions, 'SpecAccepted')?.status === 'True' && w?.spec.instance?.cpus === 3 ? true : undefined;
+    });
   });
 });
