@@ -19,6 +19,7 @@ import { clusterRoleBindingDefinition, clusterRoleDefinition, rbacDefinitions, r
 import type { RequestAttributes } from './attributes.js';
 import type { Authorizer, Decision } from './authorizer.js';
 import { evaluate, type BindingObject, type RbacPolicy, type RbacVerdict } from './rbac.js';
+import { escalationAdmission } from './rbac-escalation.js';
 
 /** The part of the watch cache the authorizer reads (WatchCache has it). */
 export interface RbacCache {
@@ -50,14 +51,17 @@ export class RbacAuthorizer implements Authorizer {
 
   async authorize(a: RequestAttributes): Promise<Decision> {
     const first = evaluate(this.policy, a);
-    if (first.allowed) return decision(first);
-    if (!(await this.cache.waitFresh(this.waitMs))) return decision(first);
-    return decision(evaluate(this.policy, a));
+    if (first.allowed) return this.decision(first, a);
+    if (!(await this.cache.waitFresh(this.waitMs))) return this.decision(first, a);
+    return this.decision(evaluate(this.policy, a), a);
   }
-}
 
-function decision(v: RbacVerdict): Decision {
-  return v.allowed ? { decision: 'allow', reason: v.reason } : { decision: 'noOpinion', reason: v.reason };
+  // An allowed write of a role or binding is admitted only if it grants nothing its author lacks.
+  private decision(v: RbacVerdict, a: RequestAttributes): Decision {
+    if (!v.allowed) return { decision: 'noOpinion', reason: v.reason };
+    const admit = escalationAdmission(this.policy, a);
+    return { decision: 'allow', reason: v.reason, ...(admit ? { admit } : {}) };
+  }
 }
 
 /** The policy as the watch cache holds it now. */

@@ -21,10 +21,8 @@
  *     grant access to Cluster `a` itself, never to another.
  * There is no deny rule: a policy only adds permissions.
  *
- * Escalation checks (kube refuses a Role or binding granting more than its
- * author holds) are not made: only admins may write RBAC objects (the
- * built-in roles grant nothing on rbac.authorization.k8s.io but to
- * cairn:admin), so nobody can grant what they lack.
+ * Writes of roles and bindings are checked for escalation, as kube does,
+ * by rbac-escalation.ts.
  */
 import type { RequestAttributes, ResourceAttributes } from './attributes.js';
 import type { UserInfo } from './tokens.js';
@@ -111,8 +109,8 @@ function grants(policy: RbacPolicy, b: BindingObject, namespace: string | undefi
   return (boundRole(policy, b.roleRef, namespace)?.rules ?? []).some((rule) => ruleAllows(rule, a));
 }
 
-// A ClusterRoleBinding (no namespace) can only refer to a ClusterRole.
-function boundRole(policy: RbacPolicy, ref: RoleRef, namespace: string | undefined): RoleObject | undefined {
+/** The role a binding refers to; a ClusterRoleBinding (no namespace) can only refer to a ClusterRole. */
+export function boundRole(policy: RbacPolicy, ref: RoleRef, namespace: string | undefined): RoleObject | undefined {
   if (ref.kind === 'ClusterRole') return policy.role(undefined, ref.name);
   return ref.kind === 'Role' && namespace !== undefined ? policy.role(namespace, ref.name) : undefined;
 }

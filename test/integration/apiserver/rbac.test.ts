@@ -343,6 +343,24 @@ describe('RBAC (real etcd + apiserver)', function () {
     });
   });
 
+  describe('escalation (kube refuses to grant what the author lacks)', () => {
+    it('lets a user who may write bindings in a grant only roles whose rules they hold there, as kube does', async () => {
+      await addUser('dana');
+      const delegate = { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'bindings-writer' }, rules: [{ verbs: ['create'], apiGroups: ['rbac.authorization.k8s.io'], resources: ['rolebindings'] }] };
+      await admin('POST', `${RBAC}/clusterroles`, delegate);
+      await admin('POST', `${RBAC}/namespaces/a/rolebindings`, binding('RoleBinding', 'dana-delegates', 'bindings-writer', 'dana', 'a'));
+      await admin('POST', `${RBAC}/namespaces/a/rolebindings`, binding('RoleBinding', 'dana-views', 'cairn:viewer', 'dana', 'a'));
+      const token = users.dana!.token;
+      const toAdmin = await as(token, 'POST', `${RBAC}/namespaces/a/rolebindings`, binding('RoleBinding', 'dana-admin', 'cairn:admin', 'dana', 'a'));
+      expect(toAdmin.status, toAdmin.text).to.equal(403);
+      expect(toAdmin.json.message).to.match(/rolebindings\.rbac\.authorization\.k8s\.io "dana-admin" is forbidden: user "dana" .*attempting to grant RBAC permissions not currently held in namespace "a"/);
+      const toViewer = await as(token, 'POST', `${RBAC}/namespaces/a/rolebindings`, binding('RoleBinding', 'friend-views', 'cairn:viewer', 'friend', 'a'));
+      expect(toViewer.status, toViewer.text).to.equal(201);
+      const elsewhere = await as(token, 'POST', `${RBAC}/namespaces/b/rolebindings`, binding('RoleBinding', 'friend-views', 'cairn:viewer', 'friend', 'b'));
+      expect(elsewhere.status, 'no right to write bindings in b at all').to.equal(403);
+    });
+  });
+
   describe('impersonation (kubectl --as)', () => {
     const asAdmin = (user: string, method: string, p: string, groups: string[] = []) =>
       rawRequest(env.kubeconfig, { method, path: p, headers: { 'Impersonate-User': user, ...(groups.length ? { 'Impersonate-Group': groups.join(',') } : {}) } });
