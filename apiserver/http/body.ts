@@ -148,9 +148,10 @@ export function checkIdentity(body: KubeObject, def: ResourceDefinition, ns: str
   if (body.metadata === null || typeof body.metadata !== 'object' || Array.isArray(body.metadata)) throw badRequest('metadata: must be an object');
   for (const f of STRING_META) {
     const v: unknown = body.metadata[f];
-    if (v !== undefined && typeof v !== 'string') throw badRequest(`metadata.${f}: must be a string, not ${describe(v)}`);
+    // null is unset, as kube decodes it (and pruning drops it).
+    if (v !== undefined && v !== null && typeof v !== 'string') throw badRequest(`metadata.${f}: must be a string, not ${describe(v)}`);
   }
-  if (def.namespaced && body.metadata.namespace !== undefined && body.metadata.namespace !== ns) {
+  if (def.namespaced && body.metadata.namespace != null && body.metadata.namespace !== ns) {
     throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
   }
   return body;

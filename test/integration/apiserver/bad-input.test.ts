@@ -91,6 +91,11 @@ describe('apiserver bad input', function () {
     it(`${what} → ${code}`, async () => expectStatus(await send(req), code, what));
   }
 
+  it('takes null identity fields for unset, as kube decodes them', async () => {
+    const r = await send({ method: 'POST', path: '/api/v1/namespaces/bad/configmaps', body: JSON.stringify({ metadata: { name: 'nulls', resourceVersion: null, uid: null, namespace: null } }) });
+    expect(r.status, r.text).to.equal(201);
+  });
+
   it('survives 1,200 generated bodies with only successes and well-formed 4xx answers', async () => {
     const targets: { method: string; path: string; contentType: string }[] = [
       { method: 'POST', path: inst, contentType: 'application/json' },
