@@ -47,11 +47,12 @@ function itemSegment(item: Json, keys: string[]): string {
  */
 class ListItems {
   private readonly at = new Map<string, number>();
-  private readonly removed = new Set<number>();
 
+  /** `removed`: positions taken out of the list (shared by every index of it), which match nothing. */
   constructor(
     readonly list: Json[],
     readonly keys: string[],
+    private readonly removed: ReadonlySet<number> = new Set(),
   ) {
     list.forEach((item, i) => this.note(item, i));
   }
@@ -59,37 +60,14 @@ class ListItems {
   /** The index of the item whose key fields are `key`'s; -1 when none. */
   indexOf(key: Record<string, Json>): number {
     const id = identity(key, this.keys);
-    return id === undefined ? -1 : (this.at.get(id) ?? -1);
+    const at = id === undefined ? undefined : this.at.get(id);
+    return at === undefined || this.removed.has(at) ? -1 : at;
   }
 
   /** Appends `item` to the list. */
   push(item: Json): void {
     this.note(item, this.list.length);
     this.list.push(item);
-  }
-
-  /** Items not removed. */
-  get size(): number {
-    return this.list.length - this.removed.size;
-  }
-
-  /**
-   * Removes the item at `i` from the index at once, from the list at compact(): spliced out one by
-   * one, removing every item of a list would cost N² again.
-   */
-  remove(i: number): void {
-    const item = this.list[i];
-    const id = isObject(item) ? identity(item, this.keys) : undefined;
-    if (id !== undefined && this.at.get(id) === i) this.at.delete(id);
-    this.removed.add(i);
-  }
-
-  /** Takes the removed items out of the list, in place; the index is stale after. */
-  compact(): void {
-    let kept = 0;
-    for (let i = 0; i < this.list.length; i++) if (!this.removed.has(i)) this.list[kept++] = this.list[i];
-    this.list.length = kept;
-    this.removed.clear();
   }
 
   private note(item: Json, i: number): void {
@@ -115,44 +93,48 @@ function identity(obj: Record<string, Json>, keys: string[]): string | undefined
  * objects outside it (the watch cache's) are nobody's to index for good.
  */
 export class ListIndexes {
-  private readonly byList = new WeakMap<Json[], ListItems>();
-  private readonly shortened = new Set<ListItems>();
-
-  /** The list's items indexed by the key fields `seg` names; undefined when `seg` names none. */
-  itemsBy(list: Json[], seg: string): { items: ListItems; key: Record<string, Json> } | undefined {
-    const key = itemKey(seg);
-    if (!key) return undefined;
-    const keys = Object.keys(key);
-    let items = this.byList.get(list);
-    if (!items || items.keys.join('\0') !== keys.join('\0')) this.byList.set(list, (items = new ListItems(list, keys)));
-    return { items, key };
-  }
+  // Per list: its indexes by the key fields asked (a client's managedFields may name items by other fields
+  // than the schema's), and the positions removed, which every index of it skips until compact().
+  private readonly lists = new WeakMap<Json[], { byKeys: Map<string, ListItems>; removed: Set<number> }>();
+  private readonly shortened = new Set<Json[]>();
 
   /** The index of the item `seg` names in `list`; -1 when none. */
   indexOf(list: Json[], seg: string): number {
-    const by = this.itemsBy(list, seg);
-    return by ? by.items.indexOf(by.key) : -1;
+    const key = itemKey(seg);
+    if (!key) return -1;
+    const keys = Object.keys(key);
+    let state = this.lists.get(list);
+    if (!state) this.lists.set(list, (state = { byKeys: new Map(), removed: new Set() }));
+    const sig = JSON.stringify(keys);
+    let items = state.byKeys.get(sig);
+    if (!items) state.byKeys.set(sig, (items = new ListItems(list, keys, state.removed)));
+    return items.indexOf(key);
   }
 
-  /** Removes the item `seg` names from `list`: found no more at once, out of the list at compact(). */
+  /**
+   * Removes the item `seg` names from `list`: found no more at once, out of the list at compact(). Spliced
+   * out one by one, removing every item of a list would cost N² again.
+   */
   remove(list: Json[], seg: string): void {
-    const by = this.itemsBy(list, seg);
-    const at = by ? by.items.indexOf(by.key) : -1;
+    const at = this.indexOf(list, seg);
     if (at < 0) return;
-    by!.items.remove(at);
-    this.shortened.add(by!.items);
+    this.lists.get(list)!.removed.add(at);
+    this.shortened.add(list);
   }
 
   /** Whether every item of `list` is removed (or it has none). */
   isEmpty(list: Json[]): boolean {
-    return list.length === 0 || this.byList.get(list)?.size === 0;
+    return list.length === (this.lists.get(list)?.removed.size ?? 0);
   }
 
-  /** Takes every removed item out of its list. */
+  /** Takes every removed item out of its list, in place; the list's indexes go with it. */
   compact(): void {
-    for (const items of this.shortened) {
-      items.compact();
-      this.byList.delete(items.list);
+    for (const list of this.shortened) {
+      const removed = this.lists.get(list)!.removed;
+      let kept = 0;
+      for (let i = 0; i < list.length; i++) if (!removed.has(i)) list[kept++] = list[i];
+      list.length = kept;
+      this.lists.delete(list);
     }
     this.shortened.clear();
   }

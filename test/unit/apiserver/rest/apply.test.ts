@@ -250,6 +250,25 @@ describe('server-side apply of associative lists (x-kubernetes-list-map-keys)', 
     expect(dropped.spec.volumes).to.deep.equal([vol('a'), vol('b')]);
   });
 
+  it('drops exactly the items a manager stopped applying, however its recorded entry names them (review: alternating key sets once removed the wrong items)', () => {
+    // A client may write managedFields: items named by the schema's key and by key and value, in turn.
+    const item = (n: string, full: boolean) => `k:${JSON.stringify(full ? vol(n) : { name: n })}`;
+    const cases: [owned: string, applied: string, left: string][] = [
+      ['bcd', '', 'ae'],
+      ['abcde', '', ''],
+      ['bd', '', 'ace'],
+      // c, named by other fields than the key, is another path: dropped, then applied again at the end.
+      ['bcd', 'c', 'aec'],
+    ];
+    for (const [owned, applied, left] of cases) {
+      const live = { ...shell(), spec: { volumes: [...'abcde'].map((n) => vol(n)) } } as KubeObject;
+      const fieldsV1 = { 'f:spec': { 'f:volumes': Object.fromEntries([...owned].map((n, i) => [item(n, i % 2 === 1), { 'f:name': {}, 'f:volumeName': {} }])) } };
+      live.metadata.managedFields = [{ manager: 'alice', operation: 'Apply', apiVersion: API_VERSION, time: T1, fieldsType: 'FieldsV1', fieldsV1 }] as unknown as Record<string, unknown>[];
+      const out = serverSideApply(live, config({ volumes: [...applied].map((n) => vol(n)) }), 'alice', false, T2, schema);
+      expect(((out.spec?.volumes ?? []) as { name: string }[]).map((v) => v.name).join(''), `${owned} applied, then ${applied}`).to.equal(left);
+    }
+  });
+
   it('a list without list-map keys stays one value: the last applier\'s', () => {
     const a = serverSideApply(shell(), config({ command: ['x'] }), 'alice', false, T1, schema);
     expect(() => serverSideApply(a, config({ command: ['y'] }), 'bob', false, T2, schema)).to.throw(ApiErrorLike);
