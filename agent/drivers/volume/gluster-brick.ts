@@ -48,6 +48,8 @@ const IMAGE_FILE = 'brick.img';
 const JOINED_FILE = 'joined';
 /** In the run dir: what the running self-heal daemon started for (selfHealStartKey). */
 const SHD_STARTED_FOR_FILE = 'shd.started-for';
+/** In a brick's run dir: where the join mounts the whole volume for a moment (joinOnce). */
+const JOIN_MOUNT = 'join-mount';
 
 /** The brick of a gluster WorkItem and where its run files go, checked. */
 function brickTarget(item: WorkItem, dataDir: string): { brick: WorkItemBrickSpec; runDir: string; what: string } {
@@ -322,11 +324,10 @@ async function restartSelfHeal(brick: WorkItemBrickSpec, runDir: string, ctx: Op
 async function joinOnce(brick: WorkItemBrickSpec, index: number, runDir: string, ctx: OperationContext): Promise<void> {
   const marker = path.join(runDir, JOINED_FILE);
   if (!brick.clientVolfile || fs.existsSync(marker)) return;
-  const mnt = path.join(runDir, 'join-mount');
+  const mnt = path.join(runDir, JOIN_MOUNT);
   const volfile = path.join(runDir, 'join.vol');
   fs.writeFileSync(volfile, brick.clientVolfile);
-  // A join cut short (the agent died) may have left its client mounted here.
-  await unmountAll(mnt);
+  await releaseJoinMount(runDir);
   fs.mkdirSync(mnt, { recursive: true });
   try {
     await run('glusterfs', [`--client-pid=${ADD_REPLICA_MOUNT_PID}`, '-f', volfile, '-l', path.join(runDir, 'join.log'), '-p', path.join(runDir, 'join.pid'), mnt], { signal: ctx.signal });
@@ -336,14 +337,24 @@ async function joinOnce(brick: WorkItemBrickSpec, index: number, runDir: string,
     const detail = (err as { stderr?: string }).stderr?.trim() || (err as Error).message;
     throw new OperationError('CommandFailed', `brick ${brick.path} on node ${ctx.nodeName} could not ask the other bricks to heal onto it: ${detail}`, 'the other bricks must run and be reachable from this node (see the Volume\'s status); the agent retries');
   } finally {
-    await unmountAll(mnt);
-    stopClient(path.join(runDir, 'join.pid'));
-    removeMountPoint(mnt);
+    await releaseJoinMount(runDir);
   }
   fs.writeFileSync(marker, new Date(ctx.now()).toISOString());
   // The others' daemons restart on the join (their peerJoins changes); this one too, for its own index.
   await restartSelfHeal(brick, runDir, ctx);
   ctx.log.info('brick joined its volume: the others heal onto it', { path: brick.path, index });
+}
+
+/**
+ * Unmounts the join's client from the run dir, stops it and removes its mount point: also one left by a
+ * join cut short (its worker killed, the agent dead), which a recursive delete of the run dir would
+ * otherwise go through and delete every file of the volume on the other bricks.
+ */
+async function releaseJoinMount(runDir: string): Promise<void> {
+  const mnt = path.join(runDir, JOIN_MOUNT);
+  await unmountAll(mnt);
+  stopClient(path.join(runDir, 'join.pid'));
+  removeMountPoint(mnt);
 }
 
 async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observation> {
@@ -384,6 +395,7 @@ async function remove(item: WorkItem, ctx: OperationContext): Promise<void> {
   }
   const { brick, runDir, what } = target;
   try {
+    await releaseJoinMount(runDir);
     await stop('shd', runDir, ctx);
     await stop('brick', runDir, ctx);
     // Retain keeps the filesystem mounted on the brick directory, and its image, so the data stays where it was.

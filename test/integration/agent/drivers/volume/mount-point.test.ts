@@ -12,6 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { isMountPoint, removeMountPoint, unmountAll } from '../../../../../agent/drivers/volume/gluster-mount.js';
+import { glusterBrickDriver } from '../../../../../agent/drivers/volume/gluster-brick.js';
+import { brickDataPath } from '../../../../../api/names.js';
+import type { WorkItem } from '../../../../../api/workitem.js';
 
 const mountTmpfs = (dir: string) => execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'cairn-test', dir]);
 
@@ -58,5 +61,30 @@ describe('agent: mount points', function () {
     removeMountPoint(dir);
     expect(fs.existsSync(dir)).to.equal(false);
     removeMountPoint(dir);
+  });
+
+  it('deletes a brick without going through a mount its join left behind (once every file of the volume went)', async () => {
+    const dataDir = path.join(base, 'data');
+    const volume = fs.mkdtempSync(path.join(base, 'volume-')); // stands in for the FUSE mount of the whole volume
+    fs.writeFileSync(path.join(volume, 'precious'), 'keep');
+    const runDir = path.join(dataDir, 'gluster', 'c', 'v-1');
+    const joinMount = path.join(runDir, 'join-mount');
+    fs.mkdirSync(joinMount, { recursive: true });
+    execFileSync('mount', ['--bind', volume, joinMount]);
+    const brickPath = brickDataPath(dataDir, 'c', 'v', 1);
+    fs.mkdirSync(brickPath, { recursive: true });
+    const item = {
+      metadata: { name: 'v.r1.n1', namespace: 'c' },
+      spec: { type: 'VolumeReplica', nodeName: 'n1', owner: { kind: 'Volume', name: 'v' }, volumeReplica: { volumeName: 'v', index: 1, size: '16Mi', driver: 'gluster', brick: { volume: 'c-v', volumeId: 'x', path: brickPath, port: 1, volfile: '' } } },
+    } as unknown as WorkItem;
+    const log = { info: () => undefined, warn: () => undefined };
+    try {
+      await glusterBrickDriver.remove!(item, { dataDir, nodeName: 'n1', now: Date.now, operationId: 'op', signal: new AbortController().signal, log });
+    } finally {
+      await unmountAll(joinMount).catch(() => undefined);
+    }
+    expect(fs.readFileSync(path.join(volume, 'precious'), 'utf8'), 'the volume\'s files').to.equal('keep');
+    expect(fs.existsSync(runDir)).to.equal(false);
+    expect(fs.existsSync(brickPath)).to.equal(false);
   });
 });
