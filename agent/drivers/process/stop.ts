@@ -69,9 +69,9 @@ export async function stopInstance(state: Pick<ProcessState, 'pid' | 'startTicks
  * and, their watchdog gone with the shim, run unfenced beside a copy failed over to another node.
  * Everything in the run's cgroup (cgroup.kill, Linux 5.14, else each pid of cgroup.procs: this catches
  * children that left the process group too); without a cgroup, the members of its process group (not a
- * process that has the dead shim's pid now: it leads a group of its own).
+ * process that has the dead shim's pid now: it leads a group of its own), unless that pid is another's.
  */
-export async function killLeftovers(state: Pick<ProcessState, 'pid' | 'cgroup'>): Promise<void> {
+export async function killLeftovers(state: Pick<ProcessState, 'pid' | 'cgroup' | 'startTicks' | 'bootId'>): Promise<void> {
   const kill = (pid: number) => {
     try {
       process.kill(pid, 'SIGKILL');
@@ -80,7 +80,10 @@ export async function killLeftovers(state: Pick<ProcessState, 'pid' | 'cgroup'>)
     }
   };
   // Every cgroup v2 directory has cgroup.events; without it this is no cgroup (gone, or a test's stand-in).
-  if (!state.cgroup || !fs.existsSync(path.join(state.cgroup, 'cgroup.events'))) return groupMembers(state.pid).filter((p) => p !== state.pid).forEach(kill);
+  if (!state.cgroup || !fs.existsSync(path.join(state.cgroup, 'cgroup.events'))) {
+    if (groupPidReused(state)) return;
+    return groupMembers(state.pid).filter((p) => p !== state.pid).forEach(kill);
+  }
   try {
     await fs.promises.writeFile(path.join(state.cgroup, 'cgroup.kill'), '1', { flag: 'r+' });
     return;
@@ -89,4 +92,15 @@ export async function killLeftovers(state: Pick<ProcessState, 'pid' | 'cgroup'>)
   }
   const procs = await fs.promises.readFile(path.join(state.cgroup, 'cgroup.procs'), 'utf8').catch(() => '');
   procs.split('\n').filter(Boolean).map(Number).forEach(kill);
+}
+
+/**
+ * Whether the shim's pid now names another process (or the run was in another boot): then its group has
+ * no member left, as the kernel does not hand out a pid that still names a process group, and the group
+ * of that number is someone else's (another instance's shim, which also leads one).
+ */
+function groupPidReused(state: Pick<ProcessState, 'pid' | 'startTicks' | 'bootId'>): boolean {
+  if (state.bootId !== undefined && state.bootId !== bootId()) return true;
+  const now = readProcStat(state.pid);
+  return now !== undefined && now.startTicks !== state.startTicks;
 }

@@ -10,8 +10,9 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import path from 'node:path';
 import { launch } from '../../../../../agent/drivers/process/launch.js';
-import { bootId, childPids, childPidsByScan } from '../../../../../agent/drivers/process/proc.js';
-import { stopInstance, type StopOutcome } from '../../../../../agent/drivers/process/stop.js';
+import { spawn } from 'node:child_process';
+import { bootId, childPids, childPidsByScan, groupMembers, readProcStat } from '../../../../../agent/drivers/process/proc.js';
+import { killLeftovers, stopInstance, type StopOutcome } from '../../../../../agent/drivers/process/stop.js';
 import { eventually } from '../../../../support/eventually.js';
 import { tempDir } from '../../helpers.js';
 
@@ -49,6 +50,24 @@ describe('process driver: a stop right after a start (real processes)', function
       await stopInstance({ pid, startTicks, bootId: bootId() }, 500, new AbortController().signal);
     }
     expect(childPids(pid)).to.deep.equal([]);
+  });
+
+  it('kills what a run left in its process group once its shim is gone, and nothing when the shim\'s pid is another process now (pid reuse, no cgroup)', async () => {
+    const group = () => {
+      const leader = spawn('sh', ['-c', 'sleep 60 & wait'], { detached: true, stdio: 'ignore' });
+      return leader.pid!;
+    };
+    const other = group();
+    await eventually('the other group\'s sleep', () => groupMembers(other).length === 2, 5_000, 10);
+    const ticks = readProcStat(other)!.startTicks;
+    // A dead run's shim whose pid the other group's leader has now: its group is not the run's.
+    await killLeftovers({ pid: other, startTicks: ticks - 1, bootId: bootId() });
+    expect(groupMembers(other), 'the other group untouched').to.have.length(2);
+    // The run's own group, its shim dead: what it left is killed.
+    process.kill(other, 'SIGKILL');
+    await eventually('the leader gone', () => !groupMembers(other).includes(other), 5_000, 10);
+    await killLeftovers({ pid: other, startTicks: ticks, bootId: bootId() });
+    await eventually('the leftover killed', () => groupMembers(other).length === 0, 5_000, 10);
   });
 });
 
