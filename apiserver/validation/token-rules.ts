@@ -8,6 +8,7 @@
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { StatusCause } from '../errors.js';
+import { expiryMs } from '../auth/stored-tokens.js';
 import type { KubeObject } from '../storage/codec.js';
 
 /** The spec fields that say who a token authenticates, and how it is checked. */
@@ -33,7 +34,8 @@ export function tokenCauses(obj: KubeObject, old: KubeObject | undefined): Statu
     causes.push({ reason: 'FieldValueForbidden', field: 'spec.revoked', message: 'Forbidden: a revoked token stays revoked; issue a new token instead' });
   }
   // A token's life and uses only shrink: lengthened, an expired or spent token would work again.
-  if (was.expires !== undefined && (spec.expires === undefined || Date.parse(String(spec.expires)) > Date.parse(String(was.expires)))) {
+  // An expiry already stored that does not parse counts as past (stored-tokens.ts): any other lengthens it.
+  if (was.expires !== undefined && (spec.expires === undefined || Date.parse(String(spec.expires)) > (expiryMs(String(was.expires)) ?? Infinity))) {
     causes.push({ reason: 'FieldValueForbidden', field: 'spec.expires', message: 'Forbidden: a token\'s expiry may only come sooner; issue a new token instead' });
   }
   if (typeof was.maxUses === 'number' && typeof spec.maxUses === 'number' && spec.maxUses > was.maxUses) {

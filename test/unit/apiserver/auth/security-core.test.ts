@@ -58,6 +58,9 @@ describe('stored token acceptance', () => {
     const expired = token({ type: 'join', cluster: 'c1', expires: '2020-06-30T00:00:00Z' });
     for (const old of [undefined, expired]) expect(tokenCauses(leap, old).map((c) => [c.reason, c.field])).to.deep.equal([['FieldValueInvalid', 'spec.expires']]);
     expect(tokenCauses(expired, undefined)).to.deep.equal([]);
+    // One already stored (before this check, or by a restore) is past: a parseable expiry is a lengthening.
+    const later = token({ type: 'join', cluster: 'c1', expires: '2099-01-01T00:00:00Z' });
+    expect(tokenCauses(later, leap).map((c) => [c.reason, c.field])).to.deep.equal([['FieldValueForbidden', 'spec.expires']]);
   });
 });
 
