@@ -77,12 +77,13 @@ export async function startControllerManager(opts: ControllerManagerOptions): Pr
     onStoppedLeading: (reason) => {
       log.warn('stopped leading; stopping every reconcile loop', { identity, reason });
       loops?.stop();
-      const cacheStopped = cache?.stop();
+      void cache?.stop();
       metrics.isLeader.set(lease, 0);
       metrics.leaderTransitions.inc({ ...lease, transition: 'lost' });
       void recorder.record(leaseRef, 'Warning', 'LeaderElection', `${identity} stopped leading: ${reason}`);
-      // The lease is released once the reconciles in flight have ended (leader-election.ts).
-      return Promise.all([loops?.stopped, cacheStopped]);
+      // The lease is released once the reconciles in flight have ended (leader-election.ts); the cache
+      // writes nothing, and a relist under way would hold the release back for no reason.
+      return loops?.stopped;
     },
     onNewLeader: (holder) => log.info('another controller leads', { leader: holder }),
   });
