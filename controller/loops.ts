@@ -137,7 +137,9 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
 
 function observeLeases(d: LoopDeps): void {
   const seen = (l: LeaseObject) => void d.leases.view(l, d.clock.now());
-  d.cache.leases.addHandlers({ add: seen, update: (_old, l) => seen(l), delete: (l) => d.leases.deleted(l.metadata.namespace!, l.metadata.name!, d.clock.now()) });
+  // Only a node lease's absence is ever asked about (a Node's heartbeat); others are just forgotten.
+  const gone = (l: LeaseObject) => (l.metadata.name!.startsWith('node-') ? d.leases.deleted(l.metadata.namespace!, l.metadata.name!, d.clock.now()) : d.leases.forget(l.metadata.namespace!, l.metadata.name!));
+  d.cache.leases.addHandlers({ add: seen, update: (_old, l) => seen(l), delete: gone });
 }
 
 function leaseOwner(lease: LeaseObject, prefix: string): string[] {
