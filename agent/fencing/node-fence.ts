@@ -104,8 +104,10 @@ export class NodeFence {
   private renewTimer: TimerHandle | undefined;
   private unsafeTimer: TimerHandle | undefined;
   private stopped = false;
-  // Whether onUnsafe was called since the last renewal: the end of a term is reported once, by whichever sees it first.
+  // Whether onUnsafe was called since the last renewal (the end of a term is reported once, by whichever
+  // sees it first), and when, on the timers' clock.
   private unsafeReported = false;
+  private unsafeReportedAt = 0;
 
   constructor(
     kubeConfig: KubeConfig,
@@ -220,20 +222,24 @@ export class NodeFence {
   private reportUnsafe(): void {
     if (this.unsafeReported) return;
     this.unsafeReported = true;
+    this.unsafeReportedAt = this.opts.clock.elapsed();
     this.opts.log.warn('node lease not renewed within the safe window: stopping every instance', { lastRenewAt: new Date(this.lastRenewAt).toISOString() });
     this.opts.onUnsafe();
   }
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    if (this.termId !== undefined && !this.isSafe() && !this.unsafeReported) {
-      // The window ran out while the timers stood still: a suspended machine's monotonic clock (boot time)
-      // counts the suspend, its timers do not, and the renewal is due before the end-of-term timer. End the
-      // term first and give its fence stops their time: renewing now would begin a new term at once, and
-      // the old term's copies would run on in it.
-      this.reportUnsafe();
-      this.renewTimer = this.opts.clock.setTimer(() => void this.tick(), FENCE_STOP_GRACE_MS);
-      return;
+    if (this.termId !== undefined && !this.isSafe()) {
+      // The term ended: its fence stops get their time before a renewal may begin a new term, in which the
+      // old term's copies would run on. The window may also have run out while the timers stood still (a
+      // suspended machine's monotonic clock, boot time, counts the suspend; its timers do not), so that the
+      // renewal falls due before the end-of-term timer: the end is reported here then.
+      const graceLeft = this.unsafeReported ? this.unsafeReportedAt + FENCE_STOP_GRACE_MS - this.opts.clock.elapsed() : FENCE_STOP_GRACE_MS;
+      if (graceLeft > 0) {
+        this.renewTimer = this.opts.clock.setTimer(() => void this.tick(), graceLeft);
+        this.reportUnsafe();
+        return;
+      }
     }
     // On the monotonic clock: a wall-clock step back would otherwise put the next renewal off by the step.
     const sentAt = this.opts.clock.monotonic();
