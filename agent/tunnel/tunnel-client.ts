@@ -147,7 +147,9 @@ export class TunnelClient {
       end: (failure?: StreamEnd) => {
         if (ended) return;
         ended = true;
-        this.streams.delete(id);
+        // Only this stream's entry: one of a closed tunnel that ends late must not take the place of a
+        // stream of the next tunnel, which numbers its streams from 1 again.
+        if (this.streams.get(id) === entry) this.streams.delete(id);
         if (socket.readyState === WebSocket.OPEN) socket.send(encodeFrame(FrameKind.Close, id, failure));
       },
       onData: (fn) => (entry.data = fn),
