@@ -32,10 +32,11 @@ export function logRange(o: LogOptions, f: LogFacts): LogRange | { problem: stri
   // would make a `--tail 3` print four.
   const end = o.follow ? {} : { end: f.size };
   if (o.fromOffset !== undefined) return { start: o.fromOffset <= f.size ? o.fromOffset : 0, ...end };
-  const runStart = Math.min(f.runStart, f.size);
+  // A run start beyond the file was rotated away: everything the file holds now is the current run's.
+  const runStart = f.runStart > f.size ? 0 : f.runStart;
   if (o.previous) {
     if (runStart === 0) return { problem: 'no output of an earlier run is kept (this is the first run, or the log was rotated since)' };
-    return { start: sinceStart(o, f, 0), end: runStart };
+    return { start: Math.min(sinceStart(o, f, 0), runStart), end: runStart };
   }
   return { start: sinceStart(o, f, runStart), ...end };
 }

@@ -7,6 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { StreamEnd, StreamRequest } from '../../api/tunnel.js';
 import { instanceDir } from '../drivers/paths.js';
+import { lastRotated } from '../drivers/process/log-rotation.js';
 import { LOG_FILE, readState, type ProcessState } from '../drivers/process/state.js';
 import { CONSOLE_SOCKET } from '../drivers/qemu/command.js';
 import { streamLog, LogUnavailable } from './log-stream.js';
@@ -53,7 +54,10 @@ export async function serveStream(req: StreamRequest, peer: StreamPeer, ctx: Str
 }
 
 function serveLog(dir: string, state: ProcessState | undefined, req: StreamRequest, peer: StreamPeer, ctx: StreamContext): Promise<void> {
-  const runStart = state?.logOffset ?? state?.vm?.logOffset ?? 0;
+  // Rotated since the run started, the file holds only this run's output: its recorded offset is gone
+  // (the file may have grown past it again).
+  const rotated = (lastRotated(path.join(dir, LOG_FILE)) ?? 0) >= (state?.startedAt ?? Infinity);
+  const runStart = rotated ? 0 : (state?.logOffset ?? state?.vm?.logOffset ?? 0);
   const sink = { start: (offset: number) => peer.start(offset), data: (chunk: Buffer) => peer.send(chunk) };
   return streamLog(path.join(dir, LOG_FILE), req.log ?? {}, { runStart, marks: ctx.marksOf(dir), now: ctx.now() }, sink, peer.signal);
 }

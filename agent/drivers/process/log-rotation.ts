@@ -42,7 +42,25 @@ export async function rotateLog(file: string, options: LogRotationOptions = {}):
   }
   await fs.promises.copyFile(file, `${file}.1`);
   await fs.promises.truncate(file, 0);
+  await fs.promises.writeFile(rotatedMarker(file), `${Date.now()}\n`);
   return true;
+}
+
+/** Beside a log: when it was last rotated (epoch ms), so a reader knows the run's offset in it is gone. */
+export function rotatedMarker(file: string): string {
+  return `${file}.rotated`;
+}
+
+/** When `file` was last rotated (epoch ms); undefined when never. */
+export function lastRotated(file: string): number | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(rotatedMarker(file), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const at = Number(text.trim());
+  return Number.isFinite(at) && at > 0 ? at : undefined;
 }
 
 async function subdirs(dir: string): Promise<string[]> {

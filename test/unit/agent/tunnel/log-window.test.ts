@@ -19,8 +19,13 @@ describe('log window', () => {
     it('says why there is no earlier run', () => {
       expect(logRange({ previous: true }, facts())).to.have.property('problem').that.matches(/first run, or the log was rotated/);
     });
-    it('treats a run start beyond the file (rotated since) as the file start', () => {
-      expect(logRange({}, facts({ size: 50, runStart: 400 }))).to.deep.equal({ start: 50, end: 50 });
+    it('treats a run start beyond the file (rotated since) as the file start: all it holds is the current run', () => {
+      expect(logRange({}, facts({ size: 50, runStart: 400 }))).to.deep.equal({ start: 0, end: 50 });
+      expect(logRange({ previous: true }, facts({ size: 50, runStart: 400 }))).to.have.property('problem');
+    });
+    it('reads nothing of the earlier runs for a sinceSeconds after they ended (once start > end: a 500)', () => {
+      const marks = [{ at: 95_000, size: 900 }];
+      expect(logRange({ previous: true, sinceSeconds: 1 }, facts({ runStart: 400, marks }))).to.deep.equal({ start: 400, end: 400 });
     });
     it('starts sinceSeconds ago at the newest mark before then', () => {
       const marks = [{ at: 10_000, size: 100 }, { at: 50_000, size: 300 }, { at: 95_000, size: 900 }];

@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { rotateInstanceLogs, rotateLog } from '../../../../../agent/drivers/process/log-rotation.js';
 import { processDriver } from '../../../../../agent/drivers/process/driver.js';
+import { writeState, type ProcessState } from '../../../../../agent/drivers/process/state.js';
+import { serveStream } from '../../../../../agent/tunnel/streams.js';
 import { eventually } from '../../../../support/eventually.js';
 import { directContext, instanceItem, killGroups, tempDir } from '../../helpers.js';
 
@@ -37,6 +39,23 @@ describe('instance log rotation', function () {
     expect(fs.existsSync(`${big}.3`)).to.equal(false);
     expect(fs.readFileSync(small, 'utf8')).to.equal('x'.repeat(10));
     expect(await rotateLog(path.join(dataDir, 'missing.log'))).to.equal(false);
+  });
+
+  it('serves the current run whole after a rotation, though the file grew past the run\'s old offset again (once only what came after it)', async () => {
+    const dir = path.join(dataDir, 'instances', 'c', 'i');
+    fs.mkdirSync(dir, { recursive: true });
+    const log = path.join(dir, 'console.log');
+    fs.writeFileSync(log, 'earlier run\n'.repeat(10)); // 120 bytes: the run started at 120
+    writeState(dir, { version: 1, pid: 1, startTicks: 1, bootId: 'b', startedAt: Date.now() - 1000, logOffset: 120 } as ProcessState);
+    fs.appendFileSync(log, 'this run, before\n');
+    expect(await rotateLog(log, { maxBytes: 100 })).to.equal(true);
+    fs.appendFileSync(log, 'this run, after\n'.repeat(10)); // 160 bytes: past the old offset
+    const chunks: Buffer[] = [];
+    let failure: unknown;
+    const peer = { start: () => undefined, send: async (c: Buffer) => void chunks.push(c), end: (f?: unknown) => void (failure = f), onData: () => undefined, signal: new AbortController().signal };
+    await serveStream({ kind: 'log', namespace: 'c', name: 'i', log: {} }, peer, { dataDir, nodeName: 'n', marksOf: () => [], now: Date.now });
+    expect(failure).to.equal(undefined);
+    expect(Buffer.concat(chunks).toString()).to.equal('this run, after\n'.repeat(10));
   });
 
   it('keeps a running instance logging at the start of the truncated file', async () => {
