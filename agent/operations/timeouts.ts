@@ -32,8 +32,15 @@ function defaultAction(item: WorkItem, verb: Verb): DriverAction {
   return item.spec.type === 'VolumeReplica' ? 'create' : 'start';
 }
 
+/** The longest timer Node keeps (2³¹ − 1 ms, 24.8 days): a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** The timeout in ms for running `verb` (about to do `action`) on `item`. */
 export function operationTimeoutMs(item: WorkItem, verb: Verb, action?: DriverAction): number {
+  return Math.min(MAX_TIMER_MS, chosenTimeoutMs(item, verb, action));
+}
+
+function chosenTimeoutMs(item: WorkItem, verb: Verb, action?: DriverAction): number {
   if (item.spec.timeoutSeconds !== undefined && item.spec.timeoutSeconds > 0) return item.spec.timeoutSeconds * 1000;
   const chosen = action ?? defaultAction(item, verb);
   const migration = item.spec.instance?.migration;

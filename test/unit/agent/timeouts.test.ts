@@ -24,4 +24,8 @@ describe('operation timeouts', () => {
   it('lets spec.timeoutSeconds win', () => {
     expect(operationTimeoutMs(instance(60, 5), 'ensure', 'stop')).to.equal(5_000);
   });
+
+  it('keeps within the longest timer Node keeps (a longer one fires at once: the operation was killed as timed out)', () => {
+    expect(operationTimeoutMs(instance(undefined, 3_000_000), 'ensure')).to.equal(2 ** 31 - 1);
+  });
 });
