@@ -36,8 +36,8 @@ describe('apiserver hostile input (issue 17)', function () {
   });
   after(async () => env?.stop());
 
-  /** Sends `r`, expecting `code` within a second and an event loop never blocked for more than 500 ms meanwhile. */
-  async function answered(r: RawRequest, code: number): Promise<RawResponse> {
+  /** Sends `r`, expecting `code` within a second and an event loop never blocked for more than 500 ms meanwhile (or `bounds`). */
+  async function answered(r: RawRequest, code: number, bounds = { ms: 1000, blockedMs: 500 }): Promise<RawResponse> {
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();
     const started = performance.now();
@@ -45,8 +45,8 @@ describe('apiserver hostile input (issue 17)', function () {
     const took = performance.now() - started;
     delay.disable();
     expect(res.status, res.text.slice(0, 300)).to.equal(code);
-    expect(took, 'answered within 1 s').to.be.lessThan(1000);
-    expect(delay.max / 1e6, 'event loop blocked (ms)').to.be.lessThan(500);
+    expect(took, `answered within ${bounds.ms} ms`).to.be.lessThan(bounds.ms);
+    expect(delay.max / 1e6, 'event loop blocked (ms)').to.be.lessThan(bounds.blockedMs);
     return res;
   }
 
@@ -147,19 +147,20 @@ describe('apiserver hostile input (issue 17)', function () {
   });
 
   it('owns a keyed list of 5,000 items at once, on its create, every later write and an apply that drops it (each item was found by a scan: 5 s, then 15 s a write)', async function () {
-    this.retries(2); // the bounds hold by far, but the suite's other processes take the CPU
+    // 0.1 to 0.4 s each alone; up to 1.6 s seen in CI beside the other test processes. The scan took 5.4 s to create it, 15 s a write.
+    const bounds = { ms: 3000, blockedMs: 2500 };
     const env = Array.from({ length: 5_000 }, (_, i) => ({ name: `V${i}`, value: 'x' }));
     const body = { ...instance('long-env', ns), spec: { cpus: 1, memory: '64Mi', process: { command: ['/bin/true'], env } } };
     await send({ method: 'DELETE', path: `${inst}/long-env` });
-    await answered({ method: 'POST', path: `${inst}?fieldManager=creator`, body: JSON.stringify(body) }, 201);
-    await answered({ method: 'PATCH', path: `${inst}/long-env?fieldManager=labeller`, body: JSON.stringify({ metadata: { labels: { a: 'b' } } }), contentType: 'application/merge-patch+json' }, 200);
-    await answered({ method: 'PATCH', path: `${inst}/long-env?fieldManager=applier&force=true`, body: JSON.stringify(body), contentType: APPLY }, 200);
+    await answered({ method: 'POST', path: `${inst}?fieldManager=creator`, body: JSON.stringify(body) }, 201, bounds);
+    await answered({ method: 'PATCH', path: `${inst}/long-env?fieldManager=labeller`, body: JSON.stringify({ metadata: { labels: { a: 'b' } } }), contentType: 'application/merge-patch+json' }, 200, bounds);
+    await answered({ method: 'PATCH', path: `${inst}/long-env?fieldManager=applier&force=true`, body: JSON.stringify(body), contentType: APPLY }, 200, bounds);
     // An applier alone on its list, dropping it: every item is removed.
     const applied = { ...body, metadata: { name: 'long-env-applied', namespace: ns } };
     await send({ method: 'DELETE', path: `${inst}/long-env-applied` });
-    await answered({ method: 'PATCH', path: `${inst}/long-env-applied?fieldManager=applier`, body: JSON.stringify(applied), contentType: APPLY }, 201);
+    await answered({ method: 'PATCH', path: `${inst}/long-env-applied?fieldManager=applier`, body: JSON.stringify(applied), contentType: APPLY }, 201, bounds);
     const dropped = { ...applied, spec: { ...applied.spec, process: { command: ['/bin/true'] } } };
-    const res = await answered({ method: 'PATCH', path: `${inst}/long-env-applied?fieldManager=applier`, body: JSON.stringify(dropped), contentType: APPLY }, 200);
+    const res = await answered({ method: 'PATCH', path: `${inst}/long-env-applied?fieldManager=applier`, body: JSON.stringify(dropped), contentType: APPLY }, 200, bounds);
     expect(res.json.spec.process).to.not.have.property('env');
   });
 
