@@ -84,6 +84,9 @@ export class HttpsClient implements ApiClient {
         finish(err);
       }
     });
+    // readline passes its input's errors on (a response cut off: the server killed, a slow watcher cut
+    // off): without a listener there, the CLI died of an uncaught 'error' instead of listing again.
+    lines.on('error', (err) => finish(err));
     lines.on('close', () => finish());
     res.on('error', (err) => finish(err));
     return { stop: () => finish(), done };
