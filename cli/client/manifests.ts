@@ -119,6 +119,16 @@ export function manifestsFor(verb: string, files: string[], opts: { recursive?: 
   return manifests;
 }
 
+/**
+ * The manifests with the namespaces (Clusters, or v1 Namespaces, which are Clusters) first, the rest in
+ * input order: objects before their Cluster in the input (a directory read in name order, app.yaml before
+ * cluster.yaml) would otherwise fail with "namespaces ... not found".
+ */
+export function namespacesFirst(manifests: readonly Manifest[]): Manifest[] {
+  const isNamespace = (m: Manifest) => (m.object.kind === 'Cluster' && String(m.object.apiVersion).startsWith('cairn.dev/')) || (m.object.kind === 'Namespace' && m.object.apiVersion === 'v1');
+  return [...manifests.filter(isNamespace), ...manifests.filter((m) => !isNamespace(m))];
+}
+
 /** The required fields a document lacks: apiVersion, kind, metadata.name. */
 export function missingFields(value: Record<string, unknown>): string[] {
   const meta = value.metadata;

@@ -8,7 +8,7 @@
 import { applyErrorText, applyOutcome, applyTarget, readLive, summaryLine, type ApplyOptions } from '../client/apply.js';
 import type { ClientContext } from '../client/context.js';
 import { CliError } from '../client/errors.js';
-import { manifestsFor } from '../client/manifests.js';
+import { manifestsFor, namespacesFirst } from '../client/manifests.js';
 import { listPruneCandidates, pruneObject, pruneScope, selectPrune } from '../client/prune.js';
 import { objectKey, toTarget, type Target } from '../client/targets.js';
 
@@ -27,7 +27,7 @@ export async function runApply(ctx: ClientContext): Promise<number> {
   if (flags.prune && !flags.selector) {
     throw new CliError('--prune needs a label selector (-l)', 'only objects carrying the selected labels may be pruned, e.g. cairn apply -f shop/ --prune -l app=shop');
   }
-  const manifests = manifestsFor('apply', flags.filename ?? [], flags);
+  const manifests = namespacesFirst(manifestsFor('apply', flags.filename ?? [], flags));
   const catalog = await ctx.catalog();
   const rule = { namespace: ctx.namespace, explicit: ctx.explicitNamespace };
   const opts: ApplyOptions = { dryRun: flags.dryRun, force: flags.forceConflicts ?? false };

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { CliError } from '../../../cli/client/errors.js';
-import { manifestFiles, missingFields, parseManifests, readManifests, selectManifests } from '../../../cli/client/manifests.js';
+import { manifestFiles, missingFields, namespacesFirst, parseManifests, readManifests, selectManifests } from '../../../cli/client/manifests.js';
 
 const instance = (name: string, extra = '') => `apiVersion: cairn.dev/v1alpha1\nkind: Instance\nmetadata:\n  name: ${name}\n${extra}spec:\n  cpus: 1\n`;
 const names = (ms: { object: { metadata: { name: string } } }[]) => ms.map((m) => m.object.metadata.name);
@@ -42,6 +42,15 @@ describe('parseManifests', () => {
   it('refuses a document that is not an object, and a List item that is not', () => {
     expect(() => parseManifests('- a\n- b\n', 's.yaml')).to.throw(CliError, /"s\.yaml" \(document 1, line 1\): the document is not an object/);
     expect(() => parseManifests('{"kind":"List","apiVersion":"v1","items":[{"kind":"Instance"}]}', 'l.json')).to.throw(CliError, /document 1, item 1, line 1\): apiVersion not set, metadata\.name not set/);
+  });
+});
+
+describe('namespacesFirst', () => {
+  it('puts Clusters and v1 Namespaces before the rest, keeping the input order otherwise (app.yaml sorts before cluster.yaml)', () => {
+    const cluster = (name: string) => `apiVersion: cairn.dev/v1alpha1\nkind: Cluster\nmetadata:\n  name: ${name}\n`;
+    const ns = (name: string) => `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${name}\n`;
+    const ms = parseManifests([instance('a'), cluster('shop'), instance('b'), ns('other'), instance('c')].join('---\n'), 'x.yaml');
+    expect(names(namespacesFirst(ms))).to.deep.equal(['shop', 'other', 'a', 'b', 'c']);
   });
 });
 
