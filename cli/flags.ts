@@ -1,5 +1,6 @@
 /** Parsing of flag values shared by every command. */
 import { InvalidArgumentError, Option } from 'commander';
+import { MAX_TIMER_MS } from '../runtime/clock.js';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
@@ -49,6 +50,8 @@ export function durationOption(flags: string, description: string, defaultMs: nu
   const parse = (value: string) => {
     const ms = parseDuration(value);
     if (opts.positive && ms === 0) throw new InvalidArgumentError(`"${value}" is no time at all; give a duration above 0, e.g. ${formatDuration(defaultMs)}`);
+    // A longer timer would fire at once: a --timeout 720h would time out at the start.
+    if (ms > MAX_TIMER_MS) throw new InvalidArgumentError(`"${value}" is longer than ${formatDuration(Math.floor(MAX_TIMER_MS / 3_600_000) * 3_600_000)}, the longest wait this tool keeps`);
     return ms;
   };
   return new Option(flags, description).argParser(parse).default(defaultMs, formatDuration(defaultMs));

@@ -9,6 +9,9 @@ export interface TimerHandle {
   cancel(): void;
 }
 
+/** The longest timer Node keeps (2³¹ − 1 ms, about 24.8 days): a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Wall-clock milliseconds, monotonic milliseconds and timers. */
 export interface Clock {
   now(): number;

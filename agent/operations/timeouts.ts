@@ -8,6 +8,7 @@
 import type { WorkItem } from '../../api/workitem.js';
 import type { DriverAction, Verb } from '../drivers/driver.js';
 import { graceMs } from '../drivers/driver.js';
+import { MAX_TIMER_MS } from '../../runtime/clock.js';
 
 /** Default timeout of each action in seconds, before any grace period. */
 export const DEFAULT_TIMEOUT_SECONDS: Readonly<Record<DriverAction, number>> = {
@@ -31,9 +32,6 @@ function defaultAction(item: WorkItem, verb: Verb): DriverAction {
   if (verb === 'remove') return 'delete';
   return item.spec.type === 'VolumeReplica' ? 'create' : 'start';
 }
-
-/** The longest timer Node keeps (2³¹ − 1 ms, 24.8 days): a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The timeout in ms for running `verb` (about to do `action`) on `item`. */
 export function operationTimeoutMs(item: WorkItem, verb: Verb, action?: DriverAction): number {

@@ -82,6 +82,12 @@ describe('the cairn program', () => {
     }
   });
 
+  it('refuses a duration longer than a timer holds (a --timeout 720h once timed out at once)', () => {
+    const option = cairnProgram().commands.find((c) => c.name() === 'wait')!.options.find((o) => o.long === '--timeout')!;
+    expect(() => option.parseArg!('720h', undefined)).to.throw(InvalidArgumentError, 'is longer than 596h');
+    expect(option.parseArg!('596h', undefined)).to.equal(596 * 3_600_000);
+  });
+
   it('takes only the log levels the processes know (another dropped every line)', () => {
     for (const command of ['server', 'apiserver', 'controller', 'agent']) {
       const option = cairnProgram().commands.find((c) => c.name() === command)!.options.find((o) => o.long === '--log-level');
