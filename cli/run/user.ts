@@ -68,8 +68,10 @@ export async function createUser(ctx: ClientContext, name: string): Promise<void
   const file = f.output ?? `${name}.kubeconfig`;
   // Checked before the token exists: a token whose kubeconfig cannot be written is one nobody can use.
   await checkOutput(file, f.force);
-  const t = await storeToken(ctx, { type: 'user', user: name, description: `user ${name}, ${role}${f.cluster ? ` in ${f.cluster}` : ''}` }, f.ttl);
+  // The binding first: one refused (a mistyped --cluster, no right to bind) must not leave a token behind,
+  // while a binding without a token grants nothing.
   const binding = await bind(ctx, name, role, f.cluster);
+  const t = await storeToken(ctx, { type: 'user', user: name, description: `user ${name}, ${role}${f.cluster ? ` in ${f.cluster}` : ''}` }, f.ttl);
   const kubeconfig = buildKubeconfig({ server, token: t.token, user: name, ...(f.cluster ? { namespace: f.cluster } : {}), ...(await currentCa(ctx)) });
   if (f.force) await writeKubeconfig(file, kubeconfig);
   else if (!(await createFileExclusive(file, kubeconfig))) throw existing(file, `token ${t.id} was made meanwhile; revoke it with cairn token revoke ${t.id}`);
