@@ -19,7 +19,6 @@ import { MAX_TIMER_MS, type Clock, type TimerHandle } from '../runtime/clock.js'
 
 export const CREDENTIAL_FILE = 'node-credential.json';
 const RETRY_MS = 30_000;
-/** The longest delay Node's timers keep (2^31 − 1 ms, about 24.8 days); a longer one fires at once. */
 /** What to do when the node credential itself is refused. */
 const REJOIN_HINT = 'the node credential is refused (revoked, or retired and never replaced): create a join token (cairn token create --cluster <cluster>) and start the agent again with --join-token';
 

@@ -44,14 +44,16 @@ export function formatDuration(ms: number): string {
 
 /**
  * A duration flag whose help shows its default as one to type (`60s`), not in milliseconds. `positive`
- * refuses 0 where it would make a loop spin (a heartbeat or retry interval).
+ * refuses 0 where it would make a loop spin (a heartbeat or retry interval). `lifetime`: a span written
+ * into an object or a lease (a token's expiry), never a timer of this process, so not held to a timer's
+ * longest wait.
  */
-export function durationOption(flags: string, description: string, defaultMs: number, opts: { positive?: boolean } = {}): Option {
+export function durationOption(flags: string, description: string, defaultMs: number, opts: { positive?: boolean; lifetime?: boolean } = {}): Option {
   const parse = (value: string) => {
     const ms = parseDuration(value);
     if (opts.positive && ms === 0) throw new InvalidArgumentError(`"${value}" is no time at all; give a duration above 0, e.g. ${formatDuration(defaultMs)}`);
     // A longer timer would fire at once: a --timeout 720h would time out at the start.
-    if (ms > MAX_TIMER_MS) throw new InvalidArgumentError(`"${value}" is longer than ${formatDuration(Math.floor(MAX_TIMER_MS / 3_600_000) * 3_600_000)}, the longest wait this tool keeps`);
+    if (!opts.lifetime && ms > MAX_TIMER_MS) throw new InvalidArgumentError(`"${value}" is longer than ${formatDuration(Math.floor(MAX_TIMER_MS / 3_600_000) * 3_600_000)}, the longest wait this tool keeps`);
     return ms;
   };
   return new Option(flags, description).argParser(parse).default(defaultMs, formatDuration(defaultMs));

@@ -7,7 +7,7 @@ function createCommand(): Command {
   return clientCommand('create')
     .description('Create a join token for a Cluster and print it (only its digest is stored)')
     .requiredOption('--cluster <name>', 'the Cluster the joining nodes belong to')
-    .addOption(durationOption('--ttl <duration>', 'how long the token may be used (0: no expiry)', 24 * 3600_000))
+    .addOption(durationOption('--ttl <duration>', 'how long the token may be used (0: no expiry)', 24 * 3600_000, { lifetime: true }))
     .option('--uses <n>', 'how many nodes may join with it', parseCount, 1)
     .option('--description <text>', 'what the token is for')
     .addHelpText('after', `

@@ -11,7 +11,7 @@ function createCommand(): Command {
     .argument('<name>', 'the user name RBAC bindings refer to')
     .requiredOption('--role <role>', `one of ${ROLES.join(', ')} (the ClusterRoles cairn:admin, cairn:operator, cairn:viewer)`)
     .option('--cluster <name>', 'grant the role in this Cluster only (a RoleBinding in its namespace); default: every Cluster')
-    .addOption(durationOption('--ttl <duration>', 'how long the token is valid (0: no expiry)', 0))
+    .addOption(durationOption('--ttl <duration>', 'how long the token is valid (0: no expiry)', 0, { lifetime: true }))
     .option('-o, --output <file>', 'where to write the kubeconfig (mode 0600); an existing file is refused unless --force', undefined)
     .option('--force', 'replace an existing output file (its other contexts are lost)', false)
     .addHelpText('after', `

@@ -1,4 +1,4 @@
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, type Option } from 'commander';
 import { expect } from 'chai';
 import { parseDuration, parseList, parsePort } from '../../../cli/flags.js';
 import { cairnProgram } from '../../../cli/program.js';
@@ -82,10 +82,21 @@ describe('the cairn program', () => {
     }
   });
 
+  /** The option `flag` of command `command` or of one of its subcommands (token create). */
+  function findOption(command: string, flag: string): Option {
+    const walk = (c: Command): Option | undefined => c.options.find((o) => o.long === flag) ?? c.commands.map(walk).find((o) => o !== undefined);
+    return walk(cairnProgram().commands.find((c) => c.name() === command)!)!;
+  }
+
   it('refuses a duration longer than a timer holds (a --timeout 720h once timed out at once)', () => {
     const option = cairnProgram().commands.find((c) => c.name() === 'wait')!.options.find((o) => o.long === '--timeout')!;
     expect(() => option.parseArg!('720h', undefined)).to.throw(InvalidArgumentError, 'is longer than 596h');
     expect(option.parseArg!('596h', undefined)).to.equal(596 * 3_600_000);
+    // A lifetime written into an object is no timer: a year-long token stays possible (docs/security.md: --ttl 720h).
+    for (const [command, flag] of [['token', '--ttl'], ['user', '--ttl'], ['server', '--node-credential-ttl'], ['server', '--event-ttl']]) {
+      const lifetime = findOption(command, flag);
+      expect(lifetime.parseArg!('8760h', undefined), `${command} ${flag}`).to.equal(8760 * 3_600_000);
+    }
   });
 
   it('takes only the log levels the processes know (another dropped every line)', () => {
