@@ -13,7 +13,9 @@
  * is held only by a `*`.
  */
 import { RBAC_GROUP } from '../builtin/rbac.js';
+import { isDeepStrictEqual } from 'node:util';
 import { ApiError } from '../errors.js';
+import type { KubeObject } from '../storage/codec.js';
 import type { RequestAttributes } from './attributes.js';
 import type { WriteAdmission } from './authorizer.js';
 import { boundRole, evaluate, type BindingObject, type PolicyRule, type RbacPolicy, type RoleObject } from './rbac.js';
@@ -26,9 +28,15 @@ const BINDINGS = new Set(['rolebindings', 'clusterrolebindings']);
 export function escalationAdmission(policy: RbacPolicy, a: RequestAttributes): WriteAdmission | undefined {
   const r = a.resource;
   if (!r || r.apiGroup !== RBAC_GROUP || r.subresource || !WRITES.has(a.verb)) return undefined;
-  if (ROLES.has(r.resource)) return (_before, after) => after && checkRole(policy, a, r.resource, after as RoleObject);
-  if (BINDINGS.has(r.resource)) return (_before, after) => after && checkBinding(policy, a, after as BindingObject);
+  // An update that grants nothing new (a finalizer or a label changed) is not checked, as kube skips one
+  // that only changes the garbage collector's fields: a delegate could otherwise not let it be deleted.
+  if (ROLES.has(r.resource)) return (before, after) => after && !sameGrant(before, after, ['rules']) && checkRole(policy, a, r.resource, after as RoleObject);
+  if (BINDINGS.has(r.resource)) return (before, after) => after && !sameGrant(before, after, ['roleRef', 'subjects']) && checkBinding(policy, a, after as BindingObject);
   return undefined;
+}
+
+function sameGrant(before: KubeObject | undefined, after: KubeObject, fields: string[]): boolean {
+  return before !== undefined && fields.every((f) => isDeepStrictEqual(before[f], after[f]));
 }
 
 function checkRole(policy: RbacPolicy, a: RequestAttributes, plural: string, role: RoleObject): void {
@@ -42,9 +50,16 @@ function checkBinding(policy: RbacPolicy, a: RequestAttributes, binding: Binding
   if (!ref) return;
   const namespace = binding.metadata.namespace;
   if (mayDo(policy, a, 'bind', ref.kind === 'Role' ? 'roles' : 'clusterroles', namespace, ref.name)) return;
+  const role = boundRole(policy, ref, namespace);
+  // As kube: a role not there (yet) cannot be checked, and would grant whatever it is made with later.
+  if (!role) throw new ApiError(403, 'Forbidden', `${bindingWhat(binding)} is forbidden: ${ref.kind} "${ref.name}" is not found${namespace ? ` in namespace "${namespace}"` : ''}; create the role first, or ask an admin for the bind verb on it`);
   // Path rules grant nothing through a RoleBinding, so they are not asked of its author.
-  const rules = (boundRole(policy, ref, namespace)?.rules ?? []).filter((rule) => namespace === undefined || !rule.nonResourceURLs?.length);
-  refuseUnheld(policy, a, rules, namespace, `${namespace ? 'rolebindings' : 'clusterrolebindings'}.${RBAC_GROUP} "${binding.metadata.name}"`);
+  const rules = (role.rules ?? []).filter((rule) => namespace === undefined || !rule.nonResourceURLs?.length);
+  refuseUnheld(policy, a, rules, namespace, bindingWhat(binding));
+}
+
+function bindingWhat(binding: BindingObject): string {
+  return `${binding.metadata.namespace ? 'rolebindings' : 'clusterrolebindings'}.${RBAC_GROUP} "${binding.metadata.name}"`;
 }
 
 function mayDo(policy: RbacPolicy, a: RequestAttributes, verb: string, plural: string, namespace: string | undefined, name: string | undefined): boolean {
