@@ -18,7 +18,7 @@ import { BUILTIN_NAMESPACES, NAME_LABEL } from '../rest/namespaces.js';
 import { jsonPatch, mergePatch, PATCH_TYPES } from '../rest/patch.js';
 import type { KubeObject } from '../storage/codec.js';
 import { parseFieldValidation } from '../validation/validate-object.js';
-import { asObject, decodeBody, mediaType } from './body.js';
+import { asObject, decodeBody, describe, mediaType } from './body.js';
 import { bool, dryRun, str, type Query } from './params.js';
 import { applyConfig } from './patch-handler.js';
 import { sendJson } from './respond.js';
@@ -49,7 +49,7 @@ export async function serveNamespaces(ctx: ApiContext, req: Request, res: Respon
 // A Namespace written as the Cluster it stands for: its name, labels and annotations, and the default spec.
 async function createNamespace(ctx: ApiContext, req: Request, res: Response): Promise<void> {
   const body = asObject(decodeBody(req.body, req.headers['content-type']));
-  if ((body.apiVersion ?? 'v1') !== 'v1' || (body.kind ?? 'Namespace') !== 'Namespace') throw badRequest(`expected a v1 Namespace, not ${String(body.apiVersion)} ${String(body.kind)}`);
+  if ((body.apiVersion ?? 'v1') !== 'v1' || (body.kind ?? 'Namespace') !== 'Namespace') throw badRequest(`expected a v1 Namespace, not ${describe(body.apiVersion)} ${describe(body.kind)}`);
   const meta = asObject(body.metadata ?? {});
   const name = typeof meta.name === 'string' ? meta.name : '';
   if (BUILTIN_NAMESPACES.includes(name)) throw alreadyExists('namespaces', '', name);
@@ -73,7 +73,7 @@ async function createNamespace(ctx: ApiContext, req: Request, res: Response): Pr
  */
 async function applyNamespace(ctx: ApiContext, req: Request, res: Response, name: string): Promise<void> {
   const body = asObject(decodeBody(req.body, PATCH_TYPES.apply));
-  if ((body.apiVersion ?? 'v1') !== 'v1' || (body.kind ?? 'Namespace') !== 'Namespace') throw badRequest(`expected a v1 Namespace, not ${String(body.apiVersion)} ${String(body.kind)}`);
+  if ((body.apiVersion ?? 'v1') !== 'v1' || (body.kind ?? 'Namespace') !== 'Namespace') throw badRequest(`expected a v1 Namespace, not ${describe(body.apiVersion)} ${describe(body.kind)}`);
   const meta = asObject(body.metadata ?? {});
   const { [NAME_LABEL]: _name, ...labels } = asObject(meta.labels ?? {}) as Record<string, string>;
   const annotations = meta.annotations as Record<string, string> | undefined;

@@ -83,6 +83,7 @@ describe('apiserver bad input', function () {
         ['name in an apply', { method: 'PATCH', path: `${inst}/target?fieldManager=m`, contentType: 'application/apply-patch+yaml', body: JSON.stringify({ ...instance('target', 'bad'), metadata: { name: odd } }) }],
         ['a delete precondition', { method: 'DELETE', path: `${inst}/target`, body: JSON.stringify({ preconditions: { uid: odd } }) }],
         ['a Cluster name', { method: 'POST', path: cairnPath('clusters'), body: JSON.stringify({ metadata: { name: odd }, spec: {} }) }],
+        ['a v1 Namespace apiVersion', { method: 'POST', path: '/api/v1/namespaces', body: JSON.stringify({ apiVersion: odd, metadata: { name: 'x' } }) }],
       ];
       return odds.map(([field, req]): [string, RawRequest, number] => [`${field} an object with a toString that is no function`, req, 400]);
     })(),
