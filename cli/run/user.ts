@@ -31,8 +31,8 @@ function roleName(role: string): string {
   return `cairn:${short}`;
 }
 
-/** Binds the user to the role; an existing binding of the same name is kept. */
-async function bind(ctx: ClientContext, user: string, role: string, cluster: string | undefined): Promise<string> {
+/** Binds the user to the role; an existing binding of the same name is kept. Resolves what it names, and how to undo a binding it made. */
+async function bind(ctx: ClientContext, user: string, role: string, cluster: string | undefined): Promise<{ what: string; undo?: () => Promise<unknown> }> {
   const kind = cluster ? 'RoleBinding' : 'ClusterRoleBinding';
   const name = `user:${user}:${role.replace(/^cairn:/, '')}`;
   const path = cluster ? `${RBAC}/namespaces/${cluster}/rolebindings` : `${RBAC}/clusterrolebindings`;
@@ -43,12 +43,14 @@ async function bind(ctx: ClientContext, user: string, role: string, cluster: str
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
     subjects: [{ kind: 'User', apiGroup: 'rbac.authorization.k8s.io', name: user }],
   };
+  const what = `${kind.toLowerCase()}.rbac.authorization.k8s.io/${name}${cluster ? ` in ${cluster}` : ''}`;
   try {
     await ctx.rest.request('POST', path, { body });
   } catch (err) {
     if (!(err instanceof ApiStatusError && err.code === 409)) throw err;
+    return { what };
   }
-  return `${kind.toLowerCase()}.rbac.authorization.k8s.io/${name}${cluster ? ` in ${cluster}` : ''}`;
+  return { what, undo: () => ctx.rest.request('DELETE', `${path}/${encodeURIComponent(name)}`) };
 }
 
 /** The CA of the current cluster as PEM, to embed in the new kubeconfig. */
@@ -68,14 +70,17 @@ export async function createUser(ctx: ClientContext, name: string): Promise<void
   const file = f.output ?? `${name}.kubeconfig`;
   // Checked before the token exists: a token whose kubeconfig cannot be written is one nobody can use.
   await checkOutput(file, f.force);
-  // The binding first: one refused (a mistyped --cluster, no right to bind) must not leave a token behind,
-  // while a binding without a token grants nothing.
+  // The binding first: one refused (a mistyped --cluster, no right to bind) must not leave a token behind.
   const binding = await bind(ctx, name, role, f.cluster);
-  const t = await storeToken(ctx, { type: 'user', user: name, description: `user ${name}, ${role}${f.cluster ? ` in ${f.cluster}` : ''}` }, f.ttl);
+  // A binding this run made goes again when the token cannot be made: it would grant the role to any later token of the name.
+  const t = await storeToken(ctx, { type: 'user', user: name, description: `user ${name}, ${role}${f.cluster ? ` in ${f.cluster}` : ''}` }, f.ttl).catch(async (err: unknown) => {
+    await binding.undo?.().catch(() => undefined);
+    throw err;
+  });
   const kubeconfig = buildKubeconfig({ server, token: t.token, user: name, ...(f.cluster ? { namespace: f.cluster } : {}), ...(await currentCa(ctx)) });
   if (f.force) await writeKubeconfig(file, kubeconfig);
   else if (!(await createFileExclusive(file, kubeconfig))) throw existing(file, `token ${t.id} was made meanwhile; revoke it with cairn token revoke ${t.id}`);
-  process.stdout.write(`user ${name} created: token ${t.id}${t.expires ? ` (expires ${t.expires})` : ''}, ${binding}, kubeconfig ${file}\n`);
+  process.stdout.write(`user ${name} created: token ${t.id}${t.expires ? ` (expires ${t.expires})` : ''}, ${binding.what}, kubeconfig ${file}\n`);
 }
 
 /** The output file may be written: absent (or --force), in a directory this user can write. */
