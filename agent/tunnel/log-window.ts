@@ -23,6 +23,8 @@ export interface LogFacts {
   /** Where the current run's output begins (0 when unknown or rotated away). */
   runStart: number;
   marks: readonly LogMark[];
+  /** When the file was last rotated (epoch ms): sizes sampled before then are of the old file. */
+  rotatedAt?: number;
   now: number;
 }
 
@@ -46,7 +48,7 @@ function sinceStart(o: LogOptions, f: LogFacts, start: number): number {
   if (o.sinceSeconds === undefined) return start;
   const cutoff = f.now - o.sinceSeconds * 1000;
   let size: number | undefined;
-  for (const m of f.marks) if (m.at <= cutoff) size = m.size;
+  for (const m of f.marks) if (m.at <= cutoff && m.at >= (f.rotatedAt ?? 0)) size = m.size;
   // A mark larger than the file predates a rotation: everything now in the file is newer.
   return size === undefined || size > f.size ? start : Math.max(start, size);
 }

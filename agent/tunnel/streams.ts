@@ -56,10 +56,11 @@ export async function serveStream(req: StreamRequest, peer: StreamPeer, ctx: Str
 function serveLog(dir: string, state: ProcessState | undefined, req: StreamRequest, peer: StreamPeer, ctx: StreamContext): Promise<void> {
   // Rotated since the run started, the file holds only this run's output: its recorded offset is gone
   // (the file may have grown past it again).
-  const rotated = (lastRotated(path.join(dir, LOG_FILE)) ?? 0) >= (state?.startedAt ?? Infinity);
+  const rotatedAt = lastRotated(path.join(dir, LOG_FILE));
+  const rotated = (rotatedAt ?? 0) >= (state?.startedAt ?? Infinity);
   const runStart = rotated ? 0 : (state?.logOffset ?? state?.vm?.logOffset ?? 0);
   const sink = { start: (offset: number) => peer.start(offset), data: (chunk: Buffer) => peer.send(chunk) };
-  return streamLog(path.join(dir, LOG_FILE), req.log ?? {}, { runStart, marks: ctx.marksOf(dir), now: ctx.now() }, sink, peer.signal);
+  return streamLog(path.join(dir, LOG_FILE), req.log ?? {}, { runStart, marks: ctx.marksOf(dir), rotatedAt, now: ctx.now() }, sink, peer.signal);
 }
 
 /** Joins the stream to the VM's serial console socket (qemu serves it; its output is logged to console.log too). */

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { addMark, logRange, tailIndex, type LogMark } from '../../../../agent/tunnel/log-window.js';
 
-const facts = (over: Partial<{ size: number; runStart: number; marks: LogMark[]; now: number }> = {}) => ({ size: 1000, runStart: 0, marks: [], now: 100_000, ...over });
+const facts = (over: Partial<{ size: number; runStart: number; marks: LogMark[]; rotatedAt: number; now: number }> = {}) => ({ size: 1000, runStart: 0, marks: [], now: 100_000, ...over });
 
 describe('log window', () => {
   describe('logRange', () => {
@@ -22,6 +22,11 @@ describe('log window', () => {
     it('treats a run start beyond the file (rotated since) as the file start: all it holds is the current run', () => {
       expect(logRange({}, facts({ size: 50, runStart: 400 }))).to.deep.equal({ start: 0, end: 50 });
       expect(logRange({ previous: true }, facts({ size: 50, runStart: 400 }))).to.have.property('problem');
+    });
+    it('ignores sizes sampled before the last rotation, though the file grew past them again (they are of the old file)', () => {
+      const marks = [{ at: 50_000, size: 300 }, { at: 80_000, size: 50 }];
+      expect(logRange({ sinceSeconds: 30 }, facts({ marks, rotatedAt: 60_000 }))).to.deep.equal({ start: 0, end: 1000 });
+      expect(logRange({ sinceSeconds: 10 }, facts({ marks, rotatedAt: 60_000 }))).to.deep.equal({ start: 50, end: 1000 });
     });
     it('reads nothing of the earlier runs for a sinceSeconds after they ended (once start > end: a 500)', () => {
       const marks = [{ at: 95_000, size: 900 }];
