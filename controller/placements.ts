@@ -109,15 +109,17 @@ export class Placements {
   }
 
   /**
-   * ms until the first of an owner's assumed creates that the cache has not shown yet expires; undefined
+   * ms until the first of an owner's assumed creates (among `workItems`, what workItemsOf gave) that the
+   * cache has not shown yet expires; undefined
    * when there is none. A create whose answer and read-back both failed stays assumed: its owner must be
    * looked at again when that ends, as nothing else wakes it (it would wait for the resync, 10 minutes).
    */
-  unseenCreatesExpireInMs(kind: 'Instance' | 'Volume', namespace: string, name: string): number | undefined {
-    const mine = ownedBy(kind, namespace, name);
+  unseenCreatesExpireInMs(workItems: readonly WorkItem[]): number | undefined {
     let first: number | undefined;
-    for (const [key, { w, at }] of this.assumed) {
-      if (mine(w) && !this.cache.workItems.get(key)) first = Math.min(first ?? Infinity, at + ASSUMED_TTL_MS - this.now());
+    for (const w of workItems) {
+      const key = keyOf(w);
+      const at = this.assumed.get(key)?.at;
+      if (at !== undefined && !this.cache.workItems.get(key)) first = Math.min(first ?? Infinity, at + ASSUMED_TTL_MS - this.now());
     }
     return first === undefined ? undefined : Math.max(0, first);
   }

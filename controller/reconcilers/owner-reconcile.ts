@@ -35,7 +35,7 @@ export async function reconcileOwner<O extends Instance | Volume>(
     return;
   }
   const p = plan(owner, workItems);
-  const unseenMs = deps.placements.unseenCreatesExpireInMs(kind, namespace, name);
+  const unseenMs = deps.placements.unseenCreatesExpireInMs(workItems);
   const written = p.actions.flatMap((a) => (a.type === 'createWorkItem' || a.type === 'updateWorkItem' ? [a.workItem] : []));
   for (const w of written) deps.placements.assume(w);
   // Only a refused write is forgotten: a WorkItem written in an attempt that failed otherwise is placed all the same.

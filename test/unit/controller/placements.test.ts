@@ -125,13 +125,13 @@ describe('Placements', () => {
     let now = 1_000;
     const p = new Placements(cache, () => now);
     const w = instanceWorkItem(instance('lost-answer'), 'n1');
-    expect(p.unseenCreatesExpireInMs('Instance', NS, 'lost-answer')).to.equal(undefined);
+    expect(p.unseenCreatesExpireInMs(p.workItemsOf('Instance', NS, 'lost-answer'))).to.equal(undefined);
     p.assume(w);
     now += 10_000;
-    expect(p.unseenCreatesExpireInMs('Instance', NS, 'lost-answer')).to.equal(ASSUMED_TTL_MS - 10_000);
-    expect(p.unseenCreatesExpireInMs('Instance', NS, 'other')).to.equal(undefined);
+    expect(p.unseenCreatesExpireInMs(p.workItemsOf('Instance', NS, 'lost-answer'))).to.equal(ASSUMED_TTL_MS - 10_000);
+    expect(p.unseenCreatesExpireInMs(p.workItemsOf('Instance', NS, 'other'))).to.equal(undefined);
     events.add({ ...w, metadata: { ...w.metadata, resourceVersion: '5' } });
-    expect(p.unseenCreatesExpireInMs('Instance', NS, 'lost-answer')).to.equal(undefined);
+    expect(p.unseenCreatesExpireInMs(p.workItemsOf('Instance', NS, 'lost-answer'))).to.equal(undefined);
   });
 
   it('gives the scheduler the tally, and only the instances it still reads (anti-affinity groups) placed where their WorkItems are', () => {
