@@ -12,8 +12,8 @@
  * binding's namespace, or cluster-wide for the cluster-scoped kinds. A `*`
  * is held only by a `*`.
  */
-import { RBAC_GROUP } from '../builtin/rbac.js';
 import { isDeepStrictEqual } from 'node:util';
+import { RBAC_GROUP } from '../builtin/rbac.js';
 import { ApiError } from '../errors.js';
 import type { KubeObject } from '../storage/codec.js';
 import type { RequestAttributes } from './attributes.js';
