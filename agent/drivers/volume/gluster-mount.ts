@@ -186,8 +186,10 @@ export async function attachGluster(namespace: string, volumeName: string, m: Wo
   await withLock(rd, async () => {
     fs.mkdirSync(path.join(rd, 'users'), { recursive: true, mode: 0o700 });
     fs.writeFileSync(path.join(rd, 'users', user), '');
-    if (isMountPoint(dir) && answers(dir)) return;
-    // Still listed but not answering: its client died, and the instances using it are on a dead mount.
+    // Its client must run too: the root of a mount whose client was just killed still stats for a moment
+    // (the kernel's attribute cache), and a restart then started the instance on the dead mount again.
+    if (isMountPoint(dir) && clientRuns(rd) && answers(dir)) return;
+    // Still listed but not answering, or its client gone: the instances using it are on a dead mount.
     const again = isMountPoint(dir);
     await unmountAll(dir);
     await mount(namespace, volumeName, m, dir, rd, ctx);
