@@ -18,10 +18,27 @@ export function usersOf(items: readonly WorkItem[], namespace: string, volumeNam
   return items.filter((w) => w.metadata.namespace === namespace && glusterVolfile(w, volumeName) !== undefined).map(keyOf);
 }
 
+type DeadMount = ReturnType<typeof deadMounts>[number];
+
+/**
+ * The mounts of `deadNow` not dead at the last look; `reported` (what was dead then) becomes `deadNow`.
+ * A mount is reported once until it is seen alive again: its users' retries then go through the work
+ * queue's backoff. Enqueued at every look, a mount that keeps failing (bricks away) was tried again every
+ * second, and a stopped instance's was reconciled every second for good.
+ */
+export function newlyDead(reported: Set<string>, deadNow: readonly DeadMount[]): DeadMount[] {
+  const key = (m: DeadMount) => `${m.namespace}/${m.volumeName}`;
+  const fresh = deadNow.filter((m) => !reported.has(key(m)));
+  reported.clear();
+  for (const m of deadNow) reported.add(key(m));
+  return fresh;
+}
+
 /** Starts the look every intervalMs; returns its timer. */
 export function startMountWatch(dataDir: string, items: () => readonly WorkItem[], enqueue: (key: string) => void, intervalMs: number, onError: (err: unknown) => void): NodeJS.Timeout {
+  const reported = new Set<string>();
   return guardedInterval(() => {
-    for (const { namespace, volumeName } of deadMountsNow(dataDir)) usersOf(items(), namespace, volumeName).forEach(enqueue);
+    for (const { namespace, volumeName } of newlyDead(reported, deadMountsNow(dataDir))) usersOf(items(), namespace, volumeName).forEach(enqueue);
   }, intervalMs, onError);
 }
 
