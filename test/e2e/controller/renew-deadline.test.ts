@@ -66,9 +66,11 @@ describe('a controller that cannot renew its lease (e2e)', function () {
     process.stdout.write(`      ${label}: stopped leading after ${stopMs} ms, exited ${exit!.code} after ${exitMs} ms (bounds ${STOP_BOUND_MS} / ${EXIT_BOUND_MS} ms)\n`);
     expect(exit!.code, 'exit code').to.equal(1);
     expect(stopMs, 'stopped leading').to.be.below(STOP_BOUND_MS);
-    // The deadline runs from the last successful renewal, which precedes the cut by at most a retry
-    // period only while renewals are quick; under the write burst of the SIGSTOP case it may be older.
-    if (checkEarliest) expect(stopMs, 'not before the renew deadline').to.be.at.least(TIMINGS.renewDeadlineMs - TIMINGS.retryPeriodMs - 100);
+    // The deadline runs from when the last successful renewal was sent, which precedes the cut by a retry
+    // period plus the event loop's delays and the renewal in flight at the cut: up to a few hundred ms
+    // under CI load (a stop 69 ms before a 100-ms slack was seen once). Under the write burst of the
+    // SIGSTOP case it may be older still.
+    if (checkEarliest) expect(stopMs, 'not before the renew deadline').to.be.at.least(TIMINGS.renewDeadlineMs - TIMINGS.retryPeriodMs - 300);
     expect(exitMs, 'exited').to.be.below(EXIT_BOUND_MS);
     expect(p.lines().some((l) => l.message.startsWith('lost leadership; exiting')), 'logged why it exits').to.equal(true);
   }
