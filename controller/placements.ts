@@ -29,9 +29,6 @@ import { emptyUsage, type ClusterSnapshot, type NodeUsage } from './scheduler/in
 
 const keyOf = (w: WorkItem) => `${w.metadata.namespace}/${w.metadata.name}`;
 
-const ownedBy = (kind: 'Instance' | 'Volume', namespace: string, name: string) => (w: WorkItem) =>
-  w.metadata.namespace === namespace && w.metadata.labels?.[OWNER_KIND_LABEL] === kind && w.metadata.labels?.[OWNER_NAME_LABEL] === name;
-
 /** What one WorkItem places on its node. */
 interface Contribution {
   namespace: string;
@@ -105,14 +102,15 @@ export class Placements {
 
   /** WorkItems of one owner: cached ones (an assumed update in place of the version it was read from), plus assumed creates. */
   workItemsOf(kind: 'Instance' | 'Volume', namespace: string, name: string): WorkItem[] {
-    return this.withAssumed(this.cache.workItemsOf(kind, namespace, name), ownedBy(kind, namespace, name));
+    const mine = (w: WorkItem) => w.metadata.namespace === namespace && w.metadata.labels?.[OWNER_KIND_LABEL] === kind && w.metadata.labels?.[OWNER_NAME_LABEL] === name;
+    return this.withAssumed(this.cache.workItemsOf(kind, namespace, name), mine);
   }
 
   /**
    * ms until the first of an owner's assumed creates (among `workItems`, what workItemsOf gave) that the
-   * cache has not shown yet expires; undefined
-   * when there is none. A create whose answer and read-back both failed stays assumed: its owner must be
-   * looked at again when that ends, as nothing else wakes it (it would wait for the resync, 10 minutes).
+   * cache has not shown yet expires; undefined when there is none. A create whose answer and read-back
+   * both failed stays assumed: its owner must be looked at again when that ends, as nothing else wakes
+   * it (it would wait for the resync, 10 minutes).
    */
   unseenCreatesExpireInMs(workItems: readonly WorkItem[]): number | undefined {
     let first: number | undefined;

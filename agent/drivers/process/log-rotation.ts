@@ -47,7 +47,7 @@ export async function rotateLog(file: string, options: LogRotationOptions = {}):
 }
 
 /** Beside a log: when it was last rotated (epoch ms), so a reader knows the run's offset in it is gone. */
-export function rotatedMarker(file: string): string {
+function rotatedMarker(file: string): string {
   return `${file}.rotated`;
 }
 
