@@ -6,11 +6,20 @@
 import { expect } from 'chai';
 import * as k8s from '@kubernetes/client-node';
 import { execSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { eventually } from '../support/eventually.js';
 import { cairnPath, cluster, instance } from '../support/fixtures.js';
 import { rawRequest } from '../support/http.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { openWatch } from '../support/watch-stream.js';
+
+/** What says why etcd did not come back: the supervisor's lines and the end of etcd's own log. */
+function recoveryLogs(server: ServerProcess): { supervisor: string[]; etcd: string } {
+  const supervisor = server.logs().split('\n').filter((l) => /etcd/.test(l)).slice(-8);
+  const etcdLog = path.join(server.dataDir, 'etcd.log');
+  return { supervisor, etcd: fs.existsSync(etcdLog) ? fs.readFileSync(etcdLog, 'utf8').slice(-1500) : '(no etcd.log)' };
+}
 
 describe('cairn server with its embedded etcd', function () {
   this.timeout(90_000);
@@ -39,10 +48,12 @@ describe('cairn server with its embedded etcd', function () {
     expect(readyz.status, 'readyz while etcd is down (or just back)').to.be.oneOf([503, 200]);
     if (during.status !== 201) expect(during.json).to.include({ kind: 'Status', reason: during.status === 503 ? 'ServiceUnavailable' : 'Timeout' });
 
+    let last = '';
     await eventually('writes to succeed again', async () => {
       const r = await rawRequest(kc, { method: 'POST', path, body: JSON.stringify(instance('after', 'crash')) });
+      last = `${r.status} ${r.text.slice(0, 300)}`;
       return r.status === 201;
-    }, 30_000, 250);
+    }, 30_000, 250, () => ({ last, ...recoveryLogs(server) }));
     await watch.until((evs) => evs.some((e) => e.type === 'ADDED' && e.object.metadata.name === 'after'));
     expect((await rawRequest(kc, { path: '/readyz', authorization: null })).status).to.equal(200);
     watch.close();

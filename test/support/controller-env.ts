@@ -87,8 +87,19 @@ export async function startControllerEnv(): Promise<ControllerEnv> {
       if (Date.now() > deadline) throw new Error(`controller ${identity} did not become leader within 10 s`);
       await new Promise((r) => setTimeout(r, 50));
     }
+    superviseLeadership(manager);
     return manager;
   };
+  // A leader whose renewal misses its 1.5 s deadline (a loaded machine stalls that long) is deposed and its
+  // run ends 'lost': `cairn controller` then exits and its supervisor starts it again. The tests play the
+  // supervisor, or every later test of the file would wait on a controller that no longer runs.
+  let stopping = false;
+  const superviseLeadership = (manager: ControllerManager) =>
+    void manager.done.then(async (outcome) => {
+      if (outcome !== 'lost' || stopping || self.controller !== manager) return;
+      log.warn('test controller deposed; starting another, as its supervisor would', { component: 'controller-env' });
+      self.controller = await startController(`test-controller-${Date.now()}`);
+    });
   const controller = await startController('test-controller');
   const agents: FakeAgent[] = [];
   const core = kubeConfig.makeApiClient(CoreV1Api);
@@ -131,6 +142,7 @@ export async function startControllerEnv(): Promise<ControllerEnv> {
       return out;
     },
     async stop() {
+      stopping = true;
       await Promise.all(agents.map((a) => a.stop()));
       await self.controller.stop();
       kubeConfig.destroyAgent();
