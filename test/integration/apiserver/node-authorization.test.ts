@@ -16,6 +16,7 @@ import { CairnClient } from '../../../api/client/cairn-client.js';
 import { newToken } from '../../../api/token-format.js';
 import { buildKubeconfig, writeKubeconfig } from '../../../apiserver/kubeconfig.js';
 import { startControllerManager, type ControllerManager } from '../../../controller/manager.js';
+import { DEFAULT_LEADER_TIMINGS } from '../../../runtime/leader-election.js';
 import { killMarked, startAgentProcess, type AgentProcess } from '../../support/agent-process.js';
 import { FAST_FAILURE_DETECTION } from '../../support/controller-env.js';
 import { eventually } from '../../support/eventually.js';
@@ -290,7 +291,8 @@ describe('node authorization (real etcd + apiserver)', function () {
       controller = await startControllerManager({
         connection: { kubeconfig: env.server.kubeconfigPath },
         identity: 'node-authz-test',
-        timings: { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300 },
+        // The only controller: the usual timings, so that a stall of this loaded process cannot depose it.
+        timings: DEFAULT_LEADER_TIMINGS,
         workers: 2,
         resyncMs: 0,
         metricsHost: '127.0.0.1',
