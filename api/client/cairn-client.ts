@@ -1,14 +1,16 @@
 /**
- * Typed reads and writes of Cairn's kinds through client-node's
- * CustomObjectsApi, so the same calls work against Cairn's apiserver and a
- * kube-apiserver with crds/ installed. Every write carries the
+ * Typed reads and writes of Cairn's kinds by their REST paths (RestClient:
+ * a client-node KubeConfig's connection and credentials), so the same calls
+ * work against Cairn's apiserver and a kube-apiserver with crds/ installed;
+ * Leases through client-node's CoordinationV1Api. Every write carries the
  * resourceVersion the caller read (optimistic concurrency); failures come
  * back as ApiStatusError.
  */
-import { CoordinationV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { CoordinationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import type { KindMap } from '../kinds.js';
 import { GROUP, NAMESPACED, PLURALS, VERSION, type Kind, type ObjectList } from '../types.js';
 import { isConflict, isNotFound, toApiError } from './errors.js';
+import { RestClient } from './rest-client.js';
 
 /** Selectors and paging of a list call. */
 export interface ListOptions {
@@ -20,7 +22,7 @@ export interface ListOptions {
   resourceVersion?: string;
 }
 
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const MERGE_PATCH = { 'Content-Type': 'application/merge-patch+json' };
 
 async function wrap<T>(call: Promise<unknown>): Promise<T> {
   try {
@@ -32,7 +34,7 @@ async function wrap<T>(call: Promise<unknown>): Promise<T> {
 
 /** CRUD of Cairn objects by kind. */
 export class CairnClient {
-  private readonly api: CustomObjectsApi;
+  private readonly rest: RestClient;
   private readonly leases: CoordinationV1Api;
 
   constructor(
@@ -40,15 +42,14 @@ export class CairnClient {
     /** Written to managedFields and audit records. */
     readonly fieldManager = 'cairn',
   ) {
-    this.api = kubeConfig.makeApiClient(CustomObjectsApi);
+    this.rest = RestClient.forConfig(kubeConfig);
     this.leases = kubeConfig.makeApiClient(CoordinationV1Api);
   }
 
   /** One page of objects of a kind, across namespaces unless opts.namespace. */
   list<K extends Kind>(kind: K, opts: ListOptions = {}): Promise<ObjectList<KindMap[K]>> {
-    const common = { group: GROUP, version: VERSION, plural: PLURALS[kind], ...pageParams(opts) };
-    if (opts.namespace && NAMESPACED[kind]) return wrap(this.api.listNamespacedCustomObject({ ...common, namespace: opts.namespace }));
-    return wrap(this.api.listClusterCustomObject(common));
+    const { namespace, ...query } = opts;
+    return this.rest.request('GET', this.collectionPath(kind, namespace), { query });
   }
 
   /** Every object of a kind, following continue tokens. */
@@ -67,7 +68,7 @@ export class CairnClient {
   /** The object, or undefined when it does not exist. */
   async get<K extends Kind>(kind: K, namespace: string | undefined, name: string): Promise<KindMap[K] | undefined> {
     try {
-      return await wrap(this.byName(kind, namespace, name, (p) => (p.namespace ? this.api.getNamespacedCustomObject(p) : this.api.getClusterCustomObject(p))));
+      return await this.rest.request<KindMap[K]>('GET', this.objectPath(kind, namespace, name));
     } catch (err) {
       if (isNotFound(err)) return undefined;
       throw err;
@@ -76,58 +77,31 @@ export class CairnClient {
 
   /** Creates an object (409 when its name is taken). */
   create<K extends Kind>(kind: K, obj: KindMap[K]): Promise<KindMap[K]> {
-    const ns = obj.metadata.namespace;
-    const body = { apiVersion: `${GROUP}/${VERSION}`, kind, ...obj };
-    const common = { group: GROUP, version: VERSION, plural: PLURALS[kind], body, fieldManager: this.fieldManager };
-    if (NAMESPACED[kind]) return wrap(this.api.createNamespacedCustomObject({ ...common, namespace: requireNs(kind, ns) }));
-    return wrap(this.api.createClusterCustomObject(common));
+    const ns = NAMESPACED[kind] ? requireNs(kind, obj.metadata.namespace) : undefined;
+    return this.rest.request('POST', this.collectionPath(kind, ns), { query: { fieldManager: this.fieldManager }, body: withType(kind, obj) });
   }
 
   /** Replaces spec and metadata (PUT); 409 when obj's resourceVersion is stale. */
   replace<K extends Kind>(kind: K, obj: KindMap[K]): Promise<KindMap[K]> {
-    const body = { apiVersion: `${GROUP}/${VERSION}`, kind, ...obj };
-    return wrap(
-      this.byName(kind, obj.metadata.namespace, obj.metadata.name!, (p) =>
-        p.namespace
-          ? this.api.replaceNamespacedCustomObject({ ...p, body, fieldManager: this.fieldManager })
-          : this.api.replaceClusterCustomObject({ ...p, body, fieldManager: this.fieldManager }),
-      ),
-    );
+    return this.rest.request('PUT', this.objectPath(kind, obj.metadata.namespace, obj.metadata.name!), { query: { fieldManager: this.fieldManager }, body: withType(kind, obj) });
   }
 
   /** Replaces status through the status subresource; 409 when obj's resourceVersion is stale. */
   replaceStatus<K extends Kind>(kind: K, obj: KindMap[K]): Promise<KindMap[K]> {
-    const body = { apiVersion: `${GROUP}/${VERSION}`, kind, ...obj };
-    return wrap(
-      this.byName(kind, obj.metadata.namespace, obj.metadata.name!, (p) =>
-        p.namespace
-          ? this.api.replaceNamespacedCustomObjectStatus({ ...p, body, fieldManager: this.fieldManager })
-          : this.api.replaceClusterCustomObjectStatus({ ...p, body, fieldManager: this.fieldManager }),
-      ),
-    );
+    const path = `${this.objectPath(kind, obj.metadata.namespace, obj.metadata.name!)}/status`;
+    return this.rest.request('PUT', path, { query: { fieldManager: this.fieldManager }, body: withType(kind, obj) });
   }
 
   /** JSON merge patch of the object (include metadata.resourceVersion in the patch to make it conditional). */
   patch<K extends Kind>(kind: K, namespace: string | undefined, name: string, patch: object): Promise<KindMap[K]> {
-    return wrap(
-      this.byName(kind, namespace, name, (p) =>
-        p.namespace
-          ? this.api.patchNamespacedCustomObject({ ...p, body: patch, fieldManager: this.fieldManager }, MERGE_PATCH)
-          : this.api.patchClusterCustomObject({ ...p, body: patch, fieldManager: this.fieldManager }, MERGE_PATCH),
-      ),
-    );
+    return this.rest.request('PATCH', this.objectPath(kind, namespace, name), { query: { fieldManager: this.fieldManager }, headers: MERGE_PATCH, body: patch });
   }
 
   /** Deletes an object; resolves false when it was already gone. */
   async delete(kind: Kind, namespace: string | undefined, name: string, opts: { uid?: string; resourceVersion?: string } = {}): Promise<boolean> {
     const preconditions = opts.uid || opts.resourceVersion ? { uid: opts.uid, resourceVersion: opts.resourceVersion } : undefined;
-    const body = preconditions ? { preconditions } : undefined;
     try {
-      await wrap(
-        this.byName(kind, namespace, name, (p) =>
-          p.namespace ? this.api.deleteNamespacedCustomObject({ ...p, body }) : this.api.deleteClusterCustomObject({ ...p, body }),
-        ),
-      );
+      await this.rest.request('DELETE', this.objectPath(kind, namespace, name), preconditions ? { body: { preconditions } } : {});
       return true;
     } catch (err) {
       if (isNotFound(err)) return false;
@@ -172,32 +146,17 @@ export class CairnClient {
     return namespace && NAMESPACED[kind] ? `${base}/namespaces/${namespace}/${PLURALS[kind]}` : `${base}/${PLURALS[kind]}`;
   }
 
-  private byName<R>(kind: Kind, namespace: string | undefined, name: string, call: (p: NameParams) => Promise<R>): Promise<R> {
-    const ns = NAMESPACED[kind] ? requireNs(kind, namespace) : '';
-    return call({ group: GROUP, version: VERSION, plural: PLURALS[kind], name, namespace: ns });
+  private objectPath(kind: Kind, namespace: string | undefined, name: string): string {
+    return `${this.collectionPath(kind, NAMESPACED[kind] ? requireNs(kind, namespace) : undefined)}/${encodeURIComponent(name)}`;
   }
 }
 
-interface NameParams {
-  group: string;
-  version: string;
-  plural: string;
-  name: string;
-  /** Empty for cluster-scoped kinds. */
-  namespace: string;
+/** The object as sent: apiVersion and kind first, as client-node's callers set them. */
+function withType<K extends Kind>(kind: K, obj: KindMap[K]): KindMap[K] {
+  return { apiVersion: `${GROUP}/${VERSION}`, kind, ...obj };
 }
 
 function requireNs(kind: Kind, ns: string | undefined): string {
   if (!ns) throw new Error(`${kind} is namespaced: metadata.namespace (the Cluster's name) is required`);
   return ns;
-}
-
-function pageParams(opts: ListOptions) {
-  return {
-    labelSelector: opts.labelSelector,
-    fieldSelector: opts.fieldSelector,
-    limit: opts.limit,
-    _continue: opts.continue,
-    resourceVersion: opts.resourceVersion,
-  };
 }

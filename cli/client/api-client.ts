@@ -5,10 +5,9 @@
  * https-client.ts (Node's https, for the kubeconfigs Cairn writes) and
  * client-node-client.ts (@kubernetes/client-node, for everything else).
  */
-import type { RestRequest } from '../../api/client/rest-client.js';
+import type { HttpMethod, RestRequest } from '../../api/client/http-exchange.js';
 
-/** An HTTP method of the API. */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type { HttpMethod } from '../../api/client/http-exchange.js';
 
 /** The current cluster of the kubeconfig, after the connection flags. */
 export interface ClusterInfo {

@@ -8,7 +8,8 @@
  */
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import { loadKubeConfig, type ConnectionOptions, type PooledKubeConfig } from '../../api/client/kubeconfig.js';
-import { RestClient, type RestRequest } from '../../api/client/rest-client.js';
+import type { RestRequest } from '../../api/client/http-exchange.js';
+import { RestClient } from '../../api/client/rest-client.js';
 import type { ApiClient, ClusterInfo, HttpMethod, Query, RawConnection, WatchHandle } from './api-client.js';
 
 /** An ApiClient over a client-node KubeConfig. */

@@ -15,8 +15,7 @@ import fs from 'node:fs';
 import http, { STATUS_CODES } from 'node:http';
 import https from 'node:https';
 import { createInterface } from 'node:readline';
-import { toApiError } from '../../api/client/errors.js';
-import type { RestRequest } from '../../api/client/rest-client.js';
+import { jsonBody, jsonHeaders, requestUrl, send, type RestRequest } from '../../api/client/http-exchange.js';
 import type { ApiClient, ClusterInfo, HttpMethod, Query, RawConnection, WatchHandle } from './api-client.js';
 import type { HttpsSettings } from './kubeconfig-file.js';
 
@@ -39,19 +38,14 @@ export class HttpsClient implements ApiClient {
   }
 
   async request<T = Record<string, unknown>>(method: HttpMethod, path: string, req: RestRequest = {}): Promise<T> {
-    const body = req.body === undefined ? undefined : typeof req.body === 'string' ? req.body : JSON.stringify(req.body);
-    const headers: Record<string, string> = { Accept: 'application/json', ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...req.headers };
-    const res = await this.send(method, this.url(path, req.query), headers, body);
-    const status = res.statusCode ?? 0;
-    if (status < 200 || status > 299) throw await refusal(res);
-    const text = await readAll(res);
-    return (text ? JSON.parse(text) : undefined) as T;
+    const { headers, body } = jsonHeaders(req);
+    return jsonBody<T>(await this.send(method, requestUrl(this.cluster.server, path, req.query), headers, body));
   }
 
   async watch(path: string, query: Query, onEvent: (type: string, obj: unknown) => void, headers: Record<string, string> = {}): Promise<WatchHandle> {
     let res: http.IncomingMessage;
     try {
-      res = await this.send('GET', this.url(path, { watch: true, ...query }), headers);
+      res = await this.send('GET', requestUrl(this.cluster.server, path, { watch: true, ...query }), headers);
     } catch (err) {
       return ended(err);
     }
@@ -101,40 +95,12 @@ export class HttpsClient implements ApiClient {
     this.agent.destroy();
   }
 
-  // The server's URL and the path, then the query in order, as client-node builds it.
-  private url(path: string, query: Query = {}): URL {
-    const url = new URL(this.cluster.server + path);
-    for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
-    return url;
-  }
-
   private send(method: HttpMethod, url: URL, headers: Record<string, string>, body?: string): Promise<http.IncomingMessage> {
-    const all = { ...headers, ...(this.token ? { Authorization: `Bearer ${this.token}` } : {}), ...(body !== undefined ? { 'Content-Length': String(Buffer.byteLength(body)) } : {}) };
-    return new Promise((resolve, reject) => {
-      const req = (url.protocol === 'https:' ? https : http).request(url, { method, headers: all, agent: this.agent }, resolve);
-      req.on('error', (err: NodeJS.ErrnoException) => reject(Object.assign(new Error(`request to ${url.href} failed, reason: ${err.message}`), { code: err.code, cause: err })));
-      req.end(body);
-    });
+    return send(url, { method, headers: { ...headers, ...(this.token ? { Authorization: `Bearer ${this.token}` } : {}) }, agent: this.agent }, body);
   }
 }
 
 // A watch that could not start: resolves as client-node's does, its `done` carrying the failure.
 function ended(err: unknown): WatchHandle {
   return { stop: () => undefined, done: Promise.reject(err) };
-}
-
-/** The error an HTTP refusal stands for: an ApiStatusError carrying the Status the server sent. */
-export async function refusal(res: http.IncomingMessage): Promise<unknown> {
-  const status = res.statusCode ?? 0;
-  const body = await readAll(res).catch(() => '');
-  return toApiError(Object.assign(new Error(`${status} ${STATUS_CODES[status] ?? 'Unknown API Status Code'}`), { code: status, body }));
-}
-
-function readAll(res: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', reject);
-  });
 }

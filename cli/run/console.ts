@@ -8,7 +8,7 @@ import WebSocket from 'ws';
 import { CONSOLE_PROTOCOL } from '../../api/tunnel.js';
 import type { ClientContext } from '../client/context.js';
 import { CliError } from '../client/errors.js';
-import { refusal } from '../client/https-client.js';
+import { refusal } from '../../api/client/http-exchange.js';
 import { oneInstance } from '../client/kind-args.js';
 
 /** Ctrl-]: telnet's and virsh's escape. */

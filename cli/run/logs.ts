@@ -6,7 +6,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { RawConnection } from '../client/api-client.js';
-import { refusal } from '../client/https-client.js';
+import { refusal } from '../../api/client/http-exchange.js';
 import type { ClientContext } from '../client/context.js';
 import { untilInterrupted } from '../client/interrupt.js';
 import { oneInstance } from '../client/kind-args.js';
