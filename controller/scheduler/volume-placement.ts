@@ -9,7 +9,7 @@
  * what it can now and report the rest.
  */
 import { ZONE_LABEL } from '../../api/names.js';
-import { isGluster, type Volume } from '../../api/volume.js';
+import { acceptedReplicas, isGluster, type Volume } from '../../api/volume.js';
 import { matchesNodeSelector } from './eligibility.js';
 import { compareNames, nodeViews, usedFraction, type NodeView } from './node-view.js';
 import { liveReplicaNodes } from './placements.js';
@@ -80,7 +80,9 @@ function spreadOverZones(preferred: readonly NodeView[], keptZones: ReadonlyArra
 export function scheduleVolumeReplicas(volume: Volume, snapshot: ClusterSnapshot, opts: ScheduleOptions = {}): ReplicaPlacement {
   const excluded = new Set(opts.excludeNodes ?? []);
   const kept = liveReplicaNodes(volume).filter((n) => !excluded.has(n));
-  const wanted = volume.spec.replicas ?? 1;
+  // The replicas the volume keeps: a refused lowering of spec.replicas (data would go) leaves more, and a lost one
+  // of those is replaced like any other, or the volume would stay a brick short for good.
+  const wanted = acceptedReplicas(volume);
   const missing = wanted - kept.length;
   if (missing <= 0) return { nodeNames: kept };
   const self = objectKey(volume);

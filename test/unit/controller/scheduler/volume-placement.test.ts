@@ -43,6 +43,14 @@ describe('scheduler: scheduleVolumeReplicas', () => {
     expect(nodesOf(scheduleVolumeReplicas(v, snapshot({ nodes: [node('a'), node('b')] })))).to.deep.equal(['b', 'a']);
   });
 
+  it('replaces a lost replica of a volume whose lowering of spec.replicas was refused: it keeps the replicas it has', () => {
+    // spec.replicas lowered 3 → 2 (refused: replicas 1 and 2 exist), then replica 0's node lost and its WorkItem released.
+    const v = volume('v', { replicas: 2 }, ['gone', 'b', 'c']);
+    v.status!.replicas![0] = { index: 0, state: 'Pending' };
+    const s = snapshot({ nodes: [node('a'), node('b'), node('c')], volumes: [v] });
+    expect(nodesOf(scheduleVolumeReplicas(v, s))).to.deep.equal(['b', 'c', 'a']);
+  });
+
   it('replaces a live replica on an excluded node and never picks an excluded node', () => {
     const v = volume('v', { replicas: 2 }, ['a', 'b']);
     const s = snapshot({ nodes: [node('a'), node('b'), node('c'), node('d')] });
