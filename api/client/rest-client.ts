@@ -10,12 +10,15 @@
  * ApiStatusError, or a network error naming the URL and carrying its code.
  */
 import type https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { Cluster, KubeConfig } from '@kubernetes/client-node';
 import { jsonBody, jsonHeaders, requestUrl, send, type HttpMethod, type RestRequest } from './http-exchange.js';
 
 /** One API call by method and path, e.g. rest.request('GET', '/apis/cairn.dev/v1alpha1'). */
 export class RestClient {
-  constructor(private readonly kc: KubeConfig) {}
+  /** Throws as client-node's makeApiClient does when the kubeconfig names no cluster to talk to. */
+  constructor(private readonly kc: KubeConfig) {
+    currentCluster(kc);
+  }
 
   /** Builds a RestClient that uses kc's credentials and connection pool. */
   static forConfig(kc: KubeConfig): RestClient {
@@ -24,12 +27,17 @@ export class RestClient {
 
   /** Sends the request and resolves with the parsed JSON body. */
   async request<T = Record<string, unknown>>(method: HttpMethod, path: string, req: RestRequest = {}): Promise<T> {
-    const cluster = this.kc.getCurrentCluster();
-    if (!cluster) throw new Error('the kubeconfig has no current cluster');
+    const cluster = currentCluster(this.kc);
     const options: https.RequestOptions = {};
     await this.kc.applyToHTTPSOptions(options);
     const { headers, body } = jsonHeaders(req);
     const res = await send(requestUrl(cluster.server, path, req.query), { ...options, method, headers: { ...headers, ...(options.headers as Record<string, string>) } }, body);
     return jsonBody<T>(res);
   }
+}
+
+function currentCluster(kc: KubeConfig): Cluster {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('No active cluster!');
+  return cluster;
 }
