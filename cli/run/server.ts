@@ -56,8 +56,10 @@ export async function runServer(flags: ServerFlags, embedEtcd: boolean): Promise
     throw new Error('--etcd-cafile, --etcd-certfile and --etcd-keyfile are for an external etcd given with --etcd-endpoints; the embedded etcd listens on loopback only, without TLS');
   }
   if (endpoints.length > 0 && flags.etcdQuota) throw new Error("--etcd-quota sets the embedded etcd's quota; an external etcd takes --quota-backend-bytes itself");
+  // `cairn server` owns its data dir, over an external etcd too: its controller's identity is the data dir's
+  // (serverControllerIdentity), and two holders of one identity would both renew the leader lease as theirs.
+  if (embedEtcd) unlock = lockDataDir(flags.dataDir);
   if (embedEtcd && endpoints.length === 0) {
-    unlock = lockDataDir(flags.dataDir);
     etcd = new EtcdSupervisor({ dataDir: path.join(flags.dataDir, 'etcd'), logFile: path.join(flags.dataDir, 'etcd.log'), quotaBackendBytes: flags.etcdQuota }, log);
     endpoints = [await etcd.start()];
   }

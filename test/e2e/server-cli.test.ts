@@ -67,6 +67,12 @@ describe('the cairn command', function () {
       expect(r.stderr).to.include(`another cairn server (pid ${first.child.pid}) is using ${first.dataDir}`);
     });
 
+    it('so does one over an external etcd: the controllers of both would share the data dir\'s identity', () => {
+      const r = cairn('server', '--etcd-endpoints', 'http://127.0.0.1:9', '--data-dir', first.dataDir, '--port', '0');
+      expect(r.status).to.equal(1);
+      expect(r.stderr).to.include(`another cairn server (pid ${first.child.pid}) is using ${first.dataDir}`);
+    });
+
     it('stops on SIGTERM, removing its lock, and leaves its kubeconfig 0600', async () => {
       expect(fs.statSync(first.kubeconfig).mode & 0o777).to.equal(0o600);
       await first.stop();
