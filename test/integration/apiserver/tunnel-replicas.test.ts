@@ -159,6 +159,8 @@ describe('tunnels across apiserver replicas', function () {
     const before = await metrics();
     // Counted under the code it got: after the previous test's cut-off, a moment without a tunnel answers 503 (seen in CI).
     const { status } = await get(logUrl(other));
-    await eventually(`counter of code ${status} rose`, async () => count(await metrics(), status) === count(before, status) + 1, 5000, 50);
+    // Counted when the response has ended, which a loaded machine may take seconds to get to.
+    let now = count(before, status);
+    await eventually(`counter of code ${status} rose`, async () => (now = count(await metrics(), status)) === count(before, status) + 1, 15_000, 50, () => ({ before: count(before, status), now }));
   });
 });
