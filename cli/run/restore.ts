@@ -48,7 +48,7 @@ function readAgentDirs(dirs: string[]): ReturnType<typeof readAgentDir>[] {
   const read = dirs.map((d) => readAgentDir(path.resolve(d)));
   const empty = read.filter((d) => d.objects.length === 0).map((d) => d.dir);
   if (empty.length > 0) {
-    throw new Error(`no copy of any object in ${empty.join(', ')}: is that an agent's --data-dir (it holds workitems/ and metadata/)? Copy the agents' data dirs here first (e.g. rsync -a node-a:/var/lib/cairn/agent ./node-a)`);
+    throw new Error(`no copy of any object in ${empty.join(', ')}: is that an agent's --data-dir (it holds workitems/ and metadata/)? Copy each agent's metadata/ and workitems/ here first (e.g. mkdir -p node-a && for d in metadata workitems; do rsync -a "node-a:/var/lib/cairn/agent/$d" ./node-a/; done)`);
   }
   return read;
 }
