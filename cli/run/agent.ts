@@ -38,12 +38,14 @@ export interface AgentFlags extends ConnectionFlags {
   joinToken?: string;
 }
 
-// A join token, or a credential from an earlier join, means node credentials; otherwise the kubeconfig or --token as given.
+// A join token, a credential from an earlier join, or --server alone means node credentials (without either of the
+// first two, a refusal that says how to join: connected without any, the agent was refused for good, retrying);
+// otherwise the kubeconfig or --token as given.
 async function agentConnection(flags: AgentFlags): Promise<{ connection: ConnectionOptions; credential?: StoredCredential }> {
   delete process.env.CAIRN_JOIN_TOKEN; // instances and operations inherit the agent's environment
   const given = connectionOptions(flags);
   const joined = fs.existsSync(path.join(flags.dataDir, CREDENTIAL_FILE));
-  if (!flags.joinToken && (!joined || flags.kubeconfig || flags.token)) return { connection: given };
+  if (!flags.joinToken && (flags.kubeconfig || flags.token || (!joined && !given.server))) return { connection: given };
   if (!given.server) throw new Error('--join-token needs --server (the apiserver URL) and --certificate-authority (its CA, e.g. the pki/ca.crt of the server data dir)');
   if (flags.kubeconfig || flags.token) throw new Error('--join-token replaces --kubeconfig and --token: give only --server and --certificate-authority with it');
   const server = { ...given, server: given.server };

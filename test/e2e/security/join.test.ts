@@ -77,4 +77,11 @@ describe('joining nodes with join tokens (e2e)', function () {
     expect(late.code).to.equal(1);
     expect(late.stderr).to.match(/expired at .*create a new one with: cairn token create --cluster demo/);
   });
+
+  it('an agent given the server but never joined, and no join token, exits saying how to join (not retrying unauthenticated)', async () => {
+    const dataDir = path.join(c.dir, 'agents', 'node-e');
+    const r = await runCairn(['agent', '--server', c.server.url, '--certificate-authority', ca(), '--cluster', 'demo', '--node-name', 'node-e', '--data-dir', dataDir, '--monitor-port', '0'], { timeoutMs: 20_000 });
+    expect(r.code, r.stderr).to.equal(1);
+    expect(r.stderr).to.include(`error: there is no node credential in ${dataDir}; join the node with a join token: cairn token create --cluster demo`);
+  });
 });
