@@ -35,6 +35,8 @@ export interface ApplyOptions {
   dryRun: boolean;
   /** --force-conflicts: take over fields another manager owns. */
   force: boolean;
+  /** --field-manager: FIELD_MANAGER unless given. */
+  fieldManager?: string;
 }
 
 /** The live object a target names, or undefined when it does not exist. */
@@ -49,7 +51,7 @@ export async function readLive(ctx: ClientContext, t: Target): Promise<ApiObject
 
 /** Server-side applies the target's manifest; resolves with the object as stored (or as it would be, on a dry run). */
 export function applyTarget(ctx: ClientContext, t: Target, opts: ApplyOptions): Promise<ApiObject> {
-  const query = { fieldManager: FIELD_MANAGER, fieldValidation: 'Strict', force: opts.force || undefined, dryRun: opts.dryRun ? 'All' : undefined };
+  const query = { fieldManager: opts.fieldManager ?? FIELD_MANAGER, fieldValidation: 'Strict', force: opts.force || undefined, dryRun: opts.dryRun ? 'All' : undefined };
   // JSON is YAML: the apply patch travels as the manifest's JSON.
   return ctx.rest.request<ApiObject>('PATCH', objectPath(t.r, t.namespace, t.name), { body: JSON.stringify(t.object), headers: { 'Content-Type': APPLY_PATCH }, query });
 }

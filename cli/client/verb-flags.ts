@@ -31,6 +31,11 @@ export function parseDryRun(value: string): boolean {
   throw new InvalidArgumentError(`invalid dry-run value ("${value}"). Must be "none" or "server".`);
 }
 
+/** kubectl's `--field-manager` of a server-side apply (cairn's own is "cairn", client/apply.ts). */
+export function fieldManagerOption(): Option {
+  return new Option('--field-manager <name>', 'the field manager to apply as: it owns the fields its manifests set, and a field it set before and no longer sets is removed (default "cairn")');
+}
+
 /** kubectl's `--dry-run=server|none` option; `what` says what the server does on a dry run. */
 export function dryRunOption(what: string): Option {
   return new Option('--dry-run <strategy>', `"server": ${what}; "none": do it`).argParser(parseDryRun).default(false, 'none');

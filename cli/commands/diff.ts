@@ -1,7 +1,7 @@
 /** `cairn diff`: its flags and help; what it does is in ../run/diff.ts, loaded when it runs. */
 import type { Command } from 'commander';
 import { clientCommand, runWithClient } from '../client/command.js';
-import { addFilenameFlags } from '../client/verb-flags.js';
+import { addFilenameFlags, fieldManagerOption } from '../client/verb-flags.js';
 
 const EXAMPLES = `
 Examples:
@@ -25,6 +25,7 @@ export function diffCommand(): Command {
   return addFilenameFlags(clientCommand('diff'), 'to compare')
     .description('Diff the live objects against what a server-side apply of the manifests would make them')
     .option('--force-conflicts', 'compare as if apply took over fields another field manager owns')
+    .addOption(fieldManagerOption())
     .option('-l, --selector <selector>', 'compare only the input objects with these labels')
     .option('--server-side', 'accepted for kubectl compatibility: cairn always diffs a server-side apply')
     .addHelpText('after', EXAMPLES)

@@ -17,6 +17,7 @@ interface ApplyFlags {
   recursive?: boolean;
   dryRun: boolean;
   forceConflicts?: boolean;
+  fieldManager?: string;
   prune?: boolean;
   selector?: string;
 }
@@ -30,7 +31,7 @@ export async function runApply(ctx: ClientContext): Promise<number> {
   const manifests = namespacesFirst(manifestsFor('apply', flags.filename ?? [], flags));
   const catalog = await ctx.catalog();
   const rule = { namespace: ctx.namespace, explicit: ctx.explicitNamespace };
-  const opts: ApplyOptions = { dryRun: flags.dryRun, force: flags.forceConflicts ?? false };
+  const opts: ApplyOptions = { dryRun: flags.dryRun, force: flags.forceConflicts ?? false, fieldManager: flags.fieldManager };
   const applied: Target[] = [];
   let failures = 0;
   for (const m of manifests) {

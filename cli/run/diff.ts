@@ -15,6 +15,7 @@ interface DiffFlags {
   filename?: string[];
   recursive?: boolean;
   forceConflicts?: boolean;
+  fieldManager?: string;
   selector?: string;
 }
 
@@ -47,7 +48,7 @@ async function diffPairs(ctx: ClientContext): Promise<DiffPair[]> {
     try {
       const t = toTarget(m, catalog, rule);
       const live = await readLive(ctx, t);
-      const merged = await applyTarget(ctx, t, { dryRun: true, force: flags.forceConflicts ?? false });
+      const merged = await applyTarget(ctx, t, { dryRun: true, force: flags.forceConflicts ?? false, fieldManager: flags.fieldManager });
       pairs.push({ file: diffFileName(t.r, t.namespace, t.name), live: diffYaml(live), merged: diffYaml(merged) });
     } catch (err) {
       throw new ObjectFailure(err, m.source);

@@ -136,6 +136,21 @@ describe('cairn apply, diff, delete (e2e)', function () {
       expect(lines(forced)).to.deep.equal(['instance.cairn.dev/shared configured']);
     });
 
+    it('--field-manager applies as a manager of its own: what it set survives an apply of the manifests, and diff finds nothing', async () => {
+      const grace = `apiVersion: cairn.dev/v1alpha1\nkind: Instance\nmetadata: {name: web}\nspec: {terminationGracePeriodSeconds: 42}\n`;
+      const own = await cairn(['apply', '--field-manager', 'grace-setter', '-f', '-'], grace);
+      expect([own.code, lines(own)], own.stderr).to.deep.equal([0, ['instance.cairn.dev/web configured']]);
+      const again = await cairn(['apply', '-f', manifests]);
+      expect(again.code, again.stderr).to.equal(0);
+      expect(lines(again)).to.include('instance.cairn.dev/web unchanged');
+      expect((await cluster.client.get('Instance', 'demo', 'web'))?.spec.terminationGracePeriodSeconds).to.equal(42);
+      const live = (await cluster.client.get('Instance', 'demo', 'web')) as { metadata: { managedFields?: { manager: string }[] } } | undefined;
+      const managers = live?.metadata.managedFields?.map((m) => m.manager);
+      expect(managers).to.include.members(['cairn', 'grace-setter']);
+      const diff = await cairn(['diff', '-f', manifests]);
+      expect([diff.code, diff.stdout]).to.deep.equal([0, '']);
+    });
+
   });
 
   describe('diff', () => {
