@@ -2,8 +2,12 @@
  * What the agent's volfile server answers for a mount of `<cluster>/<volume>`:
  * the client volfile of the newest instance WorkItem on this node that
  * attaches that volume (the controller regenerates it when a brick moves),
- * else the one the mount was made with (its run dir's client.vol), so a
- * mount whose users' WorkItems are gone still gets its own graph back.
+ * else the last one served to the mount (its run dir's client.vol, written
+ * when it was made and again on each newer graph). So a mount whose users'
+ * WorkItems are gone or being deleted (their instances still stopping,
+ * maybe writing) keeps the graph it runs: one made only at mount time
+ * would take it back to bricks since replaced or raised, and the writes of
+ * its last moments would miss, unblamed, the bricks the graph left out.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,15 +34,38 @@ export function mountVolfileLookup(items: () => readonly WorkItem[], dataDir: st
       const rv = resourceVersion(w);
       if (volfile && (!newest || rv > newest.rv)) newest = { rv, volfile };
     }
-    return newest?.volfile ?? readMountedVolfile(dataDir, namespace, volumeName);
+    const file = mountedVolfile(dataDir, namespace, volumeName);
+    if (!newest) return file && readVolfile(file);
+    if (file) recordServed(file, newest.volfile);
+    return newest.volfile;
   };
 }
 
-/** The volfile the mount was made with; undefined for a key that names no mount (mountRunDir refuses unsafe names). */
-function readMountedVolfile(dataDir: string, namespace: string, volumeName: string): string | undefined {
+/** The mount's client.vol; undefined for a key that names no mount (mountRunDir refuses unsafe names). */
+function mountedVolfile(dataDir: string, namespace: string, volumeName: string): string | undefined {
   try {
-    return fs.readFileSync(path.join(mountRunDir(dataDir, namespace, volumeName), 'client.vol'), 'utf8');
+    return path.join(mountRunDir(dataDir, namespace, volumeName), 'client.vol');
   } catch {
     return undefined;
+  }
+}
+
+function readVolfile(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+// Replaced whole (a crash leaves the old graph or the new, never half), and only where the mount's run dir is:
+// a mount gone (its last user detached) is not made to reappear.
+function recordServed(file: string, volfile: string): void {
+  if (readVolfile(file) === volfile || !fs.existsSync(path.dirname(file))) return;
+  try {
+    fs.writeFileSync(`${file}.tmp`, volfile);
+    fs.renameSync(`${file}.tmp`, file);
+  } catch {
+    // The run dir went meanwhile (the last user detached): nothing to keep.
   }
 }

@@ -13,7 +13,7 @@
  * A mount fetches its volfile from the agent's volfile server
  * (agent/gluster/volfile-server.ts), which tells it when a brick moved: the
  * mount then switches to the new graph under its running instances. The
- * volfile it was made with stays in client.vol, the server's fallback. When
+ * last graph served to it stays in client.vol, the server's fallback. When
  * a mount's client dies, its instances restart (the agent notices within
  * seconds: agent/gluster/mount-watch.ts), and the first to attach again
  * mounts it afresh and records when, so the others restart on it too.
