@@ -176,6 +176,18 @@ function sizeStatus(item: WorkItem, brickPath: string): { size?: string; sizeByt
   return { size: sized ? item.spec.volumeReplica!.size : formatQuantity(usable), sizeBytes: usable, sized };
 }
 
+/**
+ * What the brick owes the others, read from its filesystem whether or not glusterfsd runs: a brick stopped
+ * with its volume still holds writes the others missed, and its report must go on saying so, or the
+ * controller takes another brick for a good copy and releases this one when its node is lost. Its image
+ * there but not mounted (a stopped volume's node after a reboot): unknown, one entry uninspected, which
+ * blames every other brick. Undefined while it has no filesystem yet, so no data.
+ */
+export function healRecord(brickPath: string, mounted: boolean, hasImage: boolean): PendingHeals | undefined {
+  if (mounted) return pendingHeals(brickPath);
+  return hasImage ? summarizeOwed([], 1) : undefined;
+}
+
 /** What a brick's report says of whom its heals blame, as one string: a change at the same count is a change too. */
 export function owedSignature(h: Pick<WorkItemBrickStatus, 'owed' | 'owedTo' | 'uninspected'>): string {
   return `${(h.owed ?? []).map((e) => `${e.gfid}:${e.bricks.join('.')}`).join(',')}|${(h.owedTo ?? []).join(',')}|${h.uninspected ?? 0}`;
@@ -195,7 +207,7 @@ function view(item: WorkItem, dataDir: string): Observation {
   const joinedAt = readText(path.join(runDir, JOINED_FILE))?.trim();
   const { sized, ...size } = sizeStatus(item, brick.path);
   const state = pid ? ('Running' as const) : ('Stopped' as const);
-  const heals = pid ? pendingHeals(brick.path) : undefined;
+  const heals = healRecord(brick.path, isMountPoint(brick.path), fs.existsSync(path.join(runDir, IMAGE_FILE)));
   const status = { volumeReplica: { path: brick.path, ...size, brick: { state, port: brick.port, selfHeal: shd ? ('Running' as const) : ('Stopped' as const), ...(pid ? { pid, pendingHeals: heals!.count } : {}), ...(heals ? owedStatus(heals) : {}), ...(joinedAt ? { joinedAt } : {}) } } };
   if (brick.stopped) return pid || shd ? { converged: false, action: 'stop', message: `${what} is stopping (the volume is Stopped)`, ...status } : { converged: true, message: `${what} is stopped (the volume is Stopped); its data stays`, ...status };
   if (!pid) return { converged: false, action: 'start', message: `${what} is not running`, ...status };

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { blamedBricks, owedSignature, pendingHeals, summarizeOwed } from '../../../../../agent/drivers/volume/gluster-brick.js';
+import { blamedBricks, healRecord, owedSignature, pendingHeals, summarizeOwed } from '../../../../../agent/drivers/volume/gluster-brick.js';
 
 const G1 = '00000000-0000-0000-0000-000000000001';
 const G2 = 'abcdabcd-0000-4000-8000-000000000002';
@@ -83,5 +83,35 @@ describe('gluster brick: a getfattr that hangs (a sick brick filesystem)', () =>
     const heals = pendingHeals(path.join(dir, 'brick'));
     expect(Date.now() - t0).to.be.below(3_000);
     expect(heals).to.deep.equal({ count: 2, owed: [], owedTo: [], uninspected: 2 });
+  });
+});
+
+describe('gluster brick: the heal record of a brick that does not run', () => {
+  let dir: string;
+  let brick: string;
+  let pathBefore: string | undefined;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-heal-record-'));
+    brick = path.join(dir, 'brick');
+    fs.mkdirSync(path.join(brick, '.glusterfs', 'indices', 'xattrop'), { recursive: true });
+    fs.writeFileSync(path.join(brick, '.glusterfs', 'indices', 'xattrop', G1), '');
+    // getfattr as on a brick whose entry blames brick 1 (setting trusted.* attributes needs root).
+    fs.mkdirSync(path.join(dir, 'bin'));
+    fs.writeFileSync(path.join(dir, 'bin', 'getfattr'), `#!/bin/sh\nprintf '# file: ${brick}/.glusterfs/00/00/${G1}\\ntrusted.afr.v-client-1=0x000000010000000000000000\\n\\n'\n`, { mode: 0o755 });
+    pathBefore = process.env.PATH;
+    process.env.PATH = `${path.join(dir, 'bin')}:${pathBefore}`;
+  });
+  afterEach(() => {
+    process.env.PATH = pathBefore;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is read from its filesystem while that is mounted, glusterfsd running or not (a brick stopped with its volume)', () => {
+    expect(healRecord(brick, true, true)).to.deep.include({ count: 1, owedTo: [1], uninspected: 0 });
+  });
+
+  it('is unknown (one entry uninspected: every other brick blamed) while its image is there but not mounted, and none before it has one', () => {
+    expect(healRecord(brick, false, true)).to.deep.equal({ count: 1, owed: [], owedTo: [], uninspected: 1 });
+    expect(healRecord(brick, false, false)).to.equal(undefined);
   });
 });
