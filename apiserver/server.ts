@@ -131,9 +131,9 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const peer = cluster.isWorker ? serve() : undefined;
   if (peer) await new Promise<void>((resolve, reject) => peer.once('error', reject).listen({ port: 0, host: o.advertiseAddress ?? '127.0.0.1', exclusive: true }, () => resolve()));
   const peerUrl = peer ? serverUrl(o, peer, o.advertiseAddress ?? '127.0.0.1') : o.advertiseAddress ? serverUrl(o, server, o.advertiseAddress) : url;
-  const tunnelDeps: LogDeps = { ctx, tunnels: new Tunnels(client, peerUrl, log, (open) => metrics.tunnels.set(open)), peers: { adminToken: admin.token, caPem: pki.caCertPem, self: peerUrl } };
+  const tunnelDeps: LogDeps = { ctx, tunnels: new Tunnels(client, peerUrl, log, (open) => metrics.tunnels.set(open)), peers: { adminToken: admin.token, caPem: pki.caCertPem, self: peerUrl }, security };
   tunnels = tunnelDeps;
-  for (const s of [server, peer]) s?.on('upgrade', upgradeListener(tunnelDeps, security));
+  for (const s of [server, peer]) s?.on('upgrade', upgradeListener(tunnelDeps));
   // Once listening, a failed accept() (EMFILE, ENFILE) is emitted on the server: with no listener it would end the process.
   for (const s of [server, peer]) s?.on('error', (err: Error) => log.error('the API server could not accept a connection', { error: err.message }));
   const kubeconfigPath = o.kubeconfigPath ?? path.join(o.dataDir, 'admin.kubeconfig');

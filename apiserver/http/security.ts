@@ -45,6 +45,32 @@ export async function authenticateRequest(sec: Security, headers: IncomingHttpHe
   }
 }
 
+/** How often a long-lived connection (a node's tunnel, a console, a followed log) checks that its token still authenticates. */
+export const TOKEN_RECHECK_MS = 5_000;
+
+/**
+ * Calls `end` once the token a long-lived connection was opened with no longer authenticates (revoked,
+ * deleted, expired), as checked every TOKEN_RECHECK_MS: `cairn token revoke` ends it as it ends the token's
+ * next request, and a revoked node credential's tunnel no longer carries consoles and logs. A check that
+ * fails otherwise (a lookup error) ends nothing. Returns the function that stops checking.
+ */
+export function endWhenTokenEnds(sec: Security, headers: IncomingHttpHeaders, end: (why: string) => void): () => void {
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+    clearInterval(timer);
+  };
+  const check = async () => {
+    const r = await sec.authenticator.authenticate(headers.authorization);
+    if (stopped || (r && 'user' in r)) return;
+    stop();
+    end(r ? r.refused : 'its token is no longer known (deleted)');
+  };
+  const timer = setInterval(() => void check().catch(() => undefined), TOKEN_RECHECK_MS);
+  timer.unref();
+  return stop;
+}
+
 /** Throws 403 unless the request is allowed; returns the admission check its writes must pass, if any. */
 export async function authorizeRequest(sec: Security, a: RequestAttributes): Promise<WriteAdmission | undefined> {
   const d = await sec.authorizer.authorize(a);

@@ -11,6 +11,7 @@ import { ApiError, badRequest } from '../errors.js';
 import type { ApiContext, ApiRequest } from '../http/context.js';
 import { firstValue, logFlag } from '../http/params.js';
 import { sendError } from '../http/respond.js';
+import { endWhenTokenEnds, type Security } from '../http/security.js';
 import { STREAM_LIMIT_BYTES } from '../http/watch-budget.js';
 import { FORWARDED_HEADER, type PeerCredentials } from './forward.js';
 import { instanceTarget, type InstanceTarget } from './instance-target.js';
@@ -27,6 +28,8 @@ export interface LogDeps {
   ctx: ApiContext;
   tunnels: Tunnels;
   peers: PeerCredentials;
+  /** Who may: a follow ends when its token does. */
+  security: Security;
 }
 
 const REASONS: Record<number, string> = { 400: 'BadRequest', 403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 503: 'ServiceUnavailable' };
@@ -42,6 +45,7 @@ export async function serveInstanceLog(deps: LogDeps, req: ApiRequest, res: Serv
     clientGone = true;
     source?.close();
   });
+  if (opts.follow) endFollowWithToken(deps.security, req, res);
   let target = await instanceTarget(deps.ctx, deps.tunnels, req.headers, namespace, name, 'log');
   let offset: number | undefined;
   let sent = 0;
@@ -78,6 +82,12 @@ export async function serveInstanceLog(deps: LogDeps, req: ApiRequest, res: Serv
     if (!back) return void res.end(`\n[cairn] the log of instance ${namespace}/${name} ended: the tunnel of node ${target.node} closed and did not come back within ${RESUME_WAIT_MS / 1000} s; run the command again once its agent is back\n`);
     target = back;
   }
+}
+
+/** A follow, which may last for days, ends once its token no longer authenticates (revoked, deleted, expired). */
+function endFollowWithToken(sec: Security, req: ApiRequest, res: ServerResponse): void {
+  const stop = endWhenTokenEnds(sec, req.headers, (why) => (res.headersSent ? cutShort(res, `\n[cairn] the log follow ended: ${why}\n`) : res.destroy()));
+  res.once('close', stop);
 }
 
 /**

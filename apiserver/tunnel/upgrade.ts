@@ -16,7 +16,7 @@ import { resourceAttributes, type RequestAttributes } from '../auth/attributes.j
 import { MASTERS_GROUP } from '../auth/authorizer.js';
 import type { UserInfo } from '../auth/tokens.js';
 import { ApiError } from '../errors.js';
-import { authenticateRequest, authorizeRequest, recordAudit, type Security } from '../http/security.js';
+import { authenticateRequest, authorizeRequest, endWhenTokenEnds, recordAudit, type Security } from '../http/security.js';
 import { toApiError } from '../http/respond.js';
 import { parseResourcePath, type RequestInfo } from '../request-info.js';
 import { joinConsole } from './instance-console.js';
@@ -27,32 +27,43 @@ import { NodeTunnel } from './node-tunnel.js';
 const BEARER_PROTOCOL_PREFIX = 'base64url.bearer.authorization.k8s.io.';
 
 /** The `upgrade` listener of the apiserver's HTTP server. */
-export function upgradeListener(deps: LogDeps, sec: Security): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+export function upgradeListener(deps: LogDeps): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: MAX_MESSAGE_BYTES, handleProtocols: (offered) => [TUNNEL_PROTOCOL, CONSOLE_PROTOCOL].find((p) => offered.has(p)) ?? false });
   return (req, socket, head) => {
     socket.on('error', () => socket.destroy());
-    accept(deps, sec, wss, req, socket, head).catch((err) => refuse(socket, toApiError(err, deps.ctx.log)));
+    accept(deps, wss, req, socket, head).catch((err) => refuse(socket, toApiError(err, deps.ctx.log)));
   };
 }
 
-async function accept(deps: LogDeps, sec: Security, wss: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+async function accept(deps: LogDeps, wss: WebSocketServer, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+  const sec = deps.security;
   const path = (req.url ?? '/').split('?')[0]!;
   const info = parseResourcePath(path);
   const kind = info && upgradeKind(info);
   if (!info || !kind) throw new ApiError(404, 'NotFound', `no WebSocket is served at ${path}: only nodes/<node>/tunnel (agents) and instances/<name>/console`);
-  const user = await authenticateRequest(sec, withSubprotocolToken(req.headers), path);
+  const headers = withSubprotocolToken(req.headers);
+  const user = await authenticateRequest(sec, headers, path);
   const attrs: RequestAttributes = { ...resourceAttributes(user, 'POST', info, {}), verb: 'create' };
   await authorizeRequest(sec, attrs);
   if (kind === 'tunnel') checkTunnelIdentity(user, info.namespace!, info.name!);
   recordAudit(sec, attrs, path, 101);
   if (kind === 'tunnel') {
     const ws = await upgrade(wss, req, socket, head);
-    deps.tunnels.attach(info.namespace!, new NodeTunnel(ws, info.name!));
+    const tunnel = new NodeTunnel(ws, info.name!);
+    deps.tunnels.attach(info.namespace!, tunnel);
+    untilTokenEnds(sec, headers, ws, (why) => tunnel.close(`the node credential no longer authenticates: ${why}`));
     deps.ctx.log.info('tunnel opened', { cluster: info.namespace, node: info.name, user: user.name });
     return;
   }
   const target = await instanceTarget(deps.ctx, deps.tunnels, req.headers, info.namespace!, info.name!, 'console');
-  joinConsole(deps, await upgrade(wss, req, socket, head), target, user as UserInfo);
+  const ws = await upgrade(wss, req, socket, head);
+  joinConsole(deps, ws, target, user as UserInfo);
+  untilTokenEnds(sec, headers, ws, (why) => ws.close(4401, `the console ended: ${why}`.slice(0, 120)));
+}
+
+/** Ends the WebSocket as `end` says once its token no longer authenticates; stops checking when it closes. */
+function untilTokenEnds(sec: Security, headers: IncomingHttpHeaders, ws: WebSocket, end: (why: string) => void): void {
+  ws.once('close', endWhenTokenEnds(sec, headers, end));
 }
 
 /**

@@ -105,6 +105,24 @@ describe('instance logs and VM consoles through the agent tunnel (e2e)', functio
     expect(logs.stdout).to.include('CAIRN-ECHO hello-from-the-test');
   });
 
+  it('cairn token revoke ends the console and the log follow opened with that token within seconds', async () => {
+    const kubeconfig = path.join(c.dir, 'eve.kubeconfig');
+    const made = await c.cairn(['user', 'create', 'eve', '--role', 'operator', '-o', kubeconfig]);
+    expect(made.code, made.stderr).to.equal(0);
+    const tokenId = (file: string) => /token: *([a-z0-9]+)\./.exec(fs.readFileSync(file, 'utf8'))![1]!;
+    const session = spawnCairn(['console', 'instance', 'vm', '-n', ns(), '--kubeconfig', kubeconfig]);
+    const tail = spawnCairn(['logs', '-f', 'instance', 'counter', '-n', ns(), '--kubeconfig', kubeconfig]);
+    streams.push(session, tail);
+    const seen = () => ({ console: session.stderr().slice(-300), follow: tail.stderr().slice(-300) });
+    await eventually('the console and the follow streaming', async () => /CAIRN-HEARTBEAT/.test(session.stdout()) && ticks(tail.stdout()).length > 0, 30_000, 100, seen);
+    const revoked = await c.cairn(['token', 'revoke', tokenId(kubeconfig)]);
+    expect(revoked.code, revoked.stderr).to.equal(0);
+    const ended = await Promise.race([Promise.all([session.exited, tail.exited]), new Promise((r) => setTimeout(r, 15_000, 'still running'))]);
+    expect(ended, 'both ended').to.not.equal('still running');
+    expect(session.stderr()).to.match(/the console ended: token \w+ was revoked/);
+    expect(tail.stdout()).to.match(/\[cairn\] the log follow ended: token \w+ was revoked/);
+  });
+
   it('refuses the console of a process instance with a hint', async () => {
     const r = await c.cairn(['console', 'instance', 'counter']);
     expect(r.code).to.equal(1);
@@ -137,6 +155,12 @@ describe('instance logs and VM consoles through the agent tunnel (e2e)', functio
     } finally {
       await c.startAgent('node-b');
     }
+  });
+
+  it("a node credential revoked: its agent's tunnel closes within seconds, and the agent cannot open another with it", async () => {
+    const credential = JSON.parse(fs.readFileSync(path.join(c.dir, 'agents', 'node-a', 'node-credential.json'), 'utf8')) as { token: string };
+    expect((await c.cairn(['token', 'revoke', credential.token.split('.')[0]!])).code).to.equal(0);
+    await eventually('logs of node-a refused: its tunnel is gone', async () => /has no tunnel open/.test((await c.cairn(['logs', 'instance', 'counter', '--tail', '1'])).stderr), 15_000, 200);
   });
 });
 
