@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { OperationError } from '../../operations/errors.js';
 import type { OperationContext } from '../driver.js';
+import { fallocate } from './fallocate.js';
 import { isMountPoint } from './gluster-mount.js';
 
 const run = promisify(execFile);
@@ -61,18 +62,32 @@ async function loopDevice(mountPoint: string, ctx: OperationContext): Promise<st
   return (await tool('findmnt', ['-n', '-o', 'SOURCE', '--target', mountPoint], `finding the device of ${mountPoint}`, ctx)).trim();
 }
 
-/** Creates (when missing) and mounts the brick's filesystem image on `mountPoint`, then grows it to hold `bytes`; `quiesce` stops what uses the brick, for an offline resize. */
-export async function ensureBrickFilesystem(image: string, mountPoint: string, bytes: number, ctx: OperationContext, quiesce: () => Promise<void>): Promise<void> {
+/** How a brick's image takes its blocks from the node: on first write (sparse), or all at once (the volume's allocation: preallocated). */
+export type ImageAllocation = 'sparse' | 'preallocated';
+
+/**
+ * Creates (when missing) and mounts the brick's filesystem image on `mountPoint`, then grows it to hold `bytes`; `quiesce`
+ * stops what uses the brick, for an offline resize. A preallocated image has every block reserved, so that the brick's
+ * writes never fail for lack of space on the node, and is allocated whole again here (an image made sparse before).
+ */
+export async function ensureBrickFilesystem(image: string, mountPoint: string, bytes: number, allocation: ImageAllocation, ctx: OperationContext, quiesce: () => Promise<void>): Promise<void> {
   fs.mkdirSync(mountPoint, { recursive: true, mode: 0o755 });
   if (!isMountPoint(mountPoint)) {
     if (!fs.existsSync(image) && fs.readdirSync(mountPoint).length > 0) {
       // Mounting over it would hide that data (a brick kept by reclaimPolicy Retain, or made by hand).
       throw new OperationError('InvalidSpec', `brick directory ${mountPoint} on node ${ctx.nodeName} holds data but no brick filesystem image (${image})`, `move the data away from ${mountPoint}, or delete it if it is not needed`);
     }
-    if (!fs.existsSync(image)) await createImage(image, bytes, ctx);
+    if (!fs.existsSync(image)) await createImage(image, bytes, allocation, ctx);
     await mount(image, mountPoint, ctx);
   }
-  await growTo(image, mountPoint, bytes, ctx, quiesce);
+  await growTo(image, mountPoint, bytes, allocation, ctx, quiesce);
+  if (allocation === 'preallocated') await fallocate(image, fs.statSync(image).size, ctx.nodeName, ctx.signal);
+}
+
+/** Sets the image's size: reserving every block when preallocated, else sparse. */
+async function sizeImage(image: string, bytes: number, allocation: ImageAllocation, ctx: OperationContext): Promise<void> {
+  if (allocation === 'preallocated') await fallocate(image, bytes, ctx.nodeName, ctx.signal);
+  else fs.truncateSync(image, bytes);
 }
 
 /**
@@ -87,11 +102,11 @@ async function mount(image: string, mountPoint: string, ctx: OperationContext): 
   await tool('losetup', ['--direct-io=on', device], `turning on direct I/O of ${device}`, ctx).catch((err: Error) => ctx.log.warn('the brick filesystem runs without direct I/O (slower fsync)', { device, error: err.message }));
 }
 
-async function createImage(image: string, bytes: number, ctx: OperationContext): Promise<void> {
+async function createImage(image: string, bytes: number, allocation: ImageAllocation, ctx: OperationContext): Promise<void> {
   const tmp = `${image}.tmp`;
   fs.rmSync(tmp, { force: true });
   fs.writeFileSync(tmp, '');
-  fs.truncateSync(tmp, imageBytes(bytes));
+  await sizeImage(tmp, imageBytes(bytes), allocation, ctx);
   const args = ['-q', '-F', '-m', '0', '-i', String(BYTES_PER_INODE), '-J', `size=${journalMiB(bytes)}`, '-E', 'lazy_itable_init=1,lazy_journal_init=1', tmp];
   await tool('mkfs.ext4', args, `making the brick filesystem ${image}`, ctx);
   fs.renameSync(tmp, image);
@@ -99,12 +114,12 @@ async function createImage(image: string, bytes: number, ctx: OperationContext):
 }
 
 /** Grows the mounted filesystem until it holds `bytes`: online, or offline when the kernel refuses (no CAP_SYS_RESOURCE). */
-async function growTo(image: string, mountPoint: string, bytes: number, ctx: OperationContext, quiesce: () => Promise<void>): Promise<void> {
+async function growTo(image: string, mountPoint: string, bytes: number, allocation: ImageAllocation, ctx: OperationContext, quiesce: () => Promise<void>): Promise<void> {
   for (let round = 0; usableBytes(mountPoint) < bytes; round++) {
     if (round === 3) throw new OperationError('CommandFailed', `the brick filesystem ${image} on node ${ctx.nodeName} holds ${usableBytes(mountPoint)} bytes after growing, not ${bytes}`, 'see the agent log');
     const shortfall = bytes - usableBytes(mountPoint);
     const target = Math.max(imageBytes(bytes), fs.statSync(image).size + Math.ceil((shortfall * 1.05) / MiB) * MiB + MiB);
-    fs.truncateSync(image, target);
+    await sizeImage(image, target, allocation, ctx);
     const device = await loopDevice(mountPoint, ctx);
     await tool('losetup', ['-c', device], `telling ${device} its new size`, ctx);
     const online = await tool('resize2fs', [device], `growing the brick filesystem on ${device}`, ctx).then(() => true, (err: OperationError) => {

@@ -11,13 +11,13 @@
  * truncated back); shrinking is refused with InvalidSpec. ensure()/remove()
  * run in workers, one at a time per replica.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { formatQuantity, parseQuantity } from '../../../api/quantity.js';
 import type { WorkItem, WorkItemVolumeReplicaSpec } from '../../../api/workitem.js';
 import { classify, OperationError } from '../../operations/errors.js';
 import type { Driver, DriverEnv, Observation, OperationContext } from '../driver.js';
+import { fallocate } from './fallocate.js';
 import { ownerKey, replicaPath } from '../paths.js';
 
 /** A replica's file as it is on disk. */
@@ -75,30 +75,6 @@ async function checkFree(file: string, needed: number, node: string, volume: str
       `free space on the filesystem of ${path.dirname(file)} on node ${node}, lower spec.size of Volume ${volume}, or keep its replicas off this node (nodeSelector)`,
     );
   }
-}
-
-/** Runs `fallocate -l <bytes> <file>`, mapping its failures to reasons. */
-function fallocate(file: string, bytes: number, node: string, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('fallocate', ['-l', String(bytes), file], { stdio: ['ignore', 'ignore', 'pipe'], signal });
-    let stderr = '';
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') reject(new OperationError('NotFound', `the fallocate command does not exist on node ${node}`, `install util-linux on node ${node}, or use allocation: sparse`, { cause: err }));
-      else reject(err);
-    });
-    child.on('close', (code, sig) => (code === 0 ? resolve() : reject(fallocateError(stderr.trim(), code, sig, node))));
-  });
-}
-
-/** The OperationError for a failed fallocate command, from its stderr. */
-export function fallocateError(stderr: string, code: number | null, signal: NodeJS.Signals | null, node: string): OperationError {
-  const what = `fallocate on node ${node} failed (${signal ?? `exit ${code}`}): ${stderr}`;
-  if (/no space left|quota exceeded/i.test(stderr)) return new OperationError('NoSpace', what, `free space on node ${node} or lower spec.size of the Volume`);
-  if (/operation not supported/i.test(stderr)) return new OperationError('DriverUnavailable', what, 'the data dir\'s filesystem cannot preallocate: use allocation: sparse, or put the data dir on ext4 or xfs');
-  if (/file too large/i.test(stderr)) return new OperationError('InvalidSpec', what, 'the size exceeds the largest file the filesystem allows: lower spec.size');
-  if (/permission denied|read-only/i.test(stderr)) return new OperationError('PermissionDenied', what, `check ownership and mode of the data dir on node ${node}`);
-  return new OperationError('CommandFailed', what, `run the same fallocate by hand on node ${node} to see why`);
 }
 
 async function allocate(file: string, bytes: number, allocation: string, ctx: OperationContext): Promise<void> {

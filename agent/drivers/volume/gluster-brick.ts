@@ -380,7 +380,7 @@ async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observatio
       return view(item, ctx.dataDir);
     }
     fs.mkdirSync(runDir, { recursive: true, mode: 0o700 });
-    await ensureBrickFilesystem(path.join(runDir, IMAGE_FILE), brick.path, sizeBytes(item), ctx, async () => {
+    await ensureBrickFilesystem(path.join(runDir, IMAGE_FILE), brick.path, sizeBytes(item), item.spec.volumeReplica!.allocation ?? 'sparse', ctx, async () => {
       await stop('shd', runDir, ctx);
       await stop('brick', runDir, ctx);
     });

@@ -1,6 +1,6 @@
 /** Classification of operation failures into ErrorReason, message and hint. */
 import { expect } from 'chai';
-import { fallocateError } from '../../../agent/drivers/volume/file.js';
+import { fallocateError } from '../../../agent/drivers/volume/fallocate.js';
 import { classify, isRetryable, OperationError } from '../../../agent/operations/errors.js';
 
 const errno = (code: string) => Object.assign(new Error(`${code}: something`), { code });
