@@ -34,6 +34,11 @@ const run = promisify(execFile);
 const LOCK_WAIT_MS = 30_000;
 const MOUNT_WAIT_MS = 20_000;
 
+/** The folder of a mount's users, in its run dir: a run dir holding it is a mount's. */
+export const MOUNT_USERS_DIR = 'users';
+/** What a brick's run dir holds (gluster-brick.ts): its filesystem image and volfile. */
+const BRICK_FILES = ['brick.img', 'brick.vol'];
+
 /** Where a gluster Volume is mounted on this node: what its instances get (CAIRN_VOLUME_<NAME>). */
 export function glusterMountDir(dataDir: string, namespace: string, volumeName: string): string {
   return path.join(dataDir, 'mounts', safeName('metadata.namespace', namespace), safeName('volume name', volumeName));
@@ -179,13 +184,23 @@ export async function waitForMount(dir: string, signal: AbortSignal): Promise<bo
   return true;
 }
 
+/**
+ * Refuses a mount whose run dir is a brick's: the mount of volume `x-0` and brick 0 of volume `mount-x`
+ * are both gluster/<namespace>/mount-x-0, and the mount's last user out would delete the brick's image.
+ */
+function refuseBrickRunDir(rd: string, namespace: string, volumeName: string, ctx: OperationContext): void {
+  if (!BRICK_FILES.some((f) => fs.existsSync(path.join(rd, f)))) return;
+  throw new OperationError('InvalidSpec', `the mount of volume ${namespace}/${volumeName} on node ${ctx.nodeName} would share its run dir ${rd} with a brick of volume ${namespace}/mount-${volumeName.replace(/-\d+$/, '')}`, 'rename one of the two volumes (a volume name starting with "mount-" collides)');
+}
+
 /** Makes `user` a user of the volume's mount on this node, mounting it first if need be; returns the mount directory. */
 export async function attachGluster(namespace: string, volumeName: string, m: WorkItemGlusterMount, user: string, ctx: OperationContext): Promise<string> {
   const dir = glusterMountDir(ctx.dataDir, namespace, volumeName);
   const rd = mountRunDir(ctx.dataDir, namespace, volumeName);
+  refuseBrickRunDir(rd, namespace, volumeName, ctx);
   await withLock(rd, async () => {
-    fs.mkdirSync(path.join(rd, 'users'), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(path.join(rd, 'users', user), '');
+    fs.mkdirSync(path.join(rd, MOUNT_USERS_DIR), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(rd, MOUNT_USERS_DIR, user), '');
     // Its client must run too: the root of a mount whose client was just killed still stats for a moment
     // (the kernel's attribute cache), and a restart then started the instance on the dead mount again.
     if (isMountPoint(dir) && clientRuns(rd) && answers(dir)) return;
@@ -205,10 +220,10 @@ export async function attachGluster(namespace: string, volumeName: string, m: Wo
 async function detachGluster(namespace: string, volumeName: string, user: string, ctx: OperationContext): Promise<void> {
   const dir = glusterMountDir(ctx.dataDir, namespace, volumeName);
   const rd = mountRunDir(ctx.dataDir, namespace, volumeName);
-  if (!fs.existsSync(rd)) return;
+  if (!fs.existsSync(rd) || BRICK_FILES.some((f) => fs.existsSync(path.join(rd, f)))) return;
   await withLock(rd, async () => {
-    fs.rmSync(path.join(rd, 'users', user), { force: true });
-    if (fs.existsSync(path.join(rd, 'users')) && fs.readdirSync(path.join(rd, 'users')).length > 0) return;
+    fs.rmSync(path.join(rd, MOUNT_USERS_DIR, user), { force: true });
+    if (fs.existsSync(path.join(rd, MOUNT_USERS_DIR)) && fs.readdirSync(path.join(rd, MOUNT_USERS_DIR)).length > 0) return;
     await unmountAll(dir);
     stopClient(path.join(rd, 'client.pid'));
     // Lazily unmounted, so the directory is empty now even while the client finishes.
@@ -251,7 +266,7 @@ export function deadMounts(dataDir: string): { namespace: string; volumeName: st
     if (!fs.statSync(parent).isDirectory()) continue;
     for (const e of fs.readdirSync(parent).filter((x) => x.startsWith('mount-') && !x.endsWith('.lock'))) {
       const rd = path.join(parent, e);
-      const users = path.join(rd, 'users');
+      const users = path.join(rd, MOUNT_USERS_DIR);
       if (fs.existsSync(users) && fs.readdirSync(users).length > 0 && !clientRuns(rd)) dead.push({ namespace, volumeName: e.slice('mount-'.length) });
     }
   }
@@ -269,7 +284,7 @@ export function mountHealth(item: WorkItem, dataDir: string): { lost: boolean; r
   let latest = 0;
   for (const v of (item.spec.instance?.volumes ?? []).filter((x) => x.gluster)) {
     const rd = mountRunDir(dataDir, namespace, v.volumeName);
-    if (fs.existsSync(path.join(rd, 'users', name)) && !clientRuns(rd)) lost = true;
+    if (fs.existsSync(path.join(rd, MOUNT_USERS_DIR, name)) && !clientRuns(rd)) lost = true;
     latest = Math.max(latest, Number(readOr(path.join(rd, REMOUNTED_FILE), '')) || 0);
   }
   return { lost, ...(latest > 0 ? { remountedAt: latest } : {}) };
@@ -288,6 +303,6 @@ export async function detachAllGluster(namespace: string, user: string, ctx: Ope
   const parent = path.join(ctx.dataDir, 'gluster', safeName('metadata.namespace', namespace));
   const entries = fs.existsSync(parent) ? fs.readdirSync(parent) : [];
   for (const e of entries.filter((x) => x.startsWith('mount-') && !x.endsWith('.lock'))) {
-    if (fs.existsSync(path.join(parent, e, 'users', user))) await detachGluster(namespace, e.slice('mount-'.length), user, ctx);
+    if (fs.existsSync(path.join(parent, e, MOUNT_USERS_DIR, user))) await detachGluster(namespace, e.slice('mount-'.length), user, ctx);
   }
 }

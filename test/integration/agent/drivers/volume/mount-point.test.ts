@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { isMountPoint, removeMountPoint, unmountAll } from '../../../../../agent/drivers/volume/gluster-mount.js';
+import { attachGluster, isMountPoint, removeMountPoint, unmountAll } from '../../../../../agent/drivers/volume/gluster-mount.js';
 import { glusterBrickDriver } from '../../../../../agent/drivers/volume/gluster-brick.js';
 import { brickDataPath } from '../../../../../api/names.js';
 import type { WorkItem } from '../../../../../api/workitem.js';
@@ -86,5 +86,30 @@ describe('agent: mount points', function () {
     expect(fs.readFileSync(path.join(volume, 'precious'), 'utf8'), 'the volume\'s files').to.equal('keep');
     expect(fs.existsSync(runDir)).to.equal(false);
     expect(fs.existsSync(brickPath)).to.equal(false);
+  });
+
+  it('never shares a run dir between the mount of volume x-0 and brick 0 of volume mount-x (gluster/c/mount-x-0): each refuses, and neither deletes the other\'s files', async () => {
+    const dataDir = path.join(base, 'data');
+    const ctx = { dataDir, nodeName: 'n1', now: Date.now, operationId: 'op', signal: new AbortController().signal, log: { info: () => undefined, warn: () => undefined } };
+    const shared = path.join(dataDir, 'gluster', 'c', 'mount-x-0');
+    fs.mkdirSync(shared, { recursive: true });
+    fs.writeFileSync(path.join(shared, 'brick.img'), 'the brick');
+    const mount = { volume: 'c-x-0', volfile: '', size: '16Mi' };
+    const refused = await attachGluster('c', 'x-0', mount, 'web', ctx).then(() => undefined, (e: Error) => e);
+    expect(refused?.message).to.match(/mount of volume c\/x-0 on node n1 would share its run dir .* with a brick of volume c\/mount-x/);
+    expect(fs.readFileSync(path.join(shared, 'brick.img'), 'utf8')).to.equal('the brick');
+
+    fs.rmSync(shared, { recursive: true });
+    fs.mkdirSync(path.join(shared, 'users'), { recursive: true });
+    fs.writeFileSync(path.join(shared, 'users', 'web'), '');
+    const brickPath = brickDataPath(dataDir, 'c', 'mount-x', 0);
+    const item = {
+      metadata: { name: 'mount-x.r0.n1', namespace: 'c' },
+      spec: { type: 'VolumeReplica', nodeName: 'n1', owner: { kind: 'Volume', name: 'mount-x' }, volumeReplica: { volumeName: 'mount-x', index: 0, size: '16Mi', driver: 'gluster', brick: { volume: 'c-mount-x', volumeId: 'x', path: brickPath, port: 1, volfile: '' } } },
+    } as unknown as WorkItem;
+    const result = await glusterBrickDriver.ensure(item, ctx).then(() => undefined, (e: Error) => e);
+    expect(result?.message).to.match(/brick 0 of volume mount-x on node n1 would share its run dir .* with the mount of another volume/);
+    await glusterBrickDriver.remove!(item, ctx);
+    expect(fs.existsSync(path.join(shared, 'users', 'web')), 'the mount\'s user').to.equal(true);
   });
 });
