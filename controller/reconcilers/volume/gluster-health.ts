@@ -4,6 +4,7 @@
  * up, or exactly half including the first), files in split-brain, bricks
  * offline, entries waiting to be healed. Pure; the worst finding becomes the Degraded condition's reason.
  */
+import type { Volume } from '../../../api/volume.js';
 
 /** One brick as the Volume reconciler sees it. */
 export interface BrickHealth {
@@ -26,6 +27,12 @@ export type Degradation = { reason: 'QuorumLost' | 'SplitBrain' | 'BrickOffline'
 export interface QuorumRule {
   type: string;
   count?: number;
+}
+
+/** The quorum rule a Volume's spec.options set. */
+export function quorumRule(volume: Volume): QuorumRule {
+  const o = volume.spec.options ?? {};
+  return { type: o['cluster.quorum-type'] ?? 'auto', ...(o['cluster.quorum-count'] ? { count: Number(o['cluster.quorum-count']) } : {}) };
 }
 
 /** Whether writes are allowed with these bricks up, under AFR's quorum rule. */

@@ -12,11 +12,12 @@ import { CONTROLLER_FINALIZER } from '../../../api/names.js';
 import { parseQuantity } from '../../../api/quantity.js';
 import { acceptedReplicas, graphBricks, inService, isGluster, isStopped, statusBrick, type BrickPlacement, type BrickSlot, type Volume, type VolumeStatus } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
-import type { NodeView } from '../../node-health.js';
+import { FAILURE_DEFAULTS, type NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
 import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
 import { healRecrawl } from './heal-stall.js';
 import { copyGate, type VolumeMount } from './copy-gate.js';
+import { hasQuorum, quorumRule } from './gluster-health.js';
 import { JOIN_SETTLE_MS, joinSettlesInMs, volumeStatus, type ReplicaSlot, type SeenAt, type SpecProblem } from './status.js';
 import { clientVolfile, glusterVolumeName, shdVolfile, specLayout, type GlusterLayout } from './volfiles.js';
 import { desiredReplicaWorkItem, isArbiter, RAISED_REPLICA_ANNOTATION, type BrickHome, type LayoutVolfiles } from './workitem-spec.js';
@@ -194,7 +195,7 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
  * it missed (JOIN_SETTLE_MS); the volume's plan looks again once that has passed.
  */
 function goodCopyBesides(o: VolumeObserved, lost: WorkItem): 'found' | 'joinSettling' | 'none' {
-  if (!isGluster(o.volume)) return 'none';
+  if (!isGluster(o.volume) || couldHaveWrittenAlone(o, lost)) return 'none';
   const bricks = activeBricks(o);
   const blamed = missedWrites(bricks);
   const candidates = bricks.flatMap((w) => {
@@ -207,6 +208,22 @@ function goodCopyBesides(o: VolumeObserved, lost: WorkItem): 'found' | 'joinSett
   });
   if (candidates.includes(true)) return 'found';
   return candidates.length > 0 ? 'joinSettling' : 'none';
+}
+
+/**
+ * Whether `lost` may hold writes no report shows: a mount cut off with it from the other bricks gives them
+ * up after network.ping-timeout, then writes to it alone while the quorum rule lets it alone pass (the
+ * first of two bricks under quorum-type auto; any under none or fixed 1), until fencing stops the
+ * instance at the end of its node's lease, and its node cannot report those writes. With the ping timeout
+ * at least the node lease (the defaults: 42 s and 10 s), the instance is stopped before its mount gives up.
+ */
+function couldHaveWrittenAlone(o: VolumeObserved, lost: WorkItem): boolean {
+  const pingTimeoutSeconds = Number(effectiveGlusterOptions(o.volume.spec.options)['network.ping-timeout']);
+  const leaseSeconds = o.cluster?.spec?.failureDetection?.nodeLeaseDurationSeconds ?? FAILURE_DEFAULTS.nodeLeaseDurationSeconds;
+  if (pingTimeoutSeconds >= leaseSeconds) return false;
+  const index = lost.spec.volumeReplica!.index;
+  const alone = Array.from({ length: acceptedReplicas(o.volume) }, (_, i) => ({ index: i, up: i === index, pendingHeals: 0 }));
+  return hasQuorum(alone, quorumRule(o.volume));
 }
 
 /**

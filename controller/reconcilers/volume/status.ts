@@ -7,7 +7,7 @@
 import { setCondition, type ConditionInput } from '../../../api/conditions.js';
 import { isGluster, isStopped, type ReplicaState, type Volume, type VolumeBrickStatus, type VolumePhase, type VolumeReplicaStatus, type VolumeStatus } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
-import { glusterDegradation, splitBrainCounts, type Degradation, type QuorumRule } from './gluster-health.js';
+import { glusterDegradation, quorumRule, splitBrainCounts, type Degradation } from './gluster-health.js';
 
 /** One replica index and what holds it. */
 export interface ReplicaSlot {
@@ -129,11 +129,6 @@ function degradation(volume: Volume, replicas: VolumeReplicaStatus[], now: numbe
   })), quorumRule(volume));
   if (found || joinSettlesInMs(replicas, now, seenAt) === undefined) return found;
   return { reason: 'HealPending', message: 'a brick just joined the volume; waiting for the other bricks to report what they heal onto it' };
-}
-
-function quorumRule(volume: Volume): QuorumRule {
-  const o = volume.spec.options ?? {};
-  return { type: o['cluster.quorum-type'] ?? 'auto', ...(o['cluster.quorum-count'] ? { count: Number(o['cluster.quorum-count']) } : {}) };
 }
 
 /** Per replica index, its brick's files in split-brain (from what each agent reports its brick owes). */

@@ -590,6 +590,22 @@ describe('planVolume', () => {
         expect(ofType(plan.actions, 'releaseWorkItem').map((a) => a.name)).to.deep.equal(['data.r0.a']);
       });
 
+      it('gluster, when the lost brick alone passes the quorum rule and its mount may have given the others up before fencing (ping timeout under the node lease)', () => {
+        const fast = { ...gv({ replicas: 2 }) };
+        fast.spec = { ...fast.spec, options: { 'network.ping-timeout': '5' } };
+        const wis = (vol: typeof fast) => [replicaWorkItem(vol, 0, 'a', { status: brickDone() }), replicaWorkItem(vol, 1, 'b', { status: brickDone() })];
+        // The first of two passes quorum-type auto alone: its node's mount may have written to it alone for 5 s of the 10 s lease.
+        const plan = kept(fast, wis(fast), { a: LOST });
+        expect(plan.status.replicas![0]!.message).to.match(/node a is lost and holds the only good copy/);
+        // The second does not pass alone: the first is the good copy, as with the default ping timeout (42 s) for either.
+        expect(ofType(planVolume(volumeObserved(fast, { workItems: wis(fast), nodes: { b: LOST } })).actions, 'releaseWorkItem').map((a) => a.name)).to.deep.equal(['data.r1.b']);
+        const slow = gv({ replicas: 2 });
+        expect(ofType(planVolume(volumeObserved(slow, { workItems: wis(slow), nodes: { a: LOST } })).actions, 'releaseWorkItem').map((a) => a.name)).to.deep.equal(['data.r0.a']);
+        // Under quorum-type none any brick passes alone.
+        const none = { ...fast, spec: { ...fast.spec, options: { ...fast.spec.options, 'cluster.quorum-type': 'none' } } };
+        kept(none, wis(none), { b: LOST });
+      });
+
       it('but releases both lost replicas of three when the third holds everything', () => {
         const vol = gv({ replicas: 3 });
         const wis = [replicaWorkItem(vol, 0, 'a', { status: brickDone() }), replicaWorkItem(vol, 1, 'b', { status: brickDone() }), replicaWorkItem(vol, 2, 'c', { status: brickDone() })];
