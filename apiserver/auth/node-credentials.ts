@@ -19,7 +19,7 @@ import type { KubeObject } from '../storage/codec.js';
 import type { ResourceCache } from '../storage/resource-cache.js';
 import { validateMetadata } from '../validation/metadata.js';
 import type { Authorizer } from './authorizer.js';
-import { BOOTSTRAPPERS_GROUP, expiryMs, joinTokenIdOf, type TokenSpec } from './stored-tokens.js';
+import { acceptance, BOOTSTRAPPERS_GROUP, expiryMs, joinTokenIdOf, type TokenSpec } from './stored-tokens.js';
 import { newToken } from '../../api/token-format.js';
 import type { UserInfo } from './tokens.js';
 
@@ -121,6 +121,14 @@ async function issue(deps: NodeCredentialDeps, cluster: string, nodeName: string
   }, WRITE);
   await retireOlder(deps, cluster, nodeName, fresh.id, now);
   return { apiVersion: 'auth.cairn.dev/v1alpha1', kind: 'NodeCredential', cluster, nodeName, token: fresh.token, expires };
+}
+
+/** Whether node `cluster/nodeName` holds a credential that may be used now (neither revoked nor expired). */
+export function usableNodeCredential(tokens: ResourceCache, cluster: string, nodeName: string, now: Date): boolean {
+  return tokens.list((t) => {
+    const s = t.spec as TokenSpec;
+    return s.type === 'node' && s.cluster === cluster && s.nodeName === nodeName && 'user' in (acceptance(t, now) ?? {});
+  }).length > 0;
 }
 
 // The node's other credentials end: expired ones are deleted, live ones expire after a short grace.

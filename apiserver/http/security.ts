@@ -45,30 +45,44 @@ export async function authenticateRequest(sec: Security, headers: IncomingHttpHe
   }
 }
 
-/** How often a long-lived connection (a node's tunnel, a console, a followed log) checks that its token still authenticates. */
+/** How often a long-lived connection (a node's tunnel, a console, a followed log) checks that it may go on. */
 export const TOKEN_RECHECK_MS = 5_000;
 
 /**
- * Calls `end` once the token a long-lived connection was opened with no longer authenticates (revoked,
- * deleted, expired), as checked every TOKEN_RECHECK_MS: `cairn token revoke` ends it as it ends the token's
- * next request, and a revoked node credential's tunnel no longer carries consoles and logs. A check that
- * fails otherwise (a lookup error) ends nothing. Returns the function that stops checking.
+ * Calls `end` once `ended()` gives the reason a long-lived connection may go on no longer, asked every
+ * TOKEN_RECHECK_MS. A check that fails (a lookup error) ends nothing; an `end` that throws is logged by
+ * nobody and asked again no more, so it must close its connection without throwing. Returns the stop.
  */
-export function endWhenTokenEnds(sec: Security, headers: IncomingHttpHeaders, end: (why: string) => void): () => void {
+export function endWhen(ended: () => Promise<string | undefined>, end: (why: string) => void): () => void {
   let stopped = false;
   const stop = () => {
     stopped = true;
     clearInterval(timer);
   };
   const check = async () => {
-    const r = await sec.authenticator.authenticate(headers.authorization);
-    if (stopped || (r && 'user' in r)) return;
+    const why = await ended();
+    if (stopped || why === undefined) return;
     stop();
-    end(r ? r.refused : 'its token is no longer known (deleted)');
+    end(why);
   };
   const timer = setInterval(() => void check().catch(() => undefined), TOKEN_RECHECK_MS);
   timer.unref();
   return stop;
+}
+
+/** Why the bearer token of `headers` authenticates no more (revoked, deleted, expired); undefined while it does. */
+export async function tokenEnded(sec: Security, headers: IncomingHttpHeaders): Promise<string | undefined> {
+  const r = await sec.authenticator.authenticate(headers.authorization);
+  if (r && 'user' in r) return undefined;
+  return r ? r.refused : 'its token is no longer known (deleted)';
+}
+
+/**
+ * Ends a long-lived connection once the token it was opened with no longer authenticates: `cairn token
+ * revoke` ends a console or a followed log as it ends the token's next request.
+ */
+export function endWhenTokenEnds(sec: Security, headers: IncomingHttpHeaders, end: (why: string) => void): () => void {
+  return endWhen(() => tokenEnded(sec, headers), end);
 }
 
 /** Throws 403 unless the request is allowed; returns the admission check its writes must pass, if any. */

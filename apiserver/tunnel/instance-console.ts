@@ -82,7 +82,8 @@ function consolePath(t: InstanceTarget): string {
 }
 
 /** A close reason fits in 123 bytes. */
-function truncate(reason: string): string {
+/** A WebSocket close reason cut to the 123 bytes a close frame holds (ws throws past them). */
+export function truncate(reason: string): string {
   const b = Buffer.from(reason);
   return b.length <= 123 ? reason : `${b.subarray(0, 120).toString('utf8').replace(/\uFFFD$/, '')}...`;
 }

@@ -86,6 +86,7 @@ export async function serveInstanceLog(deps: LogDeps, req: ApiRequest, res: Serv
 
 /** A follow, which may last for days, ends once its token no longer authenticates (revoked, deleted, expired). */
 function endFollowWithToken(sec: Security, req: ApiRequest, res: ServerResponse): void {
+  if (res.closed) return; // its client left already: no 'close' is to come to stop the check
   const stop = endWhenTokenEnds(sec, req.headers, (why) => (res.headersSent ? cutShort(res, `\n[cairn] the log follow ended: ${why}\n`) : res.destroy()));
   res.once('close', stop);
 }

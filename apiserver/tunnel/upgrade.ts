@@ -14,12 +14,14 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { CONSOLE_PROTOCOL, MAX_MESSAGE_BYTES, TUNNEL_PROTOCOL } from '../../api/tunnel.js';
 import { resourceAttributes, type RequestAttributes } from '../auth/attributes.js';
 import { MASTERS_GROUP } from '../auth/authorizer.js';
+import { usableNodeCredential } from '../auth/node-credentials.js';
 import type { UserInfo } from '../auth/tokens.js';
+import { tokenDefinition } from '../builtin/token.js';
 import { ApiError } from '../errors.js';
-import { authenticateRequest, authorizeRequest, endWhenTokenEnds, recordAudit, type Security } from '../http/security.js';
+import { authenticateRequest, authorizeRequest, endWhen, endWhenTokenEnds, recordAudit, tokenEnded } from '../http/security.js';
 import { toApiError } from '../http/respond.js';
 import { parseResourcePath, type RequestInfo } from '../request-info.js';
-import { joinConsole } from './instance-console.js';
+import { joinConsole, truncate } from './instance-console.js';
 import { instanceTarget } from './instance-target.js';
 import type { LogDeps } from './instance-log.js';
 import { NodeTunnel } from './node-tunnel.js';
@@ -51,19 +53,23 @@ async function accept(deps: LogDeps, wss: WebSocketServer, req: IncomingMessage,
     const ws = await upgrade(wss, req, socket, head);
     const tunnel = new NodeTunnel(ws, info.name!);
     deps.tunnels.attach(info.namespace!, tunnel);
-    untilTokenEnds(sec, headers, ws, (why) => tunnel.close(`the node credential no longer authenticates: ${why}`));
+    // The tunnel lives while its node holds a usable credential: the one it was opened with, or the one its agent
+    // renewed to (a renewal lets the old one expire a minute later, which must not cut the node's consoles and logs).
+    const ended = async () => ((await tokenEnded(sec, headers)) === undefined || nodeStillJoined(deps, user) ? undefined : `node ${info.name} has no usable credential left`);
+    ws.once('close', endWhen(ended, (why) => tunnel.close(why)));
     deps.ctx.log.info('tunnel opened', { cluster: info.namespace, node: info.name, user: user.name });
     return;
   }
   const target = await instanceTarget(deps.ctx, deps.tunnels, req.headers, info.namespace!, info.name!, 'console');
   const ws = await upgrade(wss, req, socket, head);
   joinConsole(deps, ws, target, user as UserInfo);
-  untilTokenEnds(sec, headers, ws, (why) => ws.close(4401, `the console ended: ${why}`.slice(0, 120)));
+  ws.once('close', endWhenTokenEnds(sec, headers, (why) => ws.close(4401, truncate(`the console ended: ${why}`))));
 }
 
-/** Ends the WebSocket as `end` says once its token no longer authenticates; stops checking when it closes. */
-function untilTokenEnds(sec: Security, headers: IncomingHttpHeaders, ws: WebSocket, end: (why: string) => void): void {
-  ws.once('close', endWhenTokenEnds(sec, headers, end));
+/** Whether a node (the tunnel's user) holds a credential that is neither revoked nor expired; never for another user. */
+function nodeStillJoined(deps: LogDeps, user: UserInfo): boolean {
+  const node = user.node;
+  return !!node && usableNodeCredential(deps.ctx.cache.forResource(tokenDefinition), node.cluster, node.name, new Date());
 }
 
 /**
