@@ -213,9 +213,18 @@ function view(item: WorkItem, dataDir: string): Observation {
   if (!pid) return { converged: false, action: 'start', message: `${what} is not running`, ...status };
   if (!current) return { converged: false, action: 'restart', message: `${what} runs an older volfile`, ...status };
   if (!sized) return { converged: false, action: 'resize', message: `the filesystem of ${what} is growing to ${item.spec.volumeReplica!.size}`, ...status };
+  if (item.spec.volumeReplica!.allocation === 'preallocated' && !fullyAllocated(path.join(runDir, IMAGE_FILE))) {
+    return { converged: false, action: 'resize', message: `the filesystem image of ${what} is being preallocated`, ...status };
+  }
   if (!shdRight) return { converged: false, action: 'start', message: `the self-heal daemon of ${what} is not as its spec says`, ...status };
   if (!joinedAt && brick.clientVolfile) return { converged: false, action: 'start', message: `${what} runs and has yet to join its volume`, ...status };
   return { converged: true, message: `${what} runs (pid ${pid}, port ${brick.port}, ${item.spec.volumeReplica!.size})`, ...status };
+}
+
+/** Whether every block of the image is allocated on the node (a sparse one, or a volume turned preallocated, has holes). */
+function fullyAllocated(image: string): boolean {
+  const st = fs.statSync(image, { throwIfNoEntry: false });
+  return !st || st.blocks * 512 >= st.size;
 }
 
 async function observe(item: WorkItem, env: DriverEnv): Promise<Observation> {

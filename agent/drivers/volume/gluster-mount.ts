@@ -36,8 +36,8 @@ const MOUNT_WAIT_MS = 20_000;
 
 /** The folder of a mount's users, in its run dir: a run dir holding it is a mount's. */
 export const MOUNT_USERS_DIR = 'users';
-/** What a brick's run dir holds (gluster-brick.ts): its filesystem image and volfile. */
-const BRICK_FILES = ['brick.img', 'brick.vol'];
+/** What a brick's run dir holds (gluster-brick.ts): its filesystem image (or the one mkfs is making) and volfile. */
+const BRICK_FILES = ['brick.img', 'brick.img.tmp', 'brick.vol'];
 
 /** Where a gluster Volume is mounted on this node: what its instances get (CAIRN_VOLUME_<NAME>). */
 export function glusterMountDir(dataDir: string, namespace: string, volumeName: string): string {
