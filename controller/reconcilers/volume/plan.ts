@@ -169,7 +169,7 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
   const node = o.node(wi.spec.nodeName);
   if (node.lost && o.cluster?.spec?.failover?.recreateLostReplicas !== false) {
     const copy = goodCopyBesides(o, wi);
-    if (copy !== 'found') return { slot: { index, workItem: wi, unreachable: true, onlyCopy: copy === 'none' ? true : 'joinSettling' } };
+    if (copy !== 'found') return { slot: { index, workItem: wi, unreachable: true, onlyCopy: copy === 'none' ? true : copy } };
     actions.push({ type: 'releaseWorkItem', name: wi.metadata.name!, uid: wi.metadata.uid });
     actions.push({ type: 'event', eventType: 'Warning', reason: 'ReplicaLost', message: `replica ${index} on lost node ${wi.spec.nodeName} is recreated on another node` });
     return { slot: { index, lostOn: wi.spec.nodeName } };
@@ -192,10 +192,12 @@ function planSlot(o: VolumeObserved, index: number, wi: WorkItem | undefined, si
  * names as having missed writes. Released otherwise, the lost replica was the one copy of the data:
  * replaced by an empty one at once, and deleted by its own agent when its node came back.
  * 'joinSettling' while the only such brick joined too recently for the others' reports to show what
- * it missed (JOIN_SETTLE_MS); the volume's plan looks again once that has passed.
+ * it missed (JOIN_SETTLE_MS); the volume's plan looks again once that has passed. 'writtenAlone' when
+ * `lost` itself may hold writes no report shows (couldHaveWrittenAlone).
  */
-function goodCopyBesides(o: VolumeObserved, lost: WorkItem): 'found' | 'joinSettling' | 'none' {
-  if (!isGluster(o.volume) || couldHaveWrittenAlone(o, lost)) return 'none';
+function goodCopyBesides(o: VolumeObserved, lost: WorkItem): 'found' | 'joinSettling' | 'writtenAlone' | 'none' {
+  if (!isGluster(o.volume)) return 'none';
+  if (couldHaveWrittenAlone(o, lost)) return 'writtenAlone';
   const bricks = activeBricks(o);
   const blamed = missedWrites(bricks);
   const candidates = bricks.flatMap((w) => {
@@ -218,6 +220,8 @@ function goodCopyBesides(o: VolumeObserved, lost: WorkItem): 'found' | 'joinSett
  * at least the node lease (the defaults: 42 s and 10 s), the instance is stopped before its mount gives up.
  */
 function couldHaveWrittenAlone(o: VolumeObserved, lost: WorkItem): boolean {
+  // Stopped, or mounted by no instance: nothing writes to it.
+  if (isStopped(o.volume) || o.mounts.length === 0) return false;
   const pingTimeoutSeconds = Number(effectiveGlusterOptions(o.volume.spec.options)['network.ping-timeout']);
   const leaseSeconds = o.cluster?.spec?.failureDetection?.nodeLeaseDurationSeconds ?? FAILURE_DEFAULTS.nodeLeaseDurationSeconds;
   if (pingTimeoutSeconds >= leaseSeconds) return false;

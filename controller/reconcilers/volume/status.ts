@@ -18,8 +18,11 @@ export interface ReplicaSlot {
   lostOn?: string;
   /** A raised replica onto which the others do not copy yet: why (copy-gate.ts). */
   copyHeld?: string;
-  /** On a lost node, kept: no other replica holds all its data ('joinSettling': the one that may hold it joined moments ago). */
-  onlyCopy?: true | 'joinSettling';
+  /**
+   * On a lost node, kept: no other replica holds all its data ('joinSettling': the one that may hold it joined
+   * moments ago; 'writtenAlone': it may hold writes made to it alone, which no report shows).
+   */
+  onlyCopy?: true | 'joinSettling' | 'writtenAlone';
 }
 
 /** A spec change that was refused. */
@@ -36,7 +39,10 @@ function replicaState(slot: ReplicaSlot, size: string): { state: ReplicaState; m
   }
   if (slot.onlyCopy && w) {
     const where = `-n ${w.metadata.namespace ?? ''} ${w.metadata.name ?? ''}`;
-    return { state: 'Lost', message: `node ${w.spec.nodeName} is lost and holds the only good copy of this replica's data, so it is kept until the node returns; to give that data up and recreate the replica empty elsewhere, run: kubectl delete workitem ${where}` };
+    const why = slot.onlyCopy === 'writtenAlone'
+      ? 'may hold writes no other brick has (network.ping-timeout is shorter than the node lease, and this brick alone passes the quorum rule)'
+      : "holds the only good copy of this replica's data";
+    return { state: 'Lost', message: `node ${w.spec.nodeName} is lost and ${why}, so it is kept until the node returns; to give that data up and recreate the replica empty elsewhere, run: kubectl delete workitem ${where}` };
   }
   if (!w) return { state: 'Pending', message: 'waiting for a node with enough free storage' };
   if (w.metadata.deletionTimestamp) return { state: 'Deleting' };
