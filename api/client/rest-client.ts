@@ -11,6 +11,7 @@
  */
 import type https from 'node:https';
 import type { Cluster, KubeConfig } from '@kubernetes/client-node';
+import { cairnVersion } from '../version.js';
 import { jsonBody, jsonHeaders, requestUrl, send, type HttpMethod, type RestRequest } from './http-exchange.js';
 
 /** One API call by method and path, e.g. rest.request('GET', '/apis/cairn.dev/v1alpha1'). */
@@ -31,9 +32,18 @@ export class RestClient {
     const options: https.RequestOptions = {};
     await this.kc.applyToHTTPSOptions(options);
     const { headers, body } = jsonHeaders(req);
-    const res = await send(requestUrl(cluster.server, path, req.query), { ...options, method, headers: { ...headers, ...(options.headers as Record<string, string>) } }, body);
+    const all = { 'User-Agent': userAgent(), ...headers, ...(options.headers as Record<string, string>) };
+    const res = await send(requestUrl(cluster.server, path, req.query), { ...options, method, headers: all }, body);
     return jsonBody<T>(res);
   }
+}
+
+/**
+ * As client-go's, product/version: the apiserver names the field manager of a write that gives none after it
+ * (the garbage collector's patches), and its audit log shows it.
+ */
+function userAgent(): string {
+  return `cairn-client/${cairnVersion()}`;
 }
 
 function currentCluster(kc: KubeConfig): Cluster {

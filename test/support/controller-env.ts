@@ -98,7 +98,13 @@ export async function startControllerEnv(): Promise<ControllerEnv> {
     void manager.done.then(async (outcome) => {
       if (outcome !== 'lost' || stopping || self.controller !== manager) return;
       log.warn('test controller deposed; starting another, as its supervisor would', { component: 'controller-env' });
-      self.controller = await startController(`test-controller-${Date.now()}`);
+      try {
+        const next = await startController(`test-controller-${Date.now()}`);
+        if (stopping) return void (await next.stop()); // the env stopped while it started: it must not outlive it
+        self.controller = next;
+      } catch (err) {
+        log.error('the test controller could not be started again', { component: 'controller-env', error: String(err) });
+      }
     });
   const controller = await startController('test-controller');
   const agents: FakeAgent[] = [];
