@@ -127,7 +127,9 @@ async function issue(deps: NodeCredentialDeps, cluster: string, nodeName: string
 export function usableNodeCredential(tokens: ResourceCache, cluster: string, nodeName: string, now: Date): boolean {
   return tokens.list((t) => {
     const s = t.spec as TokenSpec;
-    return s.type === 'node' && s.cluster === cluster && s.nodeName === nodeName && 'user' in (acceptance(t, now) ?? {});
+    if (s.type !== 'node' || s.cluster !== cluster || s.nodeName !== nodeName) return false;
+    const accepted = acceptance(t, now);
+    return !!accepted && 'user' in accepted;
   }).length > 0;
 }
 

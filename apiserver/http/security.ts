@@ -46,7 +46,7 @@ export async function authenticateRequest(sec: Security, headers: IncomingHttpHe
 }
 
 /** How often a long-lived connection (a node's tunnel, a console, a followed log) checks that it may go on. */
-export const TOKEN_RECHECK_MS = 5_000;
+const TOKEN_RECHECK_MS = 5_000;
 
 /**
  * Calls `end` once `ended()` gives the reason a long-lived connection may go on no longer, asked every

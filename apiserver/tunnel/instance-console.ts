@@ -81,7 +81,6 @@ function consolePath(t: InstanceTarget): string {
   return `/apis/cairn.dev/v1alpha1/namespaces/${encodeURIComponent(t.namespace)}/instances/${encodeURIComponent(t.name)}/console`;
 }
 
-/** A close reason fits in 123 bytes. */
 /** A WebSocket close reason cut to the 123 bytes a close frame holds (ws throws past them). */
 export function truncate(reason: string): string {
   const b = Buffer.from(reason);

@@ -49,21 +49,24 @@ async function accept(deps: LogDeps, wss: WebSocketServer, req: IncomingMessage,
   await authorizeRequest(sec, attrs);
   if (kind === 'tunnel') checkTunnelIdentity(user, info.namespace!, info.name!);
   recordAudit(sec, attrs, path, 101);
-  if (kind === 'tunnel') {
-    const ws = await upgrade(wss, req, socket, head);
-    const tunnel = new NodeTunnel(ws, info.name!);
-    deps.tunnels.attach(info.namespace!, tunnel);
-    // The tunnel lives while its node holds a usable credential: the one it was opened with, or the one its agent
-    // renewed to (a renewal lets the old one expire a minute later, which must not cut the node's consoles and logs).
-    const ended = async () => ((await tokenEnded(sec, headers)) === undefined || nodeStillJoined(deps, user) ? undefined : `node ${info.name} has no usable credential left`);
-    ws.once('close', endWhen(ended, (why) => tunnel.close(why)));
-    deps.ctx.log.info('tunnel opened', { cluster: info.namespace, node: info.name, user: user.name });
-    return;
-  }
+  if (kind === 'tunnel') return openTunnel(deps, await upgrade(wss, req, socket, head), headers, user, info.namespace!, info.name!);
   const target = await instanceTarget(deps.ctx, deps.tunnels, req.headers, info.namespace!, info.name!, 'console');
   const ws = await upgrade(wss, req, socket, head);
   joinConsole(deps, ws, target, user as UserInfo);
   ws.once('close', endWhenTokenEnds(sec, headers, (why) => ws.close(4401, truncate(`the console ended: ${why}`))));
+}
+
+/**
+ * Serves a node's tunnel while the node holds a usable credential: the one the tunnel was opened with, or the
+ * one its agent renewed to (a renewal lets the old one expire a minute later, which must not cut the node's
+ * consoles and logs). Revoked, deleted or expired with none left, the tunnel ends within seconds.
+ */
+function openTunnel(deps: LogDeps, ws: WebSocket, headers: IncomingHttpHeaders, user: UserInfo, cluster: string, node: string): void {
+  const tunnel = new NodeTunnel(ws, node);
+  deps.tunnels.attach(cluster, tunnel);
+  const ended = async () => ((await tokenEnded(deps.security, headers)) === undefined || nodeStillJoined(deps, user) ? undefined : `node ${node} has no usable credential left`);
+  ws.once('close', endWhen(ended, (why) => tunnel.close(why)));
+  deps.ctx.log.info('tunnel opened', { cluster, node, user: user.name });
 }
 
 /** Whether a node (the tunnel's user) holds a credential that is neither revoked nor expired; never for another user. */

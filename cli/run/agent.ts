@@ -38,9 +38,9 @@ export interface AgentFlags extends ConnectionFlags {
   joinToken?: string;
 }
 
-// A join token, a credential from an earlier join, or --server alone means node credentials (without either of the
-// first two, a refusal that says how to join: connected without any, the agent was refused for good, retrying);
-// otherwise the kubeconfig or --token as given.
+// A join token, a credential from an earlier join, or --server without --token means node credentials; with none
+// to be had, obtainCredential refuses saying how to join (connected without one, the agent retried for good).
+// Otherwise the kubeconfig or --token as given.
 async function agentConnection(flags: AgentFlags): Promise<{ connection: ConnectionOptions; credential?: StoredCredential }> {
   delete process.env.CAIRN_JOIN_TOKEN; // instances and operations inherit the agent's environment
   const given = connectionOptions(flags);

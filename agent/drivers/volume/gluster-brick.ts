@@ -35,7 +35,7 @@ import type { Driver, DriverEnv, Observation, OperationContext } from '../driver
 import { ownerKey, safeName } from '../paths.js';
 import { commandLine } from '../process/proc.js';
 import { ensureBrickFilesystem, removeBrickFilesystem, usableBytes } from './brick-filesystem.js';
-import { isMountPoint, MOUNT_USERS_DIR, removeMountPoint, stopClient, unmountAll, waitForMount } from './gluster-mount.js';
+import { holdsMount, isMountPoint, removeMountPoint, SHARED_RUN_DIR_HINT, stopClient, unmountAll, waitForMount } from './gluster-mount.js';
 
 const run = promisify(execFile);
 const STOP_GRACE_MS = 5_000;
@@ -388,9 +388,7 @@ async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observatio
       await stop('brick', runDir, ctx);
       return view(item, ctx.dataDir);
     }
-    if (fs.existsSync(path.join(runDir, MOUNT_USERS_DIR))) {
-      throw new OperationError('InvalidSpec', `${what} on node ${ctx.nodeName} would share its run dir ${runDir} with the mount of another volume`, 'rename one of the two volumes (a volume name starting with "mount-" collides)');
-    }
+    if (holdsMount(runDir)) throw new OperationError('InvalidSpec', `${what} on node ${ctx.nodeName} would share its run dir ${runDir} with the mount of another volume`, SHARED_RUN_DIR_HINT);
     fs.mkdirSync(runDir, { recursive: true, mode: 0o700 });
     await ensureBrickFilesystem(path.join(runDir, IMAGE_FILE), brick.path, sizeBytes(item), item.spec.volumeReplica!.allocation ?? 'sparse', ctx, async () => {
       await stop('shd', runDir, ctx);
@@ -419,7 +417,7 @@ async function remove(item: WorkItem, ctx: OperationContext): Promise<void> {
   }
   const { brick, runDir, what } = target;
   // ensure() refused a run dir that is another volume's mount's: nothing of the brick is there, and the mount's files stay.
-  if (fs.existsSync(path.join(runDir, MOUNT_USERS_DIR))) return ctx.log.info('nothing to remove: the brick\'s run dir is a mount\'s', { runDir });
+  if (holdsMount(runDir)) return ctx.log.info('nothing to remove: the brick\'s run dir is a mount\'s', { runDir });
   try {
     await releaseJoinMount(runDir);
     await stop('shd', runDir, ctx);

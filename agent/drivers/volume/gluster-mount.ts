@@ -35,9 +35,23 @@ const LOCK_WAIT_MS = 30_000;
 const MOUNT_WAIT_MS = 20_000;
 
 /** The folder of a mount's users, in its run dir: a run dir holding it is a mount's. */
-export const MOUNT_USERS_DIR = 'users';
+const MOUNT_USERS_DIR = 'users';
 /** What a brick's run dir holds (gluster-brick.ts): its filesystem image (or the one mkfs is making) and volfile. */
 const BRICK_FILES = ['brick.img', 'brick.img.tmp', 'brick.vol'];
+/**
+ * The mount of volume `x-0` and brick 0 of volume `mount-x` have one run dir, gluster/<namespace>/mount-x-0:
+ * each refuses the other's, as the last user out of the mount deletes its run dir, a brick's image with it.
+ */
+export const SHARED_RUN_DIR_HINT = 'rename one of the two volumes (a volume name starting with "mount-" collides)';
+
+/** Whether a run dir is a mount's (one of its users is recorded there). */
+export function holdsMount(runDir: string): boolean {
+  return fs.existsSync(path.join(runDir, MOUNT_USERS_DIR));
+}
+
+function holdsBrick(runDir: string): boolean {
+  return BRICK_FILES.some((f) => fs.existsSync(path.join(runDir, f)));
+}
 
 /** Where a gluster Volume is mounted on this node: what its instances get (CAIRN_VOLUME_<NAME>). */
 export function glusterMountDir(dataDir: string, namespace: string, volumeName: string): string {
@@ -184,13 +198,10 @@ export async function waitForMount(dir: string, signal: AbortSignal): Promise<bo
   return true;
 }
 
-/**
- * Refuses a mount whose run dir is a brick's: the mount of volume `x-0` and brick 0 of volume `mount-x`
- * are both gluster/<namespace>/mount-x-0, and the mount's last user out would delete the brick's image.
- */
+/** Refuses a mount whose run dir is a brick's (SHARED_RUN_DIR_HINT). */
 function refuseBrickRunDir(rd: string, namespace: string, volumeName: string, ctx: OperationContext): void {
-  if (!BRICK_FILES.some((f) => fs.existsSync(path.join(rd, f)))) return;
-  throw new OperationError('InvalidSpec', `the mount of volume ${namespace}/${volumeName} on node ${ctx.nodeName} would share its run dir ${rd} with a brick of volume ${namespace}/mount-${volumeName.replace(/-\d+$/, '')}`, 'rename one of the two volumes (a volume name starting with "mount-" collides)');
+  if (!holdsBrick(rd)) return;
+  throw new OperationError('InvalidSpec', `the mount of volume ${namespace}/${volumeName} on node ${ctx.nodeName} would share its run dir ${rd} with a brick of volume ${namespace}/mount-${volumeName.replace(/-\d+$/, '')}`, SHARED_RUN_DIR_HINT);
 }
 
 /** Makes `user` a user of the volume's mount on this node, mounting it first if need be; returns the mount directory. */
@@ -220,7 +231,7 @@ export async function attachGluster(namespace: string, volumeName: string, m: Wo
 async function detachGluster(namespace: string, volumeName: string, user: string, ctx: OperationContext): Promise<void> {
   const dir = glusterMountDir(ctx.dataDir, namespace, volumeName);
   const rd = mountRunDir(ctx.dataDir, namespace, volumeName);
-  if (!fs.existsSync(rd) || BRICK_FILES.some((f) => fs.existsSync(path.join(rd, f)))) return;
+  if (!fs.existsSync(rd) || holdsBrick(rd)) return;
   await withLock(rd, async () => {
     fs.rmSync(path.join(rd, MOUNT_USERS_DIR, user), { force: true });
     if (fs.existsSync(path.join(rd, MOUNT_USERS_DIR)) && fs.readdirSync(path.join(rd, MOUNT_USERS_DIR)).length > 0) return;
