@@ -257,7 +257,9 @@ function reachableBrick(o: VolumeObserved, w: WorkItem) {
  * The size a replica's WorkItem gets. Driver gluster grows one brick at a time, lowest index first: a
  * brick may stop for a moment to grow (offline resize), and the next waits until the last has reported
  * the new size for GROWN_SETTLE_MS, long enough for every client to have reconnected to it (they retry
- * every 3 s), so the others always keep quorum. Files, and bricks already asked for the size, get it at once.
+ * every 3 s), so the others keep quorum: with three or more bricks always; with two under quorum-type
+ * auto, which needs the first one, an offline grow of the first pauses writes until it is back. Files,
+ * and bricks already asked for the size, get it at once.
  */
 function rollingSize(o: VolumeObserved, wi: WorkItem, size: string): string {
   const asked = (w: WorkItem) => w.spec.volumeReplica?.size;
