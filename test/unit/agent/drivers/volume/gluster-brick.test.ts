@@ -60,15 +60,20 @@ describe('gluster brick: pending heals', () => {
   });
 });
 
-describe('gluster brick: a getfattr that hangs (a sick brick filesystem)', () => {
+/**
+ * A brick directory whose index lists `entries`, and a getfattr on PATH that runs `script` (given the brick's
+ * path): setting trusted.* attributes on real files needs root. Set up before each test, removed after.
+ */
+function fakeBrick(prefix: string, entries: string[], script: (brick: string) => string): { brick: () => string } {
   let dir: string;
   let pathBefore: string | undefined;
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-getfattr-'));
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+    const index = path.join(dir, 'brick', '.glusterfs', 'indices', 'xattrop');
+    fs.mkdirSync(index, { recursive: true });
+    for (const g of entries) fs.writeFileSync(path.join(index, g), '');
     fs.mkdirSync(path.join(dir, 'bin'));
-    fs.writeFileSync(path.join(dir, 'bin', 'getfattr'), '#!/bin/sh\nexec sleep 30\n', { mode: 0o755 });
-    fs.mkdirSync(path.join(dir, 'brick', '.glusterfs', 'indices', 'xattrop'), { recursive: true });
-    for (const g of [G1, G2]) fs.writeFileSync(path.join(dir, 'brick', '.glusterfs', 'indices', 'xattrop', g), '');
+    fs.writeFileSync(path.join(dir, 'bin', 'getfattr'), script(path.join(dir, 'brick')), { mode: 0o755 });
     pathBefore = process.env.PATH;
     process.env.PATH = `${path.join(dir, 'bin')}:${pathBefore}`;
   });
@@ -76,42 +81,31 @@ describe('gluster brick: a getfattr that hangs (a sick brick filesystem)', () =>
     process.env.PATH = pathBefore;
     fs.rmSync(dir, { recursive: true, force: true });
   });
+  return { brick: () => path.join(dir, 'brick') };
+}
+
+describe('gluster brick: a getfattr that hangs (a sick brick filesystem)', () => {
+  const f = fakeBrick('cairn-getfattr-', [G1, G2], () => '#!/bin/sh\nexec sleep 30\n');
 
   it('blocks the agent for at most a second, and then counts every entry as uninspected (blaming every other brick), never as healed', function () {
     this.timeout(10_000);
     const t0 = Date.now();
-    const heals = pendingHeals(path.join(dir, 'brick'));
+    const heals = pendingHeals(f.brick());
     expect(Date.now() - t0).to.be.below(3_000);
     expect(heals).to.deep.equal({ count: 2, owed: [], owedTo: [], uninspected: 2 });
   });
 });
 
 describe('gluster brick: the heal record of a brick that does not run', () => {
-  let dir: string;
-  let brick: string;
-  let pathBefore: string | undefined;
-  beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cairn-heal-record-'));
-    brick = path.join(dir, 'brick');
-    fs.mkdirSync(path.join(brick, '.glusterfs', 'indices', 'xattrop'), { recursive: true });
-    fs.writeFileSync(path.join(brick, '.glusterfs', 'indices', 'xattrop', G1), '');
-    // getfattr as on a brick whose entry blames brick 1 (setting trusted.* attributes needs root).
-    fs.mkdirSync(path.join(dir, 'bin'));
-    fs.writeFileSync(path.join(dir, 'bin', 'getfattr'), `#!/bin/sh\nprintf '# file: ${brick}/.glusterfs/00/00/${G1}\\ntrusted.afr.v-client-1=0x000000010000000000000000\\n\\n'\n`, { mode: 0o755 });
-    pathBefore = process.env.PATH;
-    process.env.PATH = `${path.join(dir, 'bin')}:${pathBefore}`;
-  });
-  afterEach(() => {
-    process.env.PATH = pathBefore;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  // getfattr as on a brick whose entry blames brick 1.
+  const f = fakeBrick('cairn-heal-record-', [G1], (brick) => `#!/bin/sh\nprintf '# file: ${brick}/.glusterfs/00/00/${G1}\\ntrusted.afr.v-client-1=0x000000010000000000000000\\n\\n'\n`);
 
   it('is read from its filesystem while that is mounted, glusterfsd running or not (a brick stopped with its volume)', () => {
-    expect(healRecord(brick, true, true)).to.deep.include({ count: 1, owedTo: [1], uninspected: 0 });
+    expect(healRecord(f.brick(), true, true)).to.deep.include({ count: 1, owedTo: [1], uninspected: 0 });
   });
 
   it('is unknown (one entry uninspected: every other brick blamed) while its image is there but not mounted, and none before it has one', () => {
-    expect(healRecord(brick, false, true)).to.deep.equal({ count: 1, owed: [], owedTo: [], uninspected: 1 });
-    expect(healRecord(brick, false, false)).to.equal(undefined);
+    expect(healRecord(f.brick(), false, true)).to.deep.equal({ count: 1, owed: [], owedTo: [], uninspected: 1 });
+    expect(healRecord(f.brick(), false, false)).to.equal(undefined);
   });
 });
