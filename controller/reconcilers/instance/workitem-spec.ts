@@ -84,7 +84,7 @@ function withoutMigration(q: Instance['spec']['qemu']) {
 
 /** What one desiredInstanceWorkItem call built, and from which objects. */
 interface Built {
-  cluster: Cluster | undefined;
+  cluster: string;
   nodeName: string;
   attached: Array<Volume | undefined>;
   workItem: WorkItem;
@@ -94,18 +94,19 @@ interface Built {
  * The last WorkItem built for each Instance object. Every reconcile of a placed instance builds its
  * WorkItem again, and hashing it was the controller's largest cost of its own at 5,000 instances. The
  * informer's objects are never changed in place (a change is a new object), so while the instance,
- * its cluster, its node and the volumes it reads are the same objects, the result is the same.
- * Callers never change a WorkItem they are given.
+ * its node and the volumes it reads are the same objects, and its cluster the same spec (the cluster's
+ * status changes far more often), the result is the same. Callers never change a WorkItem they are given.
  */
 const lastBuilt = new WeakMap<Instance, Built>();
 
 /** The complete WorkItem (metadata, spec) that runs instance on nodeName. */
 export function desiredInstanceWorkItem(instance: Instance, cluster: Cluster | undefined, volumes: ReadonlyMap<string, Volume>, nodeName: string): WorkItem {
   const attached = (instance.spec.volumes ?? []).map((a) => volumes.get(a.volumeName));
+  const clusterSpec = `${cluster?.metadata.uid}/${cluster?.metadata.generation}`;
   const last = lastBuilt.get(instance);
-  if (last && last.cluster === cluster && last.nodeName === nodeName && sameObjects(last.attached, attached)) return last.workItem;
+  if (last && last.cluster === clusterSpec && last.nodeName === nodeName && sameObjects(last.attached, attached)) return last.workItem;
   const workItem = buildInstanceWorkItem(instance, cluster, volumes, nodeName);
-  lastBuilt.set(instance, { cluster, nodeName, attached, workItem });
+  lastBuilt.set(instance, { cluster: clusterSpec, nodeName, attached, workItem });
   return workItem;
 }
 

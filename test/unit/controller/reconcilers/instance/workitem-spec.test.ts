@@ -98,17 +98,18 @@ describe('instance WorkItem spec', () => {
   });
 
   describe('desiredInstanceWorkItem', () => {
-    it('builds again whenever the instance, its cluster, its node or a volume it reads is another object, and only then', () => {
+    it('builds again whenever the instance, its node or a volume it reads is another object, or its cluster another spec; and only then', () => {
       const v = volume('data', { replicas: 1 }, { capacity: '1Gi', replicas: [{ index: 0, nodeName: 'n1', path: '/r0' }] });
       const inst = instance('db', { volumes: [{ name: 'data', volumeName: 'data' }] });
       const c = cluster();
       const vols = new Map([['data', v]]);
       const first = desiredInstanceWorkItem(inst, c, vols, 'n1');
       expect(desiredInstanceWorkItem(inst, c, new Map([['data', v], ['other', volume('other')]]), 'n1'), 'the same objects').to.equal(first);
+      expect(desiredInstanceWorkItem(inst, { ...c, status: { nodes: 3 } } as typeof c, vols, 'n1'), "the cluster's status only").to.equal(first);
       const moved = { ...v, status: { ...v.status!, replicas: [{ index: 0, nodeName: 'n1', path: '/elsewhere' }] } };
       const variants = {
         'a new generation': () => desiredInstanceWorkItem({ ...inst, metadata: { ...inst.metadata, generation: 2 } }, c, vols, 'n1'),
-        'another cluster': () => desiredInstanceWorkItem(inst, cluster({ driverDefaults: { qemu: { machine: 'q35' } } }), vols, 'n1'),
+        'another cluster spec': () => desiredInstanceWorkItem(inst, { ...cluster({ driverDefaults: { qemu: { machine: 'q35' } } }), metadata: { ...c.metadata, generation: 2 } }, vols, 'n1'),
         'another node': () => desiredInstanceWorkItem(inst, c, vols, 'n2'),
         'a changed volume': () => desiredInstanceWorkItem(inst, c, new Map([['data', moved]]), 'n1'),
       };
@@ -118,7 +119,7 @@ describe('instance WorkItem spec', () => {
         const w = variant();
         expect(w, what).not.to.equal(base);
         // qemu defaults do not touch a process instance; everything else changes the spec
-        if (what !== 'another cluster') expect(w.metadata.annotations![SPEC_HASH_ANNOTATION], what).not.to.equal(base.metadata.annotations![SPEC_HASH_ANNOTATION]);
+        if (what !== 'another cluster spec') expect(w.metadata.annotations![SPEC_HASH_ANNOTATION], what).not.to.equal(base.metadata.annotations![SPEC_HASH_ANNOTATION]);
       }
       expect(variants['a changed volume']().spec.instance!.volumes![0]!.path).to.equal('/elsewhere');
     });
