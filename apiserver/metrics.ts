@@ -55,8 +55,6 @@ export class ApiServerMetrics {
   readonly tunnels = new Gauge({ name: 'cairn_apiserver_tunnels', help: "Agents' tunnels open to this apiserver process (logs and consoles travel through them)", registers: [this.registry] });
   /** etcd request latency by operation and the resource of the key. */
   readonly etcdRequestDuration = new Histogram({ name: 'etcd_request_duration_seconds', help: 'Etcd request latency in seconds for each operation and object type', labelNames: ['operation', 'type'], buckets: LATENCY_BUCKETS, registers: [this.registry] });
-  /** Writes per etcd transaction: above 1 when writes arriving together are committed as one (etcd/group-commit.ts). */
-  readonly etcdWritesPerTxn = new Histogram({ name: 'cairn_apiserver_etcd_writes_per_txn', help: 'Object writes sent to etcd in one transaction (group commit)', buckets: [1, 2, 4, 8, 16, 32, 64], registers: [this.registry] });
 
   /** Measures a resource request from now until its response ends. */
   observeRequest(labels: RequestLabels, res: { statusCode: number; once(event: 'close', fn: () => void): unknown }): void {

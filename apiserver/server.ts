@@ -37,7 +37,6 @@ import { selfReviewHandlers, selfSubjectReviewDefinition, selfSubjectRulesReview
 import { defaultCrdDir, loadCrds } from './crd-loader.js';
 import { EtcdAlarmMonitor } from './etcd/alarm-monitor.js';
 import { loadEtcdCredentials } from './etcd/client-tls.js';
-import { GroupCommit } from './etcd/group-commit.js';
 import { ThinTxnClient } from './etcd/txn-client.js';
 import { etcdCallOptions, etcdHostPolicy } from './etcd/fault-handling.js';
 import { raisedAlarms } from './etcd/maintenance.js';
@@ -95,7 +94,7 @@ export async function startApiServer(o: ApiServerOptions): Promise<RunningApiSer
   const watchBudget = new WatchBudget(o.watchBudgetBytes ?? defaultApiServerOptions.watchBudgetBytes, (reason) => metrics.watchEvictions.inc({ reason }));
   const { client, writes, alarms } = connectEtcd(o, log, metrics);
   const encryption = new AtRestEncryption(ensureKeyFile(o.encryptionKeyFile ?? path.join(o.dataDir, 'encryption-keys.yaml')));
-  const etcd = new EtcdStore(client, (operation, key, seconds) => metrics.etcdRequestDuration.observe({ operation, type: keyResource(key) }, seconds), encryption, new GroupCommit(writes, (n) => metrics.etcdWritesPerTxn.observe(n)));
+  const etcd = new EtcdStore(client, (operation, key, seconds) => metrics.etcdRequestDuration.observe({ operation, type: keyResource(key) }, seconds), encryption, writes);
   const registry = new Registry(servedDefinitions(o.crdDir));
   const cache = new WatchCache(etcd, registry.defs, log);
   await cache.start();

@@ -16,7 +16,7 @@ import { isRecoverableError, type Etcd3 } from 'etcd3';
 import { POINT_CALL_DEADLINE_MS } from './fault-handling.js';
 import { GrpcChannel, wasSent, type ChannelTls } from './grpc-channel.js';
 import { EtcdNoSpaceError } from './no-space.js';
-import { decodeTxnBatch, decodeTxnOutcome, encodeTxnBatch, encodeTxnIfMod, type TxnIfMod, type TxnOutcome } from './txn-codec.js';
+import { decodeTxnOutcome, encodeTxnIfMod, type TxnIfMod, type TxnOutcome } from './txn-codec.js';
 
 /** Sends EtcdStore's write transactions. */
 export interface TxnSender {
@@ -53,24 +53,8 @@ export class ThinTxnClient implements TxnSender {
     this.hosts = endpoints.map((e) => ({ channel: new GrpcChannel(e, tls), policy: hostPolicy() }));
   }
 
-  txnIfMod(t: TxnIfMod): Promise<TxnOutcome> {
-    return this.call(encodeTxnIfMod(t), (bytes, resent) => {
-      const outcome = decodeTxnOutcome(bytes);
-      return resent ? { ...outcome, resent } : outcome;
-    });
-  }
-
-  /** Sends transactions on distinct keys as one (encodeTxnBatch); their outcomes in order. */
-  txnBatch(txns: readonly TxnIfMod[]): Promise<TxnOutcome[]> {
-    return this.call(encodeTxnBatch(txns.map(encodeTxnIfMod)), (bytes, resent) => {
-      const outcomes = decodeTxnBatch(bytes);
-      if (outcomes.length !== txns.length) throw new Error(`etcd answered ${outcomes.length} outcomes to a batch of ${txns.length} transactions`);
-      return resent ? outcomes.map((o) => ({ ...o, resent })) : outcomes;
-    });
-  }
-
-  // Sends one Txn message; `decode` gets the answer and whether an earlier attempt reached etcd unanswered.
-  private async call<T>(message: Uint8Array, decode: (bytes: Buffer, resent: boolean) => T): Promise<T> {
+  async txnIfMod(t: TxnIfMod): Promise<TxnOutcome> {
+    const message = encodeTxnIfMod(t);
     let failure: unknown;
     let sent: unknown;
     const send = (c: GrpcChannel) =>
@@ -81,7 +65,8 @@ export class ThinTxnClient implements TxnSender {
       });
     try {
       const order = inTurn(shuffled(this.hosts)); // a re-sent attempt goes to the next member, as in etcd3
-      return decode(await this.attempts.execute(() => this.onSomeMember(order, send)), sent !== undefined);
+      const outcome = decodeTxnOutcome(await this.attempts.execute(() => this.onSomeMember(order, send)));
+      return sent ? { ...outcome, resent: true } : outcome;
     } catch (err) {
       // A NOSPACE refusal says more (507, and how to free space) than an earlier attempt's open outcome.
       if (sent && !(err instanceof EtcdNoSpaceError)) throw new AmbiguousWriteError(sent);

@@ -6,10 +6,7 @@
  * The etcd3 client encodes through @grpc/proto-loader's reflection, which
  * costs more client CPU per write than the rest of the request (see
  * thin-kv.ts); this codec writes and reads only these fields, with
- * protobufjs's Writer and Reader. Several such transactions on distinct keys
- * also travel as one: a TxnRequest with no comparison whose success ops are
- * the transactions themselves (RequestOp.request_txn, etcd ≥ 3.3), committed
- * at one revision. Field numbers are rpc.proto's and
+ * protobufjs's Writer and Reader. Field numbers are rpc.proto's and
  * kv.proto's (the test checks them against those files). Pure.
  */
 import protobuf from 'protobufjs';
@@ -65,41 +62,6 @@ export function encodeTxnIfMod(t: TxnIfMod): Uint8Array {
   w.uint32(tag(1, 2)).bytes(t.key);
   w.ldelim().ldelim();
   return w.finish();
-}
-
-/**
- * The TxnRequest that carries already encoded transactions (encodeTxnIfMod) as nested ones. etcd evaluates
- * every comparison against the store before the batch, so on distinct keys each behaves as if sent alone.
- */
-export function encodeTxnBatch(txns: readonly Uint8Array[]): Uint8Array {
-  const w = Writer.create();
-  for (const txn of txns) w.uint32(tag(2, 2)).fork().uint32(tag(4, 2)).bytes(txn).ldelim(); // success: RequestOp.request_txn
-  return w.finish();
-}
-
-/** The outcome of each transaction of encodeTxnBatch's, in order, at the batch's revision. */
-export function decodeTxnBatch(bytes: Uint8Array): TxnOutcome[] {
-  const outcomes: TxnOutcome[] = [];
-  let revision = 0;
-  eachField(Reader.create(bytes), bytes.length, (r, field, wireType) => {
-    if (field === 1 && wireType === 2) revision = Number(headerRevision(r));
-    else if (field === 3 && wireType === 2) outcomes.push(nestedOutcome(r));
-    else return false;
-    return true;
-  });
-  for (const o of outcomes) o.revision = revision;
-  return outcomes;
-}
-
-// ResponseOp → response_txn (4): a nested TxnResponse.
-function nestedOutcome(r: protobuf.Reader): TxnOutcome {
-  let outcome: TxnOutcome = { succeeded: false, revision: 0 };
-  eachField(r, r.uint32(), (r, field, wireType) => {
-    if (field !== 4 || wireType !== 2) return false;
-    outcome = decodeTxnOutcome(r.bytes());
-    return true;
-  });
-  return outcome;
 }
 
 /** The TxnResponse in `bytes`. */

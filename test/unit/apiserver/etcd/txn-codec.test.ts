@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import protobuf from 'protobufjs';
-import { decodeTxnBatch, decodeTxnOutcome, encodeTxnBatch, encodeTxnIfMod, type TxnIfMod } from '../../../../apiserver/etcd/txn-codec.js';
+import { decodeTxnOutcome, encodeTxnIfMod, type TxnIfMod } from '../../../../apiserver/etcd/txn-codec.js';
 
 const protoDir = path.join(path.dirname(createRequire(import.meta.url).resolve('etcd3/package.json')), 'proto');
 const root = new protobuf.Root().loadSync(path.join(protoDir, 'rpc.proto'), { keepCase: true });
@@ -79,40 +79,5 @@ describe('etcd write transaction codec', () => {
         expect(outcome({ header: { revision: String(rev) }, succeeded: false, responses: [{ response_range: { kvs: [kv] } }] })).to.deep.equal({ succeeded: false, revision: rev, kv });
       }),
     );
-  });
-
-  describe('several transactions as one (group commit)', () => {
-    const puts: TxnIfMod[] = [
-      { key: Buffer.from('/registry/a'), modRevision: 0, then: { put: Buffer.from('{"a":1}'), lease: LEASE } },
-      { key: Buffer.from('/registry/b'), modRevision: 9, then: { delete: true } },
-    ];
-
-    it('nests each transaction, unchanged, as a success op of one with no comparison', () => {
-      const r = TxnRequest.toObject(TxnRequest.decode(encodeTxnBatch(puts.map(encodeTxnIfMod))), asObject);
-      expect(r.compare).to.have.length(0);
-      expect(r.failure).to.have.length(0);
-      expect(r.success.map((op: { request: string }) => op.request)).to.deep.equal(['request_txn', 'request_txn']);
-      puts.forEach((t, i) => expect(r.success[i].request_txn, `transaction ${i}`).to.deep.equal(request(t)));
-    });
-
-    it("reads each nested outcome in order, at the batch's revision", () => {
-      const kv = { key: Buffer.from('/registry/b'), value: Buffer.from('{"b":2}'), create_revision: '3', mod_revision: '10', version: '2', lease: '0' };
-      const bytes = TxnResponse.encode(
-        TxnResponse.fromObject({
-          header: { revision: '130' },
-          succeeded: true,
-          responses: [
-            { response_txn: { header: { revision: '130' }, succeeded: true, responses: [{ response_put: { header: { revision: '130' } } }] } },
-            { response_txn: { header: { revision: '130' }, succeeded: false, responses: [{ response_range: { kvs: [kv], count: '1' } }] } },
-            { response_txn: { succeeded: true, responses: [{ response_delete_range: { deleted: '1' } }] } },
-          ],
-        }),
-      ).finish();
-      expect(decodeTxnBatch(bytes)).to.deep.equal([
-        { succeeded: true, revision: 130 },
-        { succeeded: false, revision: 130, kv },
-        { succeeded: true, revision: 130 },
-      ]);
-    });
   });
 });
