@@ -4,7 +4,8 @@
  * paging, 404 → undefined/false, 409 on a stale resourceVersion or failed
  * precondition as ApiStatusError; and connection reuse: a pooled KubeConfig
  * opens one TLS connection for sequential calls where a stock one opens one
- * per call (counted at https.Agent.prototype.createConnection).
+ * per call (counted at https.Agent.prototype.createConnection); a large
+ * body asked for and read gzipped.
  */
 import fs from 'node:fs';
 import https from 'node:https';
@@ -13,6 +14,7 @@ import { expect } from 'chai';
 import { KubeConfig } from '@kubernetes/client-node';
 import { CairnClient } from '../../../api/client/cairn-client.js';
 import { ApiStatusError } from '../../../api/client/errors.js';
+import { jsonBody, jsonHeaders, requestUrl, send } from '../../../api/client/http-exchange.js';
 import { loadKubeConfig, PooledKubeConfig } from '../../../api/client/kubeconfig.js';
 import type { Cluster } from '../../../api/cluster.js';
 import type { Instance } from '../../../api/instance.js';
@@ -159,6 +161,20 @@ describe('CairnClient and PooledKubeConfig (real etcd, in-process apiserver)', f
       expect(odd.items.map((o) => o.metadata.name)).to.deep.equal(['l1', 'l3']);
       const everywhere = await client.listAll('Instance');
       expect(everywhere.items.some((o) => o.metadata.namespace === NS) && everywhere.items.some((o) => o.metadata.namespace === 'cc-list')).to.equal(true);
+    });
+
+    it('asks for gzip as client-node did, and reads a body the apiserver gzipped (128 KiB and up) as JSON', async () => {
+      const big = inst('big');
+      await client.create('Instance', { ...big, metadata: { ...big.metadata, annotations: { note: 'x'.repeat(200 * 1024) } } });
+      const options: https.RequestOptions = { method: 'GET' };
+      await kc.applyToHTTPSOptions(options);
+      const { headers } = jsonHeaders({});
+      const res = await send(requestUrl(kc.getCurrentCluster()!.server, client.collectionPath('Instance', NS) + '/big'), { ...options, headers: { ...options.headers, ...headers } });
+      expect(res.headers['content-encoding'], 'the apiserver compressed it').to.equal('gzip');
+      const read = await jsonBody<Instance>(res);
+      expect(read.metadata.annotations?.note).to.have.length(200 * 1024);
+      expect((await client.get('Instance', NS, 'big'))?.metadata.annotations?.note, 'through CairnClient').to.have.length(200 * 1024);
+      await client.delete('Instance', NS, 'big');
     });
 
     it('collectionPath names the watch URL of a kind', () => {
