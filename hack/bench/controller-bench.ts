@@ -8,9 +8,9 @@
  * per-instance create→Running latency, controller RSS and CPU, and — in
  * the same run — the raw ceiling: etcd puts/s divided by the etcd writes
  * one instance actually cost (the keys written or deleted in the run, read
- * back from etcd's history, ÷ instances). The API server commits writes
- * that arrive together as one transaction (etcd/group-commit.ts), so the
- * revision delta, printed beside it, counts etcd transactions, not writes.
+ * back from etcd's history, ÷ instances). The revision delta, printed
+ * beside it, counts etcd transactions: the same unless one transaction
+ * wrote several keys (a lease's expiry deletes all its Events at once).
  *
  * Usage: `npm run bench:controller [-- --nodes 200 --instances 5000 --workers 32]`.
  * CONTROLLER_CPU_PROF=<dir> / APISERVER_CPU_PROF=<dir> write that process's V8 CPU profile there
@@ -96,7 +96,7 @@ async function rawPutRate(endpoint: string): Promise<number> {
 
 /** The writes between two revisions, by the resource of their key (etcd keeps the history until compacted). */
 async function writesByResource(endpoint: string, fromRev: number, toRev: number): Promise<Map<string, number>> {
-  // etcd sends up to 1,000 revisions in one watch message, each up to a group commit's worth of objects.
+  // etcd sends up to 1,000 revisions in one watch message: over 4 MiB with objects of a few KiB.
   const raw = new Etcd3({ hosts: endpoint, grpcOptions: { 'grpc.max_receive_message_length': MAX_RECEIVE_BYTES } });
   const counts = new Map<string, number>();
   let seen = fromRev;
