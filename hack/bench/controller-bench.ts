@@ -101,8 +101,10 @@ async function writesByResource(endpoint: string, fromRev: number, toRev: number
   const counts = new Map<string, number>();
   let seen = fromRev;
   const watcher = await raw.watch().prefix('').startRevision(String(fromRev + 1)).create();
+  let timer: NodeJS.Timeout | undefined;
   try {
     await new Promise<void>((resolve, reject) => {
+      watcher.on('error', reject);
       watcher.on('data', (res) => {
         for (const e of res.events) {
           if (Number(e.kv.mod_revision) > toRev) continue;
@@ -114,9 +116,10 @@ async function writesByResource(endpoint: string, fromRev: number, toRev: number
         if (seen >= toRev) resolve();
       });
       // The count is the run's figure: one cut short would flatter it.
-      setTimeout(() => reject(new Error(`reading etcd's history of the run: got to revision ${seen} of ${toRev} in 30 s`)), 30_000);
+      timer = setTimeout(() => reject(new Error(`reading etcd's history of the run: got to revision ${seen} of ${toRev} in 30 s`)), 30_000);
     });
   } finally {
+    clearTimeout(timer);
     await watcher.cancel();
     raw.close();
   }
