@@ -32,6 +32,11 @@ export function leaseFreshness(lease: LeaseView | undefined, identity: string | 
 }
 
 /** Failover grace period of a cluster in ms. */
+/** How long a node's lease lasts in its Cluster (spec.failureDetection), or by default. */
+export function nodeLeaseSeconds(cluster: Cluster | undefined): number {
+  return cluster?.spec?.failureDetection?.nodeLeaseDurationSeconds ?? FAILURE_DEFAULTS.nodeLeaseDurationSeconds;
+}
+
 export function failoverGraceMs(cluster: Cluster | undefined): number {
   return (cluster?.spec?.failureDetection?.failoverGracePeriodSeconds ?? FAILURE_DEFAULTS.failoverGracePeriodSeconds) * 1000;
 }

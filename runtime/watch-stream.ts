@@ -10,6 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { createInterface } from 'node:readline';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { requestUrl } from '../api/client/http-exchange.js';
 
 /** Called per watch event: its type (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR) and object. */
 export type WatchEventHandler = (type: string, object: any) => void; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -26,9 +27,7 @@ export class WatchStream {
   async watch(path: string, query: Record<string, string | number | boolean | undefined>, onEvent: WatchEventHandler, done: (err: unknown) => void, signal: AbortSignal): Promise<void> {
     const cluster = this.config.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster');
-    const url = new URL(cluster.server + path);
-    url.searchParams.set('watch', 'true');
-    for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
+    const url = requestUrl(cluster.server, path, { watch: true, ...query });
     const options: https.RequestOptions = {};
     await this.config.applyToHTTPSOptions(options);
     let finished = false;

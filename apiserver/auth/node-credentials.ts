@@ -126,21 +126,23 @@ async function issue(deps: NodeCredentialDeps, cluster: string, nodeName: string
 /** Whether node `cluster/nodeName` holds a credential that may be used now (neither revoked nor expired). */
 export function usableNodeCredential(tokens: ResourceCache, cluster: string, nodeName: string, now: Date): boolean {
   return tokens.list((t) => {
-    const s = t.spec as TokenSpec;
-    if (s.type !== 'node' || s.cluster !== cluster || s.nodeName !== nodeName) return false;
+    if (!isNodeCredential(t, cluster, nodeName)) return false;
     const accepted = acceptance(t, now);
     return !!accepted && 'user' in accepted;
   }).length > 0;
+}
+
+/** Whether stored token `t` is a credential of node `cluster/nodeName`. */
+function isNodeCredential(t: KubeObject, cluster: string, nodeName: string): boolean {
+  const s = t.spec as TokenSpec;
+  return s.type === 'node' && s.cluster === cluster && s.nodeName === nodeName;
 }
 
 // The node's other credentials end: expired ones are deleted, live ones expire after a short grace.
 async function retireOlder(deps: NodeCredentialDeps, cluster: string, nodeName: string, keepId: string, now: Date): Promise<void> {
   const graceEndMs = now.getTime() + ROTATION_GRACE_MS;
   const graceEnd = new Date(graceEndMs).toISOString();
-  const older = deps.tokens.list((t) => {
-    const s = t.spec as TokenSpec;
-    return s.type === 'node' && s.cluster === cluster && s.nodeName === nodeName && t.metadata.name !== keepId;
-  });
+  const older = deps.tokens.list((t) => isNodeCredential(t, cluster, nodeName) && t.metadata.name !== keepId);
   for (const t of older) {
     const expires = expiryMs((t.spec as TokenSpec).expires) ?? Infinity;
     try {

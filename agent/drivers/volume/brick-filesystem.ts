@@ -18,6 +18,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { OperationError } from '../../operations/errors.js';
+import type { Allocation } from '../../../api/volume.js';
 import type { OperationContext } from '../driver.js';
 import { fallocate } from './fallocate.js';
 import { isMountPoint } from './gluster-mount.js';
@@ -62,15 +63,12 @@ async function loopDevice(mountPoint: string, ctx: OperationContext): Promise<st
   return (await tool('findmnt', ['-n', '-o', 'SOURCE', '--target', mountPoint], `finding the device of ${mountPoint}`, ctx)).trim();
 }
 
-/** How a brick's image takes its blocks from the node: on first write (sparse), or all at once (the volume's allocation: preallocated). */
-export type ImageAllocation = 'sparse' | 'preallocated';
-
 /**
  * Creates (when missing) and mounts the brick's filesystem image on `mountPoint`, then grows it to hold `bytes`; `quiesce`
  * stops what uses the brick, for an offline resize. A preallocated image has every block reserved, so that the brick's
  * writes never fail for lack of space on the node, and is allocated whole again here (an image made sparse before).
  */
-export async function ensureBrickFilesystem(image: string, mountPoint: string, bytes: number, allocation: ImageAllocation, ctx: OperationContext, quiesce: () => Promise<void>): Promise<void> {
+export async function ensureBrickFilesystem(image: string, mountPoint: string, bytes: number, allocation: Allocation, ctx: OperationContext, quiesce: () => Promise<void>): Promise<void> {
   fs.mkdirSync(mountPoint, { recursive: true, mode: 0o755 });
   if (!isMountPoint(mountPoint)) {
     if (!fs.existsSync(image) && fs.readdirSync(mountPoint).length > 0) {
@@ -81,11 +79,17 @@ export async function ensureBrickFilesystem(image: string, mountPoint: string, b
     await mount(image, mountPoint, ctx);
   }
   await growTo(image, mountPoint, bytes, allocation, ctx, quiesce);
-  if (allocation === 'preallocated') await fallocate(image, fs.statSync(image).size, ctx.nodeName, ctx.signal);
+  if (allocation === 'preallocated' && !fullyAllocated(image)) await fallocate(image, fs.statSync(image).size, ctx.nodeName, ctx.signal);
+}
+
+/** Whether every block of the image is allocated on the node (a sparse one, or a volume turned preallocated, has holes). */
+export function fullyAllocated(image: string): boolean {
+  const st = fs.statSync(image, { throwIfNoEntry: false });
+  return !st || st.blocks * 512 >= st.size;
 }
 
 /** Sets the image's size: reserving every block when preallocated, else sparse. */
-async function sizeImage(image: string, bytes: number, allocation: ImageAllocation, ctx: OperationContext): Promise<void> {
+async function sizeImage(image: string, bytes: number, allocation: Allocation, ctx: OperationContext): Promise<void> {
   if (allocation === 'preallocated') await fallocate(image, bytes, ctx.nodeName, ctx.signal);
   else fs.truncateSync(image, bytes);
 }
@@ -102,7 +106,7 @@ async function mount(image: string, mountPoint: string, ctx: OperationContext): 
   await tool('losetup', ['--direct-io=on', device], `turning on direct I/O of ${device}`, ctx).catch((err: Error) => ctx.log.warn('the brick filesystem runs without direct I/O (slower fsync)', { device, error: err.message }));
 }
 
-async function createImage(image: string, bytes: number, allocation: ImageAllocation, ctx: OperationContext): Promise<void> {
+async function createImage(image: string, bytes: number, allocation: Allocation, ctx: OperationContext): Promise<void> {
   const tmp = `${image}.tmp`;
   fs.rmSync(tmp, { force: true });
   fs.writeFileSync(tmp, '');
@@ -114,7 +118,7 @@ async function createImage(image: string, bytes: number, allocation: ImageAlloca
 }
 
 /** Grows the mounted filesystem until it holds `bytes`: online, or offline when the kernel refuses (no CAP_SYS_RESOURCE). */
-async function growTo(image: string, mountPoint: string, bytes: number, allocation: ImageAllocation, ctx: OperationContext, quiesce: () => Promise<void>): Promise<void> {
+async function growTo(image: string, mountPoint: string, bytes: number, allocation: Allocation, ctx: OperationContext, quiesce: () => Promise<void>): Promise<void> {
   for (let round = 0; usableBytes(mountPoint) < bytes; round++) {
     if (round === 3) throw new OperationError('CommandFailed', `the brick filesystem ${image} on node ${ctx.nodeName} holds ${usableBytes(mountPoint)} bytes after growing, not ${bytes}`, 'see the agent log');
     const shortfall = bytes - usableBytes(mountPoint);

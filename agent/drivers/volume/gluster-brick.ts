@@ -34,7 +34,7 @@ import { classify, OperationError } from '../../operations/errors.js';
 import type { Driver, DriverEnv, Observation, OperationContext } from '../driver.js';
 import { ownerKey, safeName } from '../paths.js';
 import { commandLine } from '../process/proc.js';
-import { ensureBrickFilesystem, removeBrickFilesystem, usableBytes } from './brick-filesystem.js';
+import { ensureBrickFilesystem, fullyAllocated, removeBrickFilesystem, usableBytes } from './brick-filesystem.js';
 import { holdsMount, isMountPoint, removeMountPoint, SHARED_RUN_DIR_HINT, stopClient, unmountAll, waitForMount } from './gluster-mount.js';
 
 const run = promisify(execFile);
@@ -169,8 +169,8 @@ function sizeBytes(item: WorkItem): number {
 }
 
 /** The size status of the brick's filesystem: spec.size once it holds that much; unset while it is not mounted. */
-function sizeStatus(item: WorkItem, brickPath: string): { size?: string; sizeBytes?: number; sized: boolean } {
-  if (!isMountPoint(brickPath)) return { sized: false };
+function sizeStatus(item: WorkItem, brickPath: string, mounted: boolean): { size?: string; sizeBytes?: number; sized: boolean } {
+  if (!mounted) return { sized: false };
   const usable = usableBytes(brickPath);
   const sized = usable >= sizeBytes(item);
   return { size: sized ? item.spec.volumeReplica!.size : formatQuantity(usable), sizeBytes: usable, sized };
@@ -205,26 +205,22 @@ function view(item: WorkItem, dataDir: string): Observation {
   const shd = runningPid(runDir, 'shd');
   const shdRight = selfHealAsSpecified(brick, runDir);
   const joinedAt = readText(path.join(runDir, JOINED_FILE))?.trim();
-  const { sized, ...size } = sizeStatus(item, brick.path);
+  const mounted = isMountPoint(brick.path);
+  const image = path.join(runDir, IMAGE_FILE);
+  const { sized, ...size } = sizeStatus(item, brick.path, mounted);
   const state = pid ? ('Running' as const) : ('Stopped' as const);
-  const heals = healRecord(brick.path, isMountPoint(brick.path), fs.existsSync(path.join(runDir, IMAGE_FILE)));
+  const heals = healRecord(brick.path, mounted, !mounted && fs.existsSync(image));
   const status = { volumeReplica: { path: brick.path, ...size, brick: { state, port: brick.port, selfHeal: shd ? ('Running' as const) : ('Stopped' as const), ...(pid ? { pid, pendingHeals: heals!.count } : {}), ...(heals ? owedStatus(heals) : {}), ...(joinedAt ? { joinedAt } : {}) } } };
   if (brick.stopped) return pid || shd ? { converged: false, action: 'stop', message: `${what} is stopping (the volume is Stopped)`, ...status } : { converged: true, message: `${what} is stopped (the volume is Stopped); its data stays`, ...status };
   if (!pid) return { converged: false, action: 'start', message: `${what} is not running`, ...status };
   if (!current) return { converged: false, action: 'restart', message: `${what} runs an older volfile`, ...status };
   if (!sized) return { converged: false, action: 'resize', message: `the filesystem of ${what} is growing to ${item.spec.volumeReplica!.size}`, ...status };
-  if (item.spec.volumeReplica!.allocation === 'preallocated' && !fullyAllocated(path.join(runDir, IMAGE_FILE))) {
+  if (item.spec.volumeReplica!.allocation === 'preallocated' && !fullyAllocated(image)) {
     return { converged: false, action: 'resize', message: `the filesystem image of ${what} is being preallocated`, ...status };
   }
   if (!shdRight) return { converged: false, action: 'start', message: `the self-heal daemon of ${what} is not as its spec says`, ...status };
   if (!joinedAt && brick.clientVolfile) return { converged: false, action: 'start', message: `${what} runs and has yet to join its volume`, ...status };
   return { converged: true, message: `${what} runs (pid ${pid}, port ${brick.port}, ${item.spec.volumeReplica!.size})`, ...status };
-}
-
-/** Whether every block of the image is allocated on the node (a sparse one, or a volume turned preallocated, has holes). */
-function fullyAllocated(image: string): boolean {
-  const st = fs.statSync(image, { throwIfNoEntry: false });
-  return !st || st.blocks * 512 >= st.size;
 }
 
 async function observe(item: WorkItem, env: DriverEnv): Promise<Observation> {

@@ -3,7 +3,7 @@ import { nodeLeaseName } from '../../../api/names.js';
 import type { CairnClient } from '../../../api/client/cairn-client.js';
 import type { ControllerCache } from '../../cache.js';
 import type { LeaseObservations } from '../../lease-observations.js';
-import { FAILURE_DEFAULTS } from '../../node-health.js';
+import { nodeLeaseSeconds } from '../../node-health.js';
 import type { Placements } from '../../placements.js';
 import type { Clock } from '../../../runtime/clock.js';
 import type { Result } from '../../../runtime/controller.js';
@@ -52,7 +52,7 @@ export async function reconcileNode(deps: NodeReconcilerDeps, key: string): Prom
     instancesOnNode: usage?.instances ?? 0,
     allocated: usage ? toNodeAllocated(usage) : {},
     allocatedWrittenAt: deps.allocationWrites.get(key),
-    leaseDurationSeconds: deps.cache.cluster(namespace)?.spec?.failureDetection?.nodeLeaseDurationSeconds ?? FAILURE_DEFAULTS.nodeLeaseDurationSeconds,
+    leaseDurationSeconds: nodeLeaseSeconds(deps.cache.cluster(namespace)),
     now,
   });
   if (plan.revokeLease) {

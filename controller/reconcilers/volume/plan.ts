@@ -12,7 +12,7 @@ import { CONTROLLER_FINALIZER } from '../../../api/names.js';
 import { parseQuantity } from '../../../api/quantity.js';
 import { acceptedReplicas, graphBricks, inService, isGluster, isStopped, statusBrick, type BrickPlacement, type BrickSlot, type Volume, type VolumeStatus } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
-import { FAILURE_DEFAULTS, type NodeView } from '../../node-health.js';
+import { nodeLeaseSeconds, type NodeView } from '../../node-health.js';
 import { earliest, mergeWorkItem, type Action, type Plan } from '../actions.js';
 import { SPEC_HASH_ANNOTATION } from '../instance/workitem-spec.js';
 import { healRecrawl } from './heal-stall.js';
@@ -223,7 +223,7 @@ function couldHaveWrittenAlone(o: VolumeObserved, lost: WorkItem): boolean {
   // Stopped, or mounted by no instance: nothing writes to it.
   if (isStopped(o.volume) || o.mounts.length === 0) return false;
   const pingTimeoutSeconds = Number(effectiveGlusterOptions(o.volume.spec.options)['network.ping-timeout']);
-  const leaseSeconds = o.cluster?.spec?.failureDetection?.nodeLeaseDurationSeconds ?? FAILURE_DEFAULTS.nodeLeaseDurationSeconds;
+  const leaseSeconds = nodeLeaseSeconds(o.cluster);
   if (pingTimeoutSeconds >= leaseSeconds) return false;
   const index = lost.spec.volumeReplica!.index;
   const alone = Array.from({ length: acceptedReplicas(o.volume) }, (_, i) => ({ index: i, up: i === index, pendingHeals: 0 }));
