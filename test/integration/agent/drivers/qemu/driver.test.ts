@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { WorkItem, WorkItemMigrationSpec } from '../../../../../api/workitem.js';
 import type { Driver, Observation, OperationContext } from '../../../../../agent/drivers/driver.js';
 import { qemuDriver } from '../../../../../agent/drivers/qemu/driver.js';
+import { killMarked, processesWith } from '../../../../support/agent-process.js';
 import { eventually } from '../../../../support/eventually.js';
 import { heartbeats, qemuPids, testGuest } from '../../../../support/test-guest.js';
 import { directContext, tempDir } from '../../helpers.js';
@@ -53,7 +54,10 @@ describe('qemu driver (real qemu, TCG)', function () {
     dirB = tempDir('qemu-b');
   });
   afterEach(async () => {
-    for (const pid of [...qemuPids('c1', 'vm1'), ...qemuPids('c1', 'vm2')]) process.kill(pid, 'SIGKILL');
+    // The shims go too, and are waited for: a shim outliving its qemu writes the exit file into the
+    // instance's directory, which once raced the removal below (ENOTEMPTY).
+    for (const dir of [dirA, dirB]) killMarked(dir);
+    await eventually('no process of the test left', () => processesWith(dirA).length + processesWith(dirB).length === 0, 10_000);
     fs.rmSync(dirA, { recursive: true, force: true });
     fs.rmSync(dirB, { recursive: true, force: true });
   });
