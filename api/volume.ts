@@ -92,13 +92,22 @@ export function inService(volume: Volume): boolean {
 }
 
 /**
- * Where the instances' mounts find replica `index`'s brick: as statusBrick, but a raised replica whose copy is
- * held is left out until its brick has joined (VolumeReplicaStatus.copyHeld; raised replicas are the highest
- * indexes, so the graph ends before it).
+ * Where a mount's graph names a brick it must count down: nothing listens on port 1, so AFR sees the child
+ * down, and blames it (by its client name, <volume>-client-<index>) for every write it misses.
+ */
+export const DOWN_BRICK = { host: '127.0.0.1', port: 1 } as const;
+
+/**
+ * Where the instances' mounts find replica `index`'s brick: as statusBrick, but until its brick has joined,
+ * a raised replica whose copy is held is left out (VolumeReplicaStatus.copyHeld; raised replicas are the
+ * highest indexes, so the graph ends before it), and a replacement of a brick that had joined is named down
+ * (VolumeReplicaStatus.replacesJoined): before its join marks it as owed, a read could be served from it, empty.
  */
 export function mountBrick(volume: Volume, index: number): BrickSlot {
   const r = volume.status?.replicas?.find((x) => x.index === index);
-  return r?.copyHeld && !r.brick?.joinedAt ? 'unplaced' : statusBrick(volume, index);
+  if (r?.brick?.joinedAt) return statusBrick(volume, index);
+  if (r?.copyHeld) return 'unplaced';
+  return r?.replacesJoined && r.path ? { ...DOWN_BRICK, path: r.path } : statusBrick(volume, index);
 }
 
 /** Where a gluster volume's status says replica `index`'s brick listens: a lost one at its last address, `'unplaced'` for one that never had a node. */
@@ -127,6 +136,11 @@ export interface VolumeReplicaStatus {
    * Until its brick has joined, the instances' mounts leave it out: before its join marks it as owed, a read could be served from it, empty.
    */
   copyHeld?: boolean;
+  /**
+   * Driver gluster: the brick replaces one that had joined the volume (the old one's node was lost). Until it
+   * has joined, the instances' mounts name it down (mountBrick), as the brick it replaces was.
+   */
+  replacesJoined?: boolean;
   /** Driver gluster: the replica's brick. */
   brick?: VolumeBrickStatus;
 }

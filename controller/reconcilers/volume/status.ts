@@ -98,8 +98,17 @@ function replicaStatus(slot: ReplicaSlot, size: string, address: (node: string) 
     workItemName: w?.metadata.name,
     ...(message ? { message } : {}),
     ...(slot.copyHeld ? { copyHeld: true } : {}),
+    ...(replacesJoined(brick, previous) ? { replacesJoined: true } : {}),
     ...(brick ? { brick } : {}),
   };
+}
+
+/**
+ * Whether the brick replaces one that had joined, and has not joined itself yet: the status said the index's
+ * brick had joined (it is kept, with its join, while its replica is lost and unplaced), or said so already.
+ */
+function replacesJoined(brick: VolumeBrickStatus | undefined, previous: VolumeReplicaStatus | undefined): boolean {
+  return !brick?.joinedAt && (!!previous?.brick?.joinedAt || previous?.replacesJoined === true);
 }
 
 /**

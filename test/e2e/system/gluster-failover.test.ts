@@ -125,6 +125,13 @@ describe('system: a gluster Volume fails over with its data, and its lost brick 
     expect(v.status?.conditions?.find((c) => c.type === 'Degraded')).to.include({ status: 'False' });
     const newBrick = path.join(dir, spare, 'bricks', NS, `data-${brickOn(v, spare)!.index}`);
     expect(sha(path.join(newBrick, 'known.bin')), 'the replaced brick healed').to.equal(written);
+    // The writer's mount named the new brick down (127.0.0.1 port 1) until it had joined; now at its own address.
+    const replaced = brickOn(v, spare)!;
+    const served = path.join(dir, second, 'gluster', NS, 'mount-data', 'client.vol');
+    const named = () => new RegExp(`volume ${NS}-data-client-${replaced.index}\\n(?:.*\\n)*?\\s*option remote-host (\\S+)\\n\\s*option remote-port (\\d+)`).exec(fs.readFileSync(served, 'utf8'))?.slice(1);
+    await eventually("the writer's mount names the new brick at its address", () => named()?.join(':') === `${replaced.brick!.address}:${replaced.brick!.port}`, 15_000, 200).catch((err: Error) => {
+      throw new Error(`${err.message}; it names ${named()?.join(':')}`);
+    });
   });
 
   const instanceNode = async () => (await client.get('Instance', NS, 'writer'))!.status!.nodeName!;

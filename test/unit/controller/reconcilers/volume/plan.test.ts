@@ -4,6 +4,7 @@ import { AGENT_FINALIZER, NODE_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, replic
 import type { Node } from '../../../../../api/node.js';
 import type { Volume, VolumeReplicaStatus } from '../../../../../api/volume.js';
 import type { WorkItemBrickStatus, WorkItemStatus } from '../../../../../api/workitem.js';
+import { glusterMount } from '../../../../../controller/reconcilers/volume/client-mount.js';
 import { planVolume } from '../../../../../controller/reconcilers/volume/plan.js';
 import { HEAL_STALL_MS } from '../../../../../controller/reconcilers/volume/heal-stall.js';
 import { scheduleVolumeReplicas } from '../../../../../controller/scheduler/index.js';
@@ -296,6 +297,30 @@ describe('planVolume', () => {
         const after = planVolume(volumeObserved({ ...vol, status: before }, { workItems: bricks(vol, [0, 0, 0]), nodeAddress: address, nodes: { c: LOST } })).status;
         expect(after.replicas![2]).to.deep.include({ state: 'Lost', nodeName: 'c', path: '/p', brick: { address: '10.0.0.3', port: 49152, state: 'Stopped', joinedAt: EARLIER } });
         expect(cond(after.conditions, 'Degraded')).to.include({ reason: 'BrickOffline' });
+      });
+
+      it("names a replacement brick down in the instances' mounts until it has joined (between its start and its join it answered their reads, empty)", () => {
+        const vol = gluster();
+        const all = bricks(vol, [0, 0, 0]);
+        const before = planVolume(volumeObserved(vol, { workItems: all, nodeAddress: address })).status;
+        const lost = planVolume(volumeObserved({ ...vol, status: before }, { workItems: all, nodeAddress: address, nodes: { c: LOST } })).status;
+        const unplaced = planVolume(volumeObserved({ ...vol, status: lost }, { workItems: all.slice(0, 2), nodeAddress: address, nodes: { c: LOST }, nodeNames: ['a', 'b'], message: 'no other node' })).status;
+        const { joinedAt: _notYet, ...unjoined } = running().volumeReplica!.brick!;
+        const replacement = (brick: WorkItemBrickStatus) => replicaWorkItem(vol, 2, 'd', { status: { ...running(), volumeReplica: { ...running().volumeReplica!, brick } } });
+        const round = (status: typeof before, brick: WorkItemBrickStatus) => planVolume(volumeObserved({ ...vol, status }, { workItems: [...all.slice(0, 2), replacement(brick)], nodeAddress: address, nodes: { c: LOST } })).status;
+        const client2 = (status: typeof before) => /volume c1-data-client-2\n(?:.*\n)*?\s*option remote-host (\S+)\n\s*option remote-port (\d+)/.exec(glusterMount({ ...vol, status })!.volfile)!.slice(1);
+        expect(client2(unplaced), 'lost: at its last address').to.deep.equal(['10.0.0.3', '49152']);
+
+        const joining = round(unplaced, unjoined);
+        expect(joining.replicas![2]).to.include({ nodeName: 'd', replacesJoined: true });
+        expect(client2(joining), 'the replacement runs, not joined: named down').to.deep.equal(['127.0.0.1', '1']);
+        expect(round(joining, unjoined).replicas![2], 'the next round keeps the mark').to.include({ replacesJoined: true });
+        expect(client2(round(joining, unjoined))).to.deep.equal(['127.0.0.1', '1']);
+
+        const joined = round(joining, running().volumeReplica!.brick!);
+        expect(joined.replicas![2]).to.not.have.property('replacesJoined');
+        expect(client2(joined), 'joined: at its own address').to.deep.equal(['10.0.0.4', '49152']);
+        expect(client2(planVolume(volumeObserved(vol, { workItems: [...all.slice(0, 2), replacement(unjoined)], nodeAddress: address })).status), 'a brick of a new volume is named at once').to.deep.equal(['10.0.0.4', '49152']);
       });
 
       /** The self-heal graph the plan gives each surviving brick's WorkItem. */
