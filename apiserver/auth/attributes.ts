@@ -5,7 +5,7 @@
  */
 import { queryBool } from '../http/params.js';
 import type { RequestInfo } from '../request-info.js';
-import type { UserInfo } from './tokens.js';
+import type { UserInfo } from './user.js';
 
 /** One request as the authorizers see it. */
 export interface RequestAttributes {

@@ -3,7 +3,7 @@
  * authenticators are asked in turn (the admin token from the data dir, the
  * tokens stored in etcd); the first that recognises the token answers.
  */
-import type { UserInfo } from './tokens.js';
+import type { UserInfo } from './user.js';
 import { AUTHENTICATED_GROUP } from './authorizer.js';
 
 /**

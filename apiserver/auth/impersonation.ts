@@ -11,7 +11,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { badRequest } from '../errors.js';
 import type { RequestAttributes } from './attributes.js';
 import { AUTHENTICATED_GROUP, forbidden, type Authorizer } from './authorizer.js';
-import type { UserInfo } from './tokens.js';
+import type { UserInfo } from './user.js';
 
 /** The user a request acts as: `user`, or the one its Impersonate-* headers name once `user` may impersonate them. */
 export async function impersonatedUser(authorizer: Authorizer, user: UserInfo, headers: IncomingHttpHeaders): Promise<UserInfo> {

@@ -63,7 +63,7 @@ import {
   workItemStatusProblem,
   workItemWriteProblem,
 } from './node-rules.js';
-import type { NodeIdentity } from './tokens.js';
+import type { NodeIdentity } from './user.js';
 
 /** The part of a kind's watch cache the authorizer reads. */
 export interface CachedKind {

@@ -21,7 +21,7 @@ import { validateMetadata } from '../validation/metadata.js';
 import type { Authorizer } from './authorizer.js';
 import { acceptance, BOOTSTRAPPERS_GROUP, expiryMs, joinTokenIdOf, type TokenSpec } from './stored-tokens.js';
 import { newToken } from '../../api/token-format.js';
-import type { UserInfo } from './tokens.js';
+import type { UserInfo } from './user.js';
 
 /** How long a rotated-out node token keeps working, so requests in flight with it finish. */
 const ROTATION_GRACE_MS = 60_000;

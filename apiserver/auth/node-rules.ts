@@ -9,7 +9,7 @@ import { AGENT_FINALIZER, isCairnKey, nodeLeaseName } from '../../api/names.js';
 import { SelectorError } from '../../api/selector-error.js';
 import { parseFieldSelector } from '../selectors/fields.js';
 import type { KubeObject } from '../storage/codec.js';
-import type { NodeIdentity } from './tokens.js';
+import type { NodeIdentity } from './user.js';
 
 const FENCING_PREFIX = 'instance-';
 

@@ -25,7 +25,7 @@
  * by rbac-escalation.ts.
  */
 import type { RequestAttributes, ResourceAttributes } from './attributes.js';
-import type { UserInfo } from './tokens.js';
+import type { UserInfo } from './user.js';
 
 /** One rule of a Role or ClusterRole. */
 export interface PolicyRule {

@@ -17,7 +17,8 @@ import type { KubeObject } from '../storage/codec.js';
 import { objectKey } from '../storage/keys.js';
 import type { AuthResult, Authenticator } from './authenticator.js';
 import { tokenId } from '../../api/token-format.js';
-import { bearerToken, type UserInfo } from './tokens.js';
+import { bearerToken } from './tokens.js';
+import type { UserInfo } from './user.js';
 
 /** The group of every node credential. */
 export const NODES_GROUP = 'system:nodes';

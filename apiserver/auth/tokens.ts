@@ -15,24 +15,7 @@ import * as path from 'node:path';
 import { createFileExclusive } from '../../api/atomic-write.js';
 import { hashToken } from '../../api/token-format.js';
 import type { Authenticator } from './authenticator.js';
-
-/** The machine a node credential is bound to. */
-export interface NodeIdentity {
-  /** The Cluster (namespace) the node belongs to. */
-  cluster: string;
-  /** The Node's name. */
-  name: string;
-}
-
-/** Who a request is from once its token is recognised. */
-export interface UserInfo {
-  name: string;
-  groups: string[];
-  /** Set for a node credential: the only Node its holder may act as. */
-  node?: NodeIdentity;
-  /** Set when the request acts as this user by impersonation: who it authenticated as. */
-  impersonatedBy?: string;
-}
+import type { UserInfo } from './user.js';
 
 /** One accepted token: its SHA-256 (hex) and the user it authenticates. */
 export interface TokenEntry {

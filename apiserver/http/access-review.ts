@@ -16,7 +16,7 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestAttributes } from '../auth/attributes.js';
 import type { Authorizer } from '../auth/authorizer.js';
-import type { UserInfo } from '../auth/tokens.js';
+import type { UserInfo } from '../auth/user.js';
 import { badRequest, invalid, type StatusCause } from '../errors.js';
 import type { Registry } from '../registry.js';
 import type { RequestInfo } from '../request-info.js';

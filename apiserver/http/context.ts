@@ -3,7 +3,7 @@ import type { WorkloadSeats } from './priority-levels.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'winston';
 import type { WriteAdmission } from '../auth/authorizer.js';
-import type { UserInfo } from '../auth/tokens.js';
+import type { UserInfo } from '../auth/user.js';
 import type { Registry } from '../registry.js';
 import type { Lister } from '../rest/lister.js';
 import type { Namespaces } from '../rest/namespaces.js';

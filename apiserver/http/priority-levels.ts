@@ -22,7 +22,7 @@
  * Watches, followed logs and consoles take no seat: they last as long as
  * their client wants. `seats` 0 turns the limit off.
  */
-import type { UserInfo } from '../auth/tokens.js';
+import type { UserInfo } from '../auth/user.js';
 import { NODES_GROUP } from '../auth/stored-tokens.js';
 import { ApiError } from '../errors.js';
 import type { RequestInfo } from '../request-info.js';

@@ -11,7 +11,7 @@ import { MUTATING_VERBS, type RequestAttributes } from '../auth/attributes.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import { forbidden, type Authorizer, type WriteAdmission } from '../auth/authorizer.js';
 import { impersonatedUser } from '../auth/impersonation.js';
-import type { UserInfo } from '../auth/tokens.js';
+import type { UserInfo } from '../auth/user.js';
 
 /** Authentication, authorization and audit of one apiserver process. */
 export interface Security {

@@ -8,7 +8,7 @@ import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import WebSocket from 'ws';
 import { MAX_MESSAGE_BYTES } from '../../api/tunnel.js';
-import type { UserInfo } from '../auth/tokens.js';
+import type { UserInfo } from '../auth/user.js';
 
 /** Marks a request one replica forwarded to another. */
 export const FORWARDED_HEADER = 'x-cairn-forwarded-by';

@@ -7,7 +7,7 @@
  */
 import WebSocket from 'ws';
 import { CONSOLE_PROTOCOL } from '../../api/tunnel.js';
-import type { UserInfo } from '../auth/tokens.js';
+import type { UserInfo } from '../auth/user.js';
 import { STREAM_LIMIT_BYTES } from '../http/watch-budget.js';
 import { forwardWebSocket } from './forward.js';
 import type { LogDeps } from './instance-log.js';

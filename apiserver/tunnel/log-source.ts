@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { LogOptions, StreamEnd } from '../../api/tunnel.js';
-import type { UserInfo } from '../auth/tokens.js';
+import type { UserInfo } from '../auth/user.js';
 import { forwardGet, type PeerCredentials } from './forward.js';
 import type { TunnelStream } from './node-tunnel.js';
 import type { InstanceTarget } from './instance-target.js';

@@ -15,7 +15,7 @@ import { CONSOLE_PROTOCOL, MAX_MESSAGE_BYTES, TUNNEL_PROTOCOL } from '../../api/
 import { resourceAttributes, type RequestAttributes } from '../auth/attributes.js';
 import { MASTERS_GROUP } from '../auth/authorizer.js';
 import { usableNodeCredential } from '../auth/node-credentials.js';
-import type { UserInfo } from '../auth/tokens.js';
+import type { UserInfo } from '../auth/user.js';
 import { tokenDefinition } from '../builtin/token.js';
 import { ApiError } from '../errors.js';
 import { authenticateRequest, authorizeRequest, endWhen, endWhenTokenEnds, recordAudit, tokenEnded } from '../http/security.js';

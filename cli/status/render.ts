@@ -7,6 +7,7 @@
  */
 import type { Failure } from './failures.js';
 import type { StateChange, StatusSummary, Usage } from './model.js';
+import type { ConnectionLost } from './snapshot.js';
 
 /** Where and when the summary was taken, and how to print names. */
 export interface RenderContext {
@@ -16,12 +17,6 @@ export interface RenderContext {
   allNamespaces: boolean;
   /** The namespace asked for (when not -A), for the header of a namespace without a Cluster. */
   namespace?: string;
-}
-
-/** The watches cannot reach the server: since when, and the last error. */
-export interface ConnectionLost {
-  since: Date;
-  error: string;
 }
 
 const BAR_WIDTH = 10;
@@ -115,17 +110,6 @@ export function renderChange(c: StateChange, now: Date): string {
 export function renderProgress(s: StatusSummary, now: Date): string {
   const { converged, total } = s.convergence;
   return `${clock(now)} converged ${bar(converged, total)} ${converged}/${total}${s.failures.length ? `, ${s.failures.length} failing` : ''}`;
-}
-
-/**
- * What to tell a user looking at namespace `namespace`, which has no Cluster,
- * given the Clusters that exist: where to look instead (a hint line on stderr).
- */
-export function missingClusterNote(namespace: string, clusters: readonly string[]): string {
-  const others = clusters.filter((c) => c !== namespace);
-  if (others.length === 0) return `no Cluster "${namespace}", and there are no Clusters: create one with cairn apply -f`;
-  const which = others.length === 1 ? `the Cluster is ${others[0]}` : `the Clusters are ${others.join(', ')}`;
-  return `no Cluster "${namespace}"; ${which}: use -n NAME or -A`;
 }
 
 /** `connection lost since 12:00:01 (socket hang up), retrying`: the header of a terminal view while the server is away. */

@@ -19,9 +19,14 @@ import type { Volume } from '../../api/volume.js';
 import type { WorkItem } from '../../api/workitem.js';
 import type { ResourceInfo } from '../client/catalog.js';
 import type { ClientContext } from '../client/context.js';
-import { missingClusterNote, type ConnectionLost } from './render.js';
 import type { WatchHandle } from '../client/api-client.js';
 import { listObjects, watchObjects, type ApiList, type ApiObject, type Selection } from '../client/watch.js';
+
+/** The watches cannot reach the server: since when, and the last error. */
+export interface ConnectionLost {
+  since: Date;
+  error: string;
+}
 
 /** The kinds `status` reads, by their key in StatusObjects. */
 export const STATUS_KINDS = { clusters: 'Cluster', nodes: 'Node', instances: 'Instance', volumes: 'Volume', workItems: 'WorkItem' } as const;
@@ -119,6 +124,17 @@ export async function clusterNames(ctx: ClientContext): Promise<string[]> {
   const infos = await resources(ctx);
   const list = await listObjects(ctx, infos.clusters, {});
   return list.items.map((c) => c.metadata.name).sort();
+}
+
+/**
+ * What to tell a user looking at namespace `namespace`, which has no Cluster,
+ * given the Clusters that exist: where to look instead (a hint line on stderr).
+ */
+export function missingClusterNote(namespace: string, clusters: readonly string[]): string {
+  const others = clusters.filter((c) => c !== namespace);
+  if (others.length === 0) return `no Cluster "${namespace}", and there are no Clusters: create one with cairn apply -f`;
+  const which = others.length === 1 ? `the Cluster is ${others[0]}` : `the Clusters are ${others.join(', ')}`;
+  return `no Cluster "${namespace}"; ${which}: use -n NAME or -A`;
 }
 
 /**

@@ -5,7 +5,8 @@
  * to draw is the watch loop's business.
  */
 import type { StatusSummary, StateChange } from './model.js';
-import { renderChange, renderConnectionChange, renderConnectionLost, renderProgress, renderSummary, type ConnectionLost, type RenderContext } from './render.js';
+import { renderChange, renderConnectionChange, renderConnectionLost, renderProgress, renderSummary, type RenderContext } from './render.js';
+import type { ConnectionLost } from './snapshot.js';
 
 /** What the watch loop asks a view to show. */
 export interface StatusView {

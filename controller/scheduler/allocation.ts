@@ -9,16 +9,7 @@ import type { NodeAllocated } from '../../api/node.js';
 import { formatQuantity } from '../../api/quantity.js';
 import { instanceNodes, occupiesStorage } from './placements.js';
 import { instanceRequest, replicaStorageBytes } from './requests.js';
-import type { ClusterSnapshot } from './snapshot.js';
-
-/** Resources placed on one node and how many objects hold them. */
-export interface NodeUsage {
-  cpus: number;
-  memoryBytes: number;
-  storageBytes: number;
-  instances: number;
-  volumeReplicas: number;
-}
+import type { ClusterSnapshot, NodeUsage } from './snapshot.js';
 
 /** Nothing placed. */
 export function emptyUsage(): NodeUsage {

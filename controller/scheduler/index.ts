@@ -4,7 +4,7 @@
  * publishes in Node.status.allocated. No I/O and no state, so reconcilers
  * may call them from any worker at any time.
  */
-export { emptyUsage, nodeAllocation, toNodeAllocated, type NodeUsage } from './allocation.js';
+export { emptyUsage, nodeAllocation, toNodeAllocated } from './allocation.js';
 export { nodeCapacity, type NodeCapacity } from './capacity.js';
 export { isSchedulable, matchesNodeSelector, nodeEligibility, type NodeEligibility } from './eligibility.js';
 export { scheduleInstance, type InstancePlacement } from './instance-placement.js';
@@ -13,6 +13,6 @@ export { instanceNodes, isLiveReplica, liveReplicaNodes, occupiesStorage } from 
 export { InvalidQuantityError } from './quantities.js';
 export { REASON } from './reasons.js';
 export { DEFAULT_INSTANCE_CPUS, DEFAULT_INSTANCE_MEMORY, instanceRequest, type InstanceRequest } from './requests.js';
-export type { ClusterSnapshot, ScheduleOptions } from './snapshot.js';
+export type { ClusterSnapshot, NodeUsage, ScheduleOptions } from './snapshot.js';
 export { type Unschedulable } from './unschedulable-message.js';
 export { scheduleVolumeReplicas, type ReplicaPlacement } from './volume-placement.js';

@@ -4,10 +4,10 @@
  * scoring read the same numbers.
  */
 import type { Node } from '../../api/node.js';
-import { emptyUsage, nodeAllocation, type NodeUsage } from './allocation.js';
+import { emptyUsage, nodeAllocation } from './allocation.js';
 import { nodeCapacity, type NodeCapacity } from './capacity.js';
 import { nodeEligibility, type NodeEligibility } from './eligibility.js';
-import type { ClusterSnapshot } from './snapshot.js';
+import type { ClusterSnapshot, NodeUsage } from './snapshot.js';
 
 /** One node with its usage, its schedulable capacity and whether it takes new placements. */
 export interface NodeView {

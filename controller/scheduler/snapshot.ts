@@ -9,8 +9,16 @@ import type { Cluster, Overcommit } from '../../api/cluster.js';
 import type { Instance } from '../../api/instance.js';
 import type { Node } from '../../api/node.js';
 import type { ObjectMeta } from '../../api/types.js';
-import type { NodeUsage } from './allocation.js';
 import type { Volume } from '../../api/volume.js';
+
+/** Resources placed on one node and how many objects hold them. */
+export interface NodeUsage {
+  cpus: number;
+  memoryBytes: number;
+  storageBytes: number;
+  instances: number;
+  volumeReplicas: number;
+}
 
 /** One cluster's objects, the whole input of a scheduling decision. */
 export interface ClusterSnapshot {

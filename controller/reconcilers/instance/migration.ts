@@ -22,7 +22,7 @@ import type { Instance, InstanceMigrationStatus, InstanceStatus, MigrationPhase,
 import type { WorkItem, WorkItemMigrationSpec, WorkItemMigrationStatus } from '../../../api/workitem.js';
 import { migrationCarriedOut } from '../../scheduler/pin.js';
 import type { Action, Plan } from '../actions.js';
-import type { InstanceObserved } from './plan.js';
+import type { InstanceObserved } from './observed.js';
 import { instanceStatus } from './status.js';
 import { desiredInstanceWorkItem, withMigrationSpec } from './workitem-spec.js';
 

@@ -19,7 +19,8 @@ import { nodeViews } from '../../scheduler/node-view.js';
 import { objectKey } from '../../scheduler/snapshot.js';
 import { formatQuantity, parseQuantity } from '../../../api/quantity.js';
 import { reconcileOwner, type OwnerReconcileDeps } from '../owner-reconcile.js';
-import { planInstance, type InstanceObserved } from './plan.js';
+import type { InstanceObserved } from './observed.js';
+import { planInstance } from './plan.js';
 
 /** What the Instance reconciler reads and writes through. */
 export interface InstanceReconcilerDeps extends OwnerReconcileDeps {

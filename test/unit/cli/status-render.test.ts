@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { summarize } from '../../../cli/status/model.js';
-import { bar, clock, missingClusterNote, renderChange, renderConnectionChange, renderConnectionLost, renderProgress, renderSummary } from '../../../cli/status/render.js';
+import { bar, clock, renderChange, renderConnectionChange, renderConnectionLost, renderProgress, renderSummary } from '../../../cli/status/render.js';
+import { missingClusterNote } from '../../../cli/status/snapshot.js';
 import { JsonLinesView, PlainView, TERMINAL, TerminalView } from '../../../cli/status/views.js';
 import { cluster, instance, node, objects, tooBigVolume, unschedulableInstance, volume } from './status-fixtures.js';
 

@@ -2,8 +2,7 @@ import { expect } from 'chai';
 import type { ClientContext } from '../../../cli/client/context.js';
 import type { WatchHandle } from '../../../cli/client/api-client.js';
 import type { ApiObject } from '../../../cli/client/watch.js';
-import type { ConnectionLost } from '../../../cli/status/render.js';
-import { MAX_RETRY_DELAY_MS, ObjectsWatcher, retryDelay, type ObjectsSource } from '../../../cli/status/snapshot.js';
+import { MAX_RETRY_DELAY_MS, ObjectsWatcher, retryDelay, type ConnectionLost, type ObjectsSource } from '../../../cli/status/snapshot.js';
 import { catalog } from './apply-fixtures.js';
 
 const ctx = { catalog: async () => catalog } as unknown as ClientContext;

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { RequestAttributes } from '../../../../apiserver/auth/attributes.js';
 import { escalationAdmission } from '../../../../apiserver/auth/rbac-escalation.js';
 import { arrayPolicy, type BindingObject, type PolicyRule, type RbacPolicy, type RoleObject } from '../../../../apiserver/auth/rbac.js';
-import type { UserInfo } from '../../../../apiserver/auth/tokens.js';
+import type { UserInfo } from '../../../../apiserver/auth/user.js';
 import { ApiError } from '../../../../apiserver/errors.js';
 import type { KubeObject } from '../../../../apiserver/storage/codec.js';
 

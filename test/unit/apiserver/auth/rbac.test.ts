@@ -12,7 +12,7 @@ import type { RequestAttributes, ResourceAttributes } from '../../../../apiserve
 import { BOOTSTRAP_ROLES, bootstrapRole, reconcileRole } from '../../../../apiserver/auth/bootstrap-roles.js';
 import { RbacAuthorizer, type RbacCache } from '../../../../apiserver/auth/rbac-authorizer.js';
 import { arrayPolicy, evaluate, requestNamespace, ruleAllows, rulesFor, subjectMatches, type BindingObject, type PolicyRule, type RoleObject } from '../../../../apiserver/auth/rbac.js';
-import type { UserInfo } from '../../../../apiserver/auth/tokens.js';
+import type { UserInfo } from '../../../../apiserver/auth/user.js';
 import { clusterRoleBindingDefinition, clusterRoleDefinition, rbacDefinitions, roleBindingDefinition, roleDefinition } from '../../../../apiserver/builtin/rbac.js';
 import { attributesOf, parseReviewSpec, selfSubjectAccessReviewDefinition } from '../../../../apiserver/http/access-review.js';
 import { ApiError } from '../../../../apiserver/errors.js';

@@ -7,7 +7,7 @@ import type { WorkItem, WorkItemStatus } from '../../../../api/workitem.js';
 import type { NodeView } from '../../../../controller/node-health.js';
 import type { Action } from '../../../../controller/reconcilers/actions.js';
 import { desiredInstanceWorkItem } from '../../../../controller/reconcilers/instance/workitem-spec.js';
-import type { InstanceObserved, ScheduleDecision } from '../../../../controller/reconcilers/instance/plan.js';
+import type { InstanceObserved, ScheduleDecision } from '../../../../controller/reconcilers/instance/observed.js';
 import type { VolumeObserved } from '../../../../controller/reconcilers/volume/plan.js';
 import { desiredReplicaWorkItem } from '../../../../controller/reconcilers/volume/workitem-spec.js';
 

@@ -4,7 +4,8 @@ import { AGENT_FINALIZER, CONTROLLER_FINALIZER, NODE_LABEL, OWNER_KIND_LABEL, OW
 import type { Node } from '../../../../../api/node.js';
 import type { Volume } from '../../../../../api/volume.js';
 import { LEASE_EXPIRED_REASON, nodeView, type NodeView } from '../../../../../controller/node-health.js';
-import { planInstance, type InstanceObserved } from '../../../../../controller/reconcilers/instance/plan.js';
+import type { InstanceObserved } from '../../../../../controller/reconcilers/instance/observed.js';
+import { planInstance } from '../../../../../controller/reconcilers/instance/plan.js';
 import { SPEC_HASH_ANNOTATION } from '../../../../../controller/reconcilers/instance/workitem-spec.js';
 import {
   DRAINING,

@@ -10,7 +10,8 @@ import type { Instance } from '../../../../../api/instance.js';
 import { CONTROLLER_FINALIZER, RESTARTED_AT_ANNOTATION } from '../../../../../api/names.js';
 import type { WorkItem, WorkItemStatus } from '../../../../../api/workitem.js';
 import type { NodeView } from '../../../../../controller/node-health.js';
-import { planInstance, type InstanceObserved, type ScheduleDecision } from '../../../../../controller/reconcilers/instance/plan.js';
+import type { InstanceObserved, ScheduleDecision } from '../../../../../controller/reconcilers/instance/observed.js';
+import { planInstance } from '../../../../../controller/reconcilers/instance/plan.js';
 import { DRAINING, GONE, LOST, NOW, READY, cluster, instance, instanceWorkItem, ofType, running, unreachable } from '../builders.js';
 
 const NODES = ['a', 'b', 'c'] as const;
