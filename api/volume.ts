@@ -100,14 +100,14 @@ export const DOWN_BRICK = { host: '127.0.0.1', port: 1 } as const;
 /**
  * Where the instances' mounts find replica `index`'s brick: as statusBrick, but until its brick has joined,
  * a raised replica whose copy is held is left out (VolumeReplicaStatus.copyHeld; raised replicas are the
- * highest indexes, so the graph ends before it), and a replacement of a brick that had joined is named down
- * (VolumeReplicaStatus.replacesJoined): before its join marks it as owed, a read could be served from it, empty.
+ * highest indexes, so the graph ends before it), and a replacement is named down
+ * (VolumeReplicaStatus.replacement): before its join marks it as owed, a read could be served from it, empty.
  */
 export function mountBrick(volume: Volume, index: number): BrickSlot {
   const r = volume.status?.replicas?.find((x) => x.index === index);
   if (r?.brick?.joinedAt) return statusBrick(volume, index);
   if (r?.copyHeld) return 'unplaced';
-  return r?.replacesJoined && r.path ? { ...DOWN_BRICK, path: r.path } : statusBrick(volume, index);
+  return r?.replacement && r.path ? { ...DOWN_BRICK, path: r.path } : statusBrick(volume, index);
 }
 
 /** Where a gluster volume's status says replica `index`'s brick listens: a lost one at its last address, `'unplaced'` for one that never had a node. */
@@ -137,10 +137,11 @@ export interface VolumeReplicaStatus {
    */
   copyHeld?: boolean;
   /**
-   * Driver gluster: the brick replaces one that had joined the volume (the old one's node was lost). Until it
-   * has joined, the instances' mounts name it down (mountBrick), as the brick it replaces was.
+   * Driver gluster: the brick replaces another while the volume holds data (one that had joined, its node lost,
+   * or one that never joined, moved to another node). Until it has joined, the instances' mounts name it down
+   * (mountBrick), as the brick it replaces was.
    */
-  replacesJoined?: boolean;
+  replacement?: boolean;
   /** Driver gluster: the replica's brick. */
   brick?: VolumeBrickStatus;
 }

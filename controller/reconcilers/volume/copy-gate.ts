@@ -13,7 +13,8 @@
  * a brick does not answer. The copy then starts from what every mount wrote. Instances on lost nodes are
  * left out: their agents stopped them when their lease ran out. A replacement is not held: a mount on the
  * graph before it names its index already (at the lost brick's address), and AFR marks what it writes as
- * owed to that index.
+ * owed to that index. Until a replacement has joined, though, the mounts name it down (api/volume.ts
+ * mountBrick), so their graph is not this one: a copy onto raised bricks waits for that join as well.
  */
 
 import { createHash } from 'node:crypto';

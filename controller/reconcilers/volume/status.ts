@@ -5,7 +5,7 @@
  * Degraded, Scheduled and SpecAccepted conditions. Pure.
  */
 import { setCondition, type ConditionInput } from '../../../api/conditions.js';
-import { isGluster, isStopped, type ReplicaState, type Volume, type VolumeBrickStatus, type VolumePhase, type VolumeReplicaStatus, type VolumeStatus } from '../../../api/volume.js';
+import { inService, isGluster, isStopped, type ReplicaState, type Volume, type VolumeBrickStatus, type VolumePhase, type VolumeReplicaStatus, type VolumeStatus } from '../../../api/volume.js';
 import type { WorkItem } from '../../../api/workitem.js';
 import { glusterDegradation, quorumRule, splitBrainCounts, type Degradation } from './gluster-health.js';
 
@@ -84,7 +84,7 @@ function brickStatus(slot: ReplicaSlot, address: (node: string) => string | unde
   };
 }
 
-function replicaStatus(slot: ReplicaSlot, size: string, address: (node: string) => string | undefined, previous: VolumeReplicaStatus | undefined, splitBrain: number): VolumeReplicaStatus {
+function replicaStatus(slot: ReplicaSlot, size: string, address: (node: string) => string | undefined, previous: VolumeReplicaStatus | undefined, splitBrain: number, holdsData: boolean): VolumeReplicaStatus {
   const w = slot.workItem;
   const { state, message } = replicaState(slot, size);
   const brick = brickStatus(slot, address, previous, splitBrain);
@@ -98,17 +98,21 @@ function replicaStatus(slot: ReplicaSlot, size: string, address: (node: string) 
     workItemName: w?.metadata.name,
     ...(message ? { message } : {}),
     ...(slot.copyHeld ? { copyHeld: true } : {}),
-    ...(replacesJoined(brick, previous) ? { replacesJoined: true } : {}),
+    ...(unjoinedReplacement(slot, brick, previous, holdsData) ? { replacement: true } : {}),
     ...(brick ? { brick } : {}),
   };
 }
 
 /**
- * Whether the brick replaces one that had joined, and has not joined itself yet: the status said the index's
- * brick had joined (it is kept, with its join, while its replica is lost and unplaced), or said so already.
+ * Whether the brick is a replacement that has not joined yet: of a brick that had joined (kept in the status,
+ * with its join, while its replica is lost and unplaced), or of one that never joined, placed on another node
+ * while the volume holds data (`holdsData`: a brick of it joined); or the status said so already.
  */
-function replacesJoined(brick: VolumeBrickStatus | undefined, previous: VolumeReplicaStatus | undefined): boolean {
-  return !brick?.joinedAt && (!!previous?.brick?.joinedAt || previous?.replacesJoined === true);
+function unjoinedReplacement(slot: ReplicaSlot, brick: VolumeBrickStatus | undefined, previous: VolumeReplicaStatus | undefined, holdsData: boolean): boolean {
+  if (brick?.joinedAt) return false;
+  if (previous?.replacement || previous?.brick?.joinedAt) return true;
+  const node = slot.workItem?.spec.nodeName;
+  return holdsData && !!previous?.brick && !!node && previous.nodeName !== node;
 }
 
 /**
@@ -168,7 +172,8 @@ export function volumeStatus(o: { volume: Volume; now: number; seenAt: SeenAt; n
   const prev = o.volume.status ?? {};
   const generation = o.volume.metadata.generation;
   const split = splitBrainByIndex(slots);
-  const replicas = slots.map((s) => replicaStatus(s, size, o.nodeAddress, prev.replicas?.find((r) => r.index === s.index), split.get(s.index) ?? 0)).sort((a, b) => a.index - b.index);
+  const holdsData = inService(o.volume);
+  const replicas = slots.map((s) => replicaStatus(s, size, o.nodeAddress, prev.replicas?.find((r) => r.index === s.index), split.get(s.index) ?? 0, holdsData)).sort((a, b) => a.index - b.index);
   const degraded = degradation(o.volume, replicas, o.now, o.seenAt);
   const phase = phaseOf(o.volume, replicas, degraded);
   const readyReplicas = replicas.filter((r) => r.state === 'Ready').length;

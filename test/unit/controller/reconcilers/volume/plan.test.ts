@@ -312,15 +312,45 @@ describe('planVolume', () => {
         expect(client2(unplaced), 'lost: at its last address').to.deep.equal(['10.0.0.3', '49152']);
 
         const joining = round(unplaced, unjoined);
-        expect(joining.replicas![2]).to.include({ nodeName: 'd', replacesJoined: true });
+        expect(joining.replicas![2]).to.include({ nodeName: 'd', replacement: true });
         expect(client2(joining), 'the replacement runs, not joined: named down').to.deep.equal(['127.0.0.1', '1']);
-        expect(round(joining, unjoined).replicas![2], 'the next round keeps the mark').to.include({ replacesJoined: true });
+        expect(round(joining, unjoined).replicas![2], 'the next round keeps the mark').to.include({ replacement: true });
         expect(client2(round(joining, unjoined))).to.deep.equal(['127.0.0.1', '1']);
 
         const joined = round(joining, running().volumeReplica!.brick!);
-        expect(joined.replicas![2]).to.not.have.property('replacesJoined');
+        expect(joined.replicas![2]).to.not.have.property('replacement');
         expect(client2(joined), 'joined: at its own address').to.deep.equal(['10.0.0.4', '49152']);
         expect(client2(planVolume(volumeObserved(vol, { workItems: [...all.slice(0, 2), replacement(unjoined)], nodeAddress: address })).status), 'a brick of a new volume is named at once').to.deep.equal(['10.0.0.4', '49152']);
+      });
+
+      it('names it down in the mounts only: the join and the self-heal daemons reach it at its address', () => {
+        const vol = gluster();
+        const all = bricks(vol, [0, 0, 0]);
+        const before = planVolume(volumeObserved(vol, { workItems: all, nodeAddress: address })).status;
+        const { joinedAt: _notYet, ...unjoined } = running().volumeReplica!.brick!;
+        const newBrick = replicaWorkItem(vol, 2, 'd', { status: { ...running(), volumeReplica: { ...running().volumeReplica!, brick: unjoined } } });
+        const plan = planVolume(volumeObserved({ ...vol, status: { ...before, replicas: [...before.replicas!.slice(0, 2), { ...before.replicas![2]!, replacement: true, brick: { port: 49152, state: 'Running', address: '10.0.0.9' } }] } }, { workItems: [...all.slice(0, 2), newBrick], nodeAddress: address }));
+        expect(plan.status.replicas![2]).to.include({ replacement: true });
+        for (const a of ofType(plan.actions, 'updateWorkItem')) {
+          const b = a.workItem.spec.volumeReplica!.brick!;
+          for (const graph of [b.clientVolfile!, b.shdVolfile!]) expect(graph).to.include('option remote-host 10.0.0.4').and.not.include('option remote-host 127.0.0.1');
+        }
+      });
+
+      it('marks no brick that stays where it joined (its node unreachable), and a brick that never joined once it moves while the volume holds data', () => {
+        const vol = gluster();
+        const all = bricks(vol, [0, 0, 0]);
+        const before = planVolume(volumeObserved(vol, { workItems: all, nodeAddress: address })).status;
+        const away = planVolume(volumeObserved({ ...vol, status: before }, { workItems: all, nodeAddress: address, nodes: { c: unreachable(5_000) } })).status;
+        expect(away.replicas!.map((r) => r.replacement)).to.deep.equal([undefined, undefined, undefined]);
+
+        const { joinedAt: _notYet, ...unjoined } = running().volumeReplica!.brick!;
+        const third = (node: string) => replicaWorkItem(vol, 2, node, { status: { ...running(), volumeReplica: { ...running().volumeReplica!, brick: unjoined } } });
+        const neverJoined = planVolume(volumeObserved({ ...vol, status: before }, { workItems: [...all.slice(0, 2), third('c')], nodeAddress: address })).status;
+        expect(neverJoined.replicas![2], 'it just lost its join: the agent joins it again').to.include({ replacement: true });
+        const waiting = { ...before, replicas: [...before.replicas!.slice(0, 2), { ...neverJoined.replicas![2]!, replacement: undefined }] };
+        expect(planVolume(volumeObserved({ ...vol, status: waiting }, { workItems: [...all.slice(0, 2), third('c')], nodeAddress: address })).status.replicas![2], 'still on its node').to.not.have.property('replacement');
+        expect(planVolume(volumeObserved({ ...vol, status: waiting }, { workItems: [...all.slice(0, 2), third('d')], nodeAddress: address })).status.replicas![2], 'moved to d').to.include({ replacement: true });
       });
 
       /** The self-heal graph the plan gives each surviving brick's WorkItem. */
