@@ -44,7 +44,7 @@ const XATTR = 'trusted.glusterfs.volume-id';
 const ADD_REPLICA_MOUNT_PID = -12;
 /** In the run dir: the brick's filesystem image (brick-filesystem.ts). */
 const IMAGE_FILE = 'brick.img';
-/** In the run dir: when the brick joined its volume (joinOnce). */
+/** In the run dir: when the brick joined its volume, and as which WorkItem (joinOnce, joinedAt). */
 const JOINED_FILE = 'joined';
 /** In the run dir: what the running self-heal daemon started for (selfHealStartKey). */
 const SHD_STARTED_FOR_FILE = 'shd.started-for';
@@ -64,6 +64,17 @@ function brickTarget(item: WorkItem, dataDir: string): { brick: WorkItemBrickSpe
     throw new OperationError('InvalidSpec', `brick path ${spec.brick.path} of volume ${spec.volumeName} is not ${expected}`, 'the controller derives brick paths from the node\'s data dir (Node status.dataDir); recreate the WorkItem');
   }
   return { brick: spec.brick, runDir: path.join(dataDir, 'gluster', namespace, leaf), what: `brick ${spec.index} of volume ${spec.volumeName}` };
+}
+
+/**
+ * When this WorkItem's brick joined its volume. The marker names the WorkItem (its uid): a run dir kept by
+ * reclaimPolicy Retain and taken up by a later replica of the same index on this node holds data from
+ * before, which the others would take to be in sync had it not joined again. A marker without a uid
+ * (written before markers carried one) counts for any WorkItem.
+ */
+function joinedAt(runDir: string, item: WorkItem): string | undefined {
+  const [at, uid] = (readText(path.join(runDir, JOINED_FILE)) ?? '').trim().split(' ');
+  return at && (!uid || uid === item.metadata.uid) ? at : undefined;
 }
 
 /** A gluster process of the brick: glusterfsd itself, or the self-heal daemon (a glusterfs client) next to it. */
@@ -204,13 +215,13 @@ function view(item: WorkItem, dataDir: string): Observation {
   const current = readText(files(runDir).volfile) === brick.volfile;
   const shd = runningPid(runDir, 'shd');
   const shdRight = selfHealAsSpecified(brick, runDir);
-  const joinedAt = readText(path.join(runDir, JOINED_FILE))?.trim();
+  const joined = joinedAt(runDir, item);
   const mounted = isMountPoint(brick.path);
   const image = path.join(runDir, IMAGE_FILE);
   const { sized, ...size } = sizeStatus(item, brick.path, mounted);
   const state = pid ? ('Running' as const) : ('Stopped' as const);
   const heals = healRecord(brick.path, mounted, !mounted && fs.existsSync(image));
-  const status = { volumeReplica: { path: brick.path, ...size, brick: { state, port: brick.port, selfHeal: shd ? ('Running' as const) : ('Stopped' as const), ...(pid ? { pid, pendingHeals: heals!.count } : {}), ...(heals ? owedStatus(heals) : {}), ...(joinedAt ? { joinedAt } : {}) } } };
+  const status = { volumeReplica: { path: brick.path, ...size, brick: { state, port: brick.port, selfHeal: shd ? ('Running' as const) : ('Stopped' as const), ...(pid ? { pid, pendingHeals: heals!.count } : {}), ...(heals ? owedStatus(heals) : {}), ...(joined ? { joinedAt: joined } : {}) } } };
   if (brick.stopped) return pid || shd ? { converged: false, action: 'stop', message: `${what} is stopping (the volume is Stopped)`, ...status } : { converged: true, message: `${what} is stopped (the volume is Stopped); its data stays`, ...status };
   if (!pid) return { converged: false, action: 'start', message: `${what} is not running`, ...status };
   if (!current) return { converged: false, action: 'restart', message: `${what} runs an older volfile`, ...status };
@@ -219,7 +230,7 @@ function view(item: WorkItem, dataDir: string): Observation {
     return { converged: false, action: 'resize', message: `the filesystem image of ${what} is being preallocated`, ...status };
   }
   if (!shdRight) return { converged: false, action: 'start', message: `the self-heal daemon of ${what} is not as its spec says`, ...status };
-  if (!joinedAt && brick.clientVolfile) return { converged: false, action: 'start', message: `${what} runs and has yet to join its volume`, ...status };
+  if (!joined && brick.clientVolfile) return { converged: false, action: 'start', message: `${what} runs and has yet to join its volume`, ...status };
   return { converged: true, message: `${what} runs (pid ${pid}, port ${brick.port}, ${item.spec.volumeReplica!.size})`, ...status };
 }
 
@@ -336,11 +347,11 @@ async function restartSelfHeal(brick: WorkItemBrickSpec, runDir: string, ctx: Op
  * add-brick mount would (client pid -12, which AFR requires for this) and sets the virtual xattr trusted.replace-brick to
  * this brick's client name: AFR marks the root on every other brick as owed to this one, and the
  * self-heal daemons then copy the whole tree onto it (glusterd's replace-brick does the same). For a
- * volume created empty this heals nothing. A marker file in the run dir makes it once per brick.
+ * volume created empty this heals nothing. A marker file in the run dir makes it once per WorkItem (joinedAt).
  */
-async function joinOnce(brick: WorkItemBrickSpec, index: number, runDir: string, ctx: OperationContext): Promise<void> {
-  const marker = path.join(runDir, JOINED_FILE);
-  if (!brick.clientVolfile || fs.existsSync(marker)) return;
+async function joinOnce(item: WorkItem, brick: WorkItemBrickSpec, runDir: string, ctx: OperationContext): Promise<void> {
+  if (!brick.clientVolfile || joinedAt(runDir, item)) return;
+  const index = item.spec.volumeReplica!.index;
   const mnt = path.join(runDir, JOIN_MOUNT);
   const volfile = path.join(runDir, 'join.vol');
   fs.writeFileSync(volfile, brick.clientVolfile);
@@ -356,7 +367,8 @@ async function joinOnce(brick: WorkItemBrickSpec, index: number, runDir: string,
   } finally {
     await releaseJoinMount(runDir);
   }
-  fs.writeFileSync(marker, new Date(ctx.now()).toISOString());
+  const uid = item.metadata.uid;
+  fs.writeFileSync(path.join(runDir, JOINED_FILE), `${new Date(ctx.now()).toISOString()}${uid ? ` ${uid}` : ''}`);
   // The others' daemons restart on the join (their peerJoins changes); this one too, for its own index.
   await restartSelfHeal(brick, runDir, ctx);
   ctx.log.info('brick joined its volume: the others heal onto it', { path: brick.path, index });
@@ -391,11 +403,11 @@ async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observatio
       await stop('brick', runDir, ctx);
     });
     fs.mkdirSync(path.join(brick.path, '.glusterfs'), { recursive: true, mode: 0o755 });
-    await stampVolumeId(brick, ctx.nodeName, fs.existsSync(path.join(runDir, JOINED_FILE)));
+    await stampVolumeId(brick, ctx.nodeName, !!joinedAt(runDir, item));
     if (before.action === 'restart') await stop('brick', runDir, ctx);
     if (!runningPid(runDir)) await start('brick', brick.volfile, brick, runDir, ctx);
     await ensureSelfHeal(brick, runDir, ctx);
-    await joinOnce(brick, item.spec.volumeReplica!.index, runDir, ctx);
+    await joinOnce(item, brick, runDir, ctx);
   } catch (err) {
     throw classify(err, { doing: `starting ${what}`, node: ctx.nodeName, path: brick.path });
   }

@@ -93,6 +93,25 @@ describe('cairn agent end to end: gluster bricks (issue 14)', function () {
     await e2e.client.delete('WorkItem', ns, bad.metadata.name);
   });
 
+  it('joins again as a new WorkItem of the same index in a run dir kept by reclaimPolicy Retain: its data predates what the others hold', async () => {
+    const name = `${volume}.r2.${nodes[2]}`;
+    const joining = (reclaimPolicy: 'Retain' | 'Delete'): WorkItem => {
+      const w = item(2);
+      return { ...w, spec: { ...w.spec, volumeReplica: { ...w.spec.volumeReplica!, reclaimPolicy, brick: { ...w.spec.volumeReplica!.brick!, clientVolfile: clientVolfile(layout) } } } };
+    };
+    const joined = async () => (await e2e.waitWorkItem(ns, name, 'brick joined', (w) => !!w.status?.volumeReplica?.brick?.joinedAt, 30_000)).status!.volumeReplica!.brick!.joinedAt!;
+    await e2e.client.delete('WorkItem', ns, name);
+    await eventually('the brick WorkItem gone', async () => !(await e2e.workItem(ns, name)), 30_000);
+    await e2e.client.create('WorkItem', joining('Retain'));
+    const first = await joined();
+    await e2e.client.delete('WorkItem', ns, name);
+    await eventually('the brick WorkItem gone', async () => !(await e2e.workItem(ns, name)), 30_000);
+    expect(fs.existsSync(layout.bricks[2]!.path), 'Retain kept the brick').to.equal(true);
+    await e2e.client.create('WorkItem', joining('Delete'));
+    const again = await joined();
+    expect(Date.parse(again), 'joined again, not the marker of the WorkItem before').to.be.greaterThan(Date.parse(first));
+  });
+
   it('stops the bricks and removes their directories when the WorkItems are deleted', async () => {
     if (mnt) unmount(mnt);
     await mount?.stop();
