@@ -20,7 +20,7 @@ import { promisify } from 'node:util';
 import { OperationError } from '../../operations/errors.js';
 import type { Allocation } from '../../../api/volume.js';
 import type { OperationContext } from '../driver.js';
-import { fallocate } from './fallocate.js';
+import { fallocate, sizeFile } from './fallocate.js';
 import { isMountPoint } from './gluster-mount.js';
 
 const run = promisify(execFile);
@@ -88,12 +88,6 @@ export function fullyAllocated(image: string): boolean {
   return !st || st.blocks * 512 >= st.size;
 }
 
-/** Sets the image's size: reserving every block when preallocated, else sparse. */
-async function sizeImage(image: string, bytes: number, allocation: Allocation, ctx: OperationContext): Promise<void> {
-  if (allocation === 'preallocated') await fallocate(image, bytes, ctx.nodeName, ctx.signal);
-  else fs.truncateSync(image, bytes);
-}
-
 /**
  * Loop-mounts the image (autoclear: the loop device goes with the mount), with direct I/O on the loop
  * device: without it every write is cached twice, and fsync through the brick runs at a third of the
@@ -110,7 +104,7 @@ async function createImage(image: string, bytes: number, allocation: Allocation,
   const tmp = `${image}.tmp`;
   fs.rmSync(tmp, { force: true });
   fs.writeFileSync(tmp, '');
-  await sizeImage(tmp, imageBytes(bytes), allocation, ctx);
+  await sizeFile(tmp, imageBytes(bytes), allocation, ctx.nodeName, ctx.signal);
   const args = ['-q', '-F', '-m', '0', '-i', String(BYTES_PER_INODE), '-J', `size=${journalMiB(bytes)}`, '-E', 'lazy_itable_init=1,lazy_journal_init=1', tmp];
   await tool('mkfs.ext4', args, `making the brick filesystem ${image}`, ctx);
   fs.renameSync(tmp, image);
@@ -123,7 +117,7 @@ async function growTo(image: string, mountPoint: string, bytes: number, allocati
     if (round === 3) throw new OperationError('CommandFailed', `the brick filesystem ${image} on node ${ctx.nodeName} holds ${usableBytes(mountPoint)} bytes after growing, not ${bytes}`, 'see the agent log');
     const shortfall = bytes - usableBytes(mountPoint);
     const target = Math.max(imageBytes(bytes), fs.statSync(image).size + Math.ceil((shortfall * 1.05) / MiB) * MiB + MiB);
-    await sizeImage(image, target, allocation, ctx);
+    await sizeFile(image, target, allocation, ctx.nodeName, ctx.signal);
     const device = await loopDevice(mountPoint, ctx);
     await tool('losetup', ['-c', device], `telling ${device} its new size`, ctx);
     const online = await tool('resize2fs', [device], `growing the brick filesystem on ${device}`, ctx).then(() => true, (err: OperationError) => {

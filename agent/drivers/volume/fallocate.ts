@@ -5,7 +5,20 @@
  * the node.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import type { Allocation } from '../../../api/volume.js';
 import { OperationError } from '../../operations/errors.js';
+
+/** Makes `file` (created when missing) `bytes` long: with every block reserved when preallocated, sparse otherwise. */
+export async function sizeFile(file: string, bytes: number, allocation: Allocation, node: string, signal: AbortSignal): Promise<void> {
+  if (allocation === 'preallocated') return fallocate(file, bytes, node, signal);
+  const handle = await fs.promises.open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o600);
+  try {
+    await handle.truncate(bytes);
+  } finally {
+    await handle.close();
+  }
+}
 
 /** Runs `fallocate -l <bytes> <file>`, mapping its failures to reasons. */
 export function fallocate(file: string, bytes: number, node: string, signal: AbortSignal): Promise<void> {

@@ -14,10 +14,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { formatQuantity, parseQuantity } from '../../../api/quantity.js';
+import type { Allocation } from '../../../api/volume.js';
 import type { WorkItem, WorkItemVolumeReplicaSpec } from '../../../api/workitem.js';
 import { classify, OperationError } from '../../operations/errors.js';
 import type { Driver, DriverEnv, Observation, OperationContext } from '../driver.js';
-import { fallocate } from './fallocate.js';
+import { sizeFile } from './fallocate.js';
 import { ownerKey, replicaPath } from '../paths.js';
 
 /** A replica's file as it is on disk. */
@@ -51,7 +52,7 @@ async function onDisk(file: string): Promise<OnDisk | undefined> {
   return st && { sizeBytes: st.size, allocatedBytes: st.blocks * 512 };
 }
 
-function toObservation(file: string, disk: OnDisk | undefined, bytes: number, allocation: string): Observation {
+function toObservation(file: string, disk: OnDisk | undefined, bytes: number, allocation: Allocation): Observation {
   const base = disk ? { volumeReplica: { path: file, size: formatQuantity(disk.sizeBytes), sizeBytes: disk.sizeBytes, allocatedBytes: disk.allocatedBytes } } : {};
   if (!disk) return { converged: false, action: 'create', message: `replica ${file} does not exist yet`, ...base };
   if (disk.sizeBytes > bytes) return { converged: false, action: 'resize', message: `replica is ${mib(disk.sizeBytes)}, larger than the requested ${mib(bytes)}`, ...base };
@@ -77,27 +78,17 @@ async function checkFree(file: string, needed: number, node: string, volume: str
   }
 }
 
-async function allocate(file: string, bytes: number, allocation: string, ctx: OperationContext): Promise<void> {
-  if (allocation === 'preallocated') return fallocate(file, bytes, ctx.nodeName, ctx.signal);
-  const handle = await fs.promises.open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o600);
-  try {
-    await handle.truncate(bytes);
-  } finally {
-    await handle.close();
-  }
-}
-
 async function sweepTemps(file: string): Promise<void> {
   const prefix = `${path.basename(file)}.tmp-`;
   const names = await fs.promises.readdir(path.dirname(file)).catch(() => []);
   await Promise.all(names.filter((n) => n.startsWith(prefix)).map((n) => fs.promises.rm(path.join(path.dirname(file), n), { force: true })));
 }
 
-async function create(file: string, bytes: number, allocation: string, ctx: OperationContext, volume: string): Promise<void> {
+async function create(file: string, bytes: number, allocation: Allocation, ctx: OperationContext, volume: string): Promise<void> {
   await checkFree(file, bytes, ctx.nodeName, volume);
   const tmp = `${file}.tmp-${process.pid}`;
   try {
-    await allocate(tmp, bytes, allocation, ctx);
+    await sizeFile(tmp, bytes, allocation, ctx.nodeName, ctx.signal);
     ctx.signal.throwIfAborted();
     await fs.promises.rename(tmp, file);
   } catch (err) {
@@ -107,10 +98,10 @@ async function create(file: string, bytes: number, allocation: string, ctx: Oper
   ctx.log.info('replica created', { path: file, bytes, allocation });
 }
 
-async function grow(file: string, disk: OnDisk, bytes: number, allocation: string, ctx: OperationContext, volume: string): Promise<void> {
+async function grow(file: string, disk: OnDisk, bytes: number, allocation: Allocation, ctx: OperationContext, volume: string): Promise<void> {
   await checkFree(file, bytes - disk.allocatedBytes, ctx.nodeName, volume);
   try {
-    await allocate(file, bytes, allocation, ctx);
+    await sizeFile(file, bytes, allocation, ctx.nodeName, ctx.signal);
   } catch (err) {
     await fs.promises.truncate(file, disk.sizeBytes);
     throw err;
