@@ -44,8 +44,10 @@ const XATTR = 'trusted.glusterfs.volume-id';
 const ADD_REPLICA_MOUNT_PID = -12;
 /** In the run dir: the brick's filesystem image (brick-filesystem.ts). */
 const IMAGE_FILE = 'brick.img';
-/** In the run dir: when the brick joined its volume, and as which WorkItem (joinOnce, joinedAt). */
+/** In the run dir: when the brick joined its volume (joinOnce, joinedAt). */
 const JOINED_FILE = 'joined';
+/** In the run dir: the uid of the WorkItem whose brick joined (joinedAt). Apart from JOINED_FILE, which agents before it read whole. */
+const JOINED_BY_FILE = 'joined.by';
 /** In the run dir: what the running self-heal daemon started for (selfHealStartKey). */
 const SHD_STARTED_FOR_FILE = 'shd.started-for';
 /** In a brick's run dir: where the join mounts the whole volume for a moment (joinOnce). */
@@ -67,14 +69,24 @@ function brickTarget(item: WorkItem, dataDir: string): { brick: WorkItemBrickSpe
 }
 
 /**
- * When this WorkItem's brick joined its volume. The marker names the WorkItem (its uid): a run dir kept by
- * reclaimPolicy Retain and taken up by a later replica of the same index on this node holds data from
- * before, which the others would take to be in sync had it not joined again. A marker without a uid
- * (written before markers carried one) counts for any WorkItem.
+ * When this WorkItem's brick joined its volume. The join is the WorkItem's: a run dir kept by reclaimPolicy
+ * Retain and taken up by a later replica of the same index on this node holds data from before, which the
+ * others would take to be in sync had it not joined again. remove() drops the marker when it keeps the data,
+ * and a marker naming another WorkItem does not count; one naming none (written before markers named their
+ * WorkItem) counts for any.
  */
 function joinedAt(runDir: string, item: WorkItem): string | undefined {
-  const [at, uid] = (readText(path.join(runDir, JOINED_FILE)) ?? '').trim().split(' ');
-  return at && (!uid || uid === item.metadata.uid) ? at : undefined;
+  const at = readText(path.join(runDir, JOINED_FILE))?.trim();
+  const by = readText(path.join(runDir, JOINED_BY_FILE))?.trim();
+  return at && (!by || by === item.metadata.uid) ? at : undefined;
+}
+
+/** Records the join of the WorkItem's brick; its WorkItem first, so that a join half recorded counts for none. */
+function recordJoin(runDir: string, item: WorkItem, at: string): void {
+  const uid = item.metadata.uid;
+  if (uid) fs.writeFileSync(path.join(runDir, JOINED_BY_FILE), uid);
+  else fs.rmSync(path.join(runDir, JOINED_BY_FILE), { force: true });
+  fs.writeFileSync(path.join(runDir, JOINED_FILE), at);
 }
 
 /** A gluster process of the brick: glusterfsd itself, or the self-heal daemon (a glusterfs client) next to it. */
@@ -367,8 +379,7 @@ async function joinOnce(item: WorkItem, brick: WorkItemBrickSpec, runDir: string
   } finally {
     await releaseJoinMount(runDir);
   }
-  const uid = item.metadata.uid;
-  fs.writeFileSync(path.join(runDir, JOINED_FILE), `${new Date(ctx.now()).toISOString()}${uid ? ` ${uid}` : ''}`);
+  recordJoin(runDir, item, new Date(ctx.now()).toISOString());
   // The others' daemons restart on the join (their peerJoins changes); this one too, for its own index.
   await restartSelfHeal(brick, runDir, ctx);
   ctx.log.info('brick joined its volume: the others heal onto it', { path: brick.path, index });
@@ -430,8 +441,12 @@ async function remove(item: WorkItem, ctx: OperationContext): Promise<void> {
     await releaseJoinMount(runDir);
     await stop('shd', runDir, ctx);
     await stop('brick', runDir, ctx);
-    // Retain keeps the filesystem mounted on the brick directory, and its image, so the data stays where it was.
-    if (item.spec.volumeReplica?.reclaimPolicy === 'Retain') return ctx.log.info('brick data retained (reclaimPolicy Retain)', { path: brick.path, image: path.join(runDir, IMAGE_FILE) });
+    // Retain keeps the filesystem mounted on the brick directory, and its image, so the data stays where it was;
+    // not the join, which was this WorkItem's: a later replica here holds data from before, and joins again.
+    if (item.spec.volumeReplica?.reclaimPolicy === 'Retain') {
+      for (const f of [JOINED_FILE, JOINED_BY_FILE]) fs.rmSync(path.join(runDir, f), { force: true });
+      return ctx.log.info('brick data retained (reclaimPolicy Retain)', { path: brick.path, image: path.join(runDir, IMAGE_FILE) });
+    }
     await removeBrickFilesystem(path.join(runDir, IMAGE_FILE), brick.path, ctx);
     fs.rmSync(runDir, { recursive: true, force: true });
     fs.rmSync(brick.path, { recursive: true, force: true });
