@@ -103,7 +103,6 @@ async function mount(image: string, mountPoint: string, ctx: OperationContext): 
 async function createImage(image: string, bytes: number, allocation: Allocation, ctx: OperationContext): Promise<void> {
   const tmp = `${image}.tmp`;
   fs.rmSync(tmp, { force: true });
-  fs.writeFileSync(tmp, '');
   await sizeFile(tmp, imageBytes(bytes), allocation, ctx.nodeName, ctx.signal);
   const args = ['-q', '-F', '-m', '0', '-i', String(BYTES_PER_INODE), '-J', `size=${journalMiB(bytes)}`, '-E', 'lazy_itable_init=1,lazy_journal_init=1', tmp];
   await tool('mkfs.ext4', args, `making the brick filesystem ${image}`, ctx);

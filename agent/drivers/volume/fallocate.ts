@@ -1,23 +1,25 @@
 /**
- * Preallocation of a file's blocks with util-linux's `fallocate` (a volume's
- * `allocation: preallocated`): a file replica, or a gluster brick's
- * filesystem image, so that writes into it never fail for lack of space on
- * the node.
+ * The size of a volume's file on the node (a file replica, or a gluster brick's filesystem image): sparse,
+ * or preallocated with util-linux's `fallocate` (`allocation: preallocated`), so that writes into it never
+ * fail for lack of space on the node.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import type { Allocation } from '../../../api/volume.js';
 import { OperationError } from '../../operations/errors.js';
 
-/** Makes `file` (created when missing) `bytes` long: with every block reserved when preallocated, sparse otherwise. */
+/**
+ * Sizes `file`, created (mode 0600) when missing: `bytes` long and sparse, or preallocated with every block of
+ * its first `bytes` reserved (fallocate extends a file, never shrinks it).
+ */
 export async function sizeFile(file: string, bytes: number, allocation: Allocation, node: string, signal: AbortSignal): Promise<void> {
-  if (allocation === 'preallocated') return fallocate(file, bytes, node, signal);
   const handle = await fs.promises.open(file, fs.constants.O_WRONLY | fs.constants.O_CREAT, 0o600);
   try {
-    await handle.truncate(bytes);
+    if (allocation !== 'preallocated') await handle.truncate(bytes);
   } finally {
     await handle.close();
   }
+  if (allocation === 'preallocated') await fallocate(file, bytes, node, signal);
 }
 
 /** Runs `fallocate -l <bytes> <file>`, mapping its failures to reasons. */
