@@ -9,7 +9,9 @@
  * list or watch fails keeps retrying with a backoff (1 s doubling to
  * MAX_RETRY_DELAY_MS), so a server restart is survived; meanwhile
  * `onConnection` is told the connection is lost (since when, the last
- * error), and told again once every loop lists again.
+ * error: ConnectionLost), and told again once every loop lists again. A
+ * namespace without a Cluster gets a note saying where to look instead
+ * (missingClusterHint).
  */
 import type { Cluster } from '../../api/cluster.js';
 import type { Instance } from '../../api/instance.js';

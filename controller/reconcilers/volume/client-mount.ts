@@ -2,10 +2,11 @@
  * What a node needs to FUSE-mount a gluster Volume: the client volfile,
  * generated from where the Volume's status says its bricks listen, with
  * the spec's arbiter and options as in the bricks' own graphs. Pure.
- * A brick lost with its node stays in the graph at its last address until
- * its replacement reports one: AFR counts it down, and the client volume
- * names (<volume>-client-<index>) stay those the pending-heal xattrs use.
- * Which bricks the graph names: api/volume.ts graphBricks.
+ * A brick lost with its node stays in the graph at its last address, and
+ * its replacement at 127.0.0.1 port 1 until it has joined: AFR counts it
+ * down, and the client volume names (<volume>-client-<index>) stay those
+ * the pending-heal xattrs use. Which bricks the graph names, and where:
+ * api/volume.ts graphBricks and mountBrick.
  */
 import type { Volume } from '../../../api/volume.js';
 import type { WorkItemGlusterMount } from '../../../api/workitem.js';

@@ -14,7 +14,8 @@
  * left out: their agents stopped them when their lease ran out. A replacement is not held: a mount on the
  * graph before it names its index already (at the lost brick's address), and AFR marks what it writes as
  * owed to that index. Until a replacement has joined, though, the mounts name it down (api/volume.ts
- * mountBrick), so their graph is not this one: a copy onto raised bricks waits for that join as well.
+ * mountBrick), so their graph is not this one: a copy onto raised bricks waits for that join as well
+ * (plan.ts says so).
  */
 
 import { createHash } from 'node:crypto';

@@ -144,7 +144,17 @@ function gateCopies(o: VolumeObserved, layout: FullLayout, active: readonly Work
   if (held.length === 0) return undefined;
   const gate = copyGate({ mounts: o.mounts, clientVolfile: layout.client, node: o.node, unchangedSince: (v) => o.unchangedSince('mounts', v), now: o.now });
   if (!gate.held) return { layout: { ...layout, copiesReleased: new Set(held) }, held: false };
-  return { layout: { ...layout, shd: layout.shdOf(Math.min(...held)), copyHeld: gate.message }, held: true, inMs: gate.inMs };
+  return { layout: { ...layout, shd: layout.shdOf(Math.min(...held)), copyHeld: replacementsUnjoined(o.volume) ?? gate.message }, held: true, inMs: gate.inMs };
+}
+
+/**
+ * Why the copy gate holds while a replacement brick has not joined: the mounts name it down until then
+ * (api/volume.ts mountBrick), so their graph cannot be the one the gate waits for.
+ */
+function replacementsUnjoined(volume: Volume): string | undefined {
+  const replacing = (volume.status?.replicas ?? []).filter((r) => r.replacement).map((r) => r.index);
+  if (replacing.length === 0) return undefined;
+  return `waiting for the replacement brick${replacing.length > 1 ? 's' : ''} of replica ${replacing.join(', ')} to join: until then the instances' mounts name ${replacing.length > 1 ? 'them' : 'it'} down, so they cannot take the graph naming the raised bricks`;
 }
 
 /** The layout with the recrawl token its bricks should carry (heal-stall.ts), and when to look at a waiting heal again. */

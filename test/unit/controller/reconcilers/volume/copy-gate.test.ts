@@ -83,6 +83,13 @@ describe('planVolume: a raised replica', () => {
     expect(again.status.replicas![2]!.message).to.contain('copy the data onto this one once they may').and.contain('node x');
   });
 
+  it("says it waits for a replacement brick's join, which the mounts' graph needs as well (it names the replacement down until then)", () => {
+    const replacing = { ...vol, status: { replicas: [vol.status.replicas[0]!, { index: 1, state: 'Creating' as const, replacement: true, brick: { port: 49152, state: 'Running' as const } }] } };
+    const held = planVolume(volumeObserved(replacing, { workItems: bricks(), mounts: [{ nodeName: 'x', volfile: 'the graph naming replica 1 down', applied: true }] }));
+    expect(held.status.replicas![2]!.message).to.contain('waiting for the replacement brick of replica 1 to join');
+    expect(plan([{ nodeName: 'x', volfile: 'an older graph', applied: true }]).status.replicas![2]!.message, 'none: the mounts lag').to.contain('node x');
+  });
+
   it('is copied onto (full graph, the mark released) once the mounts applied it and had time to switch; woken for that', () => {
     const waiting = plan([{ nodeName: 'x', volfile: client(), applied: true }]);
     expect(shdNamesThird(waiting)).to.deep.equal([false, false, false]);

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { AGENT_FINALIZER, NODE_LABEL, OWNER_KIND_LABEL, OWNER_NAME_LABEL, replicaWorkItemName } from '../../../../../api/names.js';
 import type { Node } from '../../../../../api/node.js';
-import type { Volume, VolumeReplicaStatus } from '../../../../../api/volume.js';
+import { DOWN_BRICK, type Volume, type VolumeReplicaStatus } from '../../../../../api/volume.js';
 import type { WorkItemBrickStatus, WorkItemStatus } from '../../../../../api/workitem.js';
 import { glusterMount } from '../../../../../controller/reconcilers/volume/client-mount.js';
 import { planVolume } from '../../../../../controller/reconcilers/volume/plan.js';
@@ -313,9 +313,9 @@ describe('planVolume', () => {
 
         const joining = round(unplaced, unjoined);
         expect(joining.replicas![2]).to.include({ nodeName: 'd', replacement: true });
-        expect(client2(joining), 'the replacement runs, not joined: named down').to.deep.equal(['127.0.0.1', '1']);
+        expect(client2(joining), 'the replacement runs, not joined: named down').to.deep.equal([DOWN_BRICK.host, String(DOWN_BRICK.port)]);
         expect(round(joining, unjoined).replicas![2], 'the next round keeps the mark').to.include({ replacement: true });
-        expect(client2(round(joining, unjoined))).to.deep.equal(['127.0.0.1', '1']);
+        expect(client2(round(joining, unjoined))).to.deep.equal([DOWN_BRICK.host, String(DOWN_BRICK.port)]);
 
         const joined = round(joining, running().volumeReplica!.brick!);
         expect(joined.replicas![2]).to.not.have.property('replacement');
@@ -333,7 +333,7 @@ describe('planVolume', () => {
         expect(plan.status.replicas![2]).to.include({ replacement: true });
         for (const a of ofType(plan.actions, 'updateWorkItem')) {
           const b = a.workItem.spec.volumeReplica!.brick!;
-          for (const graph of [b.clientVolfile!, b.shdVolfile!]) expect(graph).to.include('option remote-host 10.0.0.4').and.not.include('option remote-host 127.0.0.1');
+          for (const graph of [b.clientVolfile!, b.shdVolfile!]) expect(graph).to.include('option remote-host 10.0.0.4').and.not.include(`option remote-host ${DOWN_BRICK.host}`);
         }
       });
 
