@@ -192,10 +192,11 @@ export function killGroup(pgid: number | undefined): void {
   }
 }
 
-/** SIGKILLs every process group that has a live process carrying `marker` (the instances of one test file). */
+/** SIGKILLs every process group that has a live process carrying `marker` (the instances of one test file), never the test runner's own. */
 export function killMarked(marker: string): void {
+  const own = readProcStat(process.pid)?.pgrp;
   for (const s of processesWith(marker)) {
-    killGroup(s.pgrp);
+    if (s.pgrp !== own) killGroup(s.pgrp);
     try {
       process.kill(s.pid, 'SIGKILL');
     } catch {

@@ -57,9 +57,12 @@ describe('qemu driver (real qemu, TCG)', function () {
     // The shims go too, and are waited for: a shim outliving its qemu writes the exit file into the
     // instance's directory, which once raced the removal below (ENOTEMPTY).
     for (const dir of [dirA, dirB]) killMarked(dir);
-    await eventually('no process of the test left', () => processesWith(dirA).length + processesWith(dirB).length === 0, 10_000);
-    fs.rmSync(dirA, { recursive: true, force: true });
-    fs.rmSync(dirB, { recursive: true, force: true });
+    try {
+      await eventually('no process of the test left', () => processesWith(dirA).length + processesWith(dirB).length === 0, 10_000);
+    } finally {
+      fs.rmSync(dirA, { recursive: true, force: true });
+      fs.rmSync(dirB, { recursive: true, force: true });
+    }
   });
 
   it('boots the test guest to Ready, re-adopts it, powers it down and removes every trace', async () => {
