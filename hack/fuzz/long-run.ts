@@ -46,6 +46,7 @@ function summarize([warm, r]: FuzzReport[], renewals: number[], rssBefore: numbe
     ['5xx answers', String(warm.serverErrorCount + r.serverErrorCount), '0', warm.serverErrorCount + r.serverErrorCount === 0],
     ['connections reset', String(warm.resetCount + r.resetCount), '0', warm.resetCount + r.resetCount === 0],
     ['requests unanswered', String(warm.hangCount + r.hangCount), '0', warm.hangCount + r.hangCount === 0],
+    ['event-loop delay windows unmeasured', String(warm.loopUnmeasured + r.loopUnmeasured), '0', warm.loopUnmeasured + r.loopUnmeasured === 0],
     ['event-loop delay p99 (worst window, ms)', fmt(r.loopP99Ms), '< 200', r.loopP99Ms < 200],
     ['event-loop delay max (ms)', fmt(Math.max(warm.loopMaxMs, r.loopMaxMs)), '< 1000', Math.max(warm.loopMaxMs, r.loopMaxMs) < 1000],
     ['lease renewals p50 / p99 / max (ms)', `${fmt(percentile(renewals, 50))} / ${fmt(percentile(renewals, 99))} / ${fmt(Math.max(...renewals))} (${renewals.length})`, '≤ 1000', percentile(renewals, 99) <= 1000],
