@@ -130,7 +130,7 @@ function tally(report: FuzzReport, request: FuzzRequest, o: Outcome): void {
   if (o === 'hang') return void (report.hangCount++ < KEEP && report.hangs.push({ request }));
   if ('error' in o) return void (report.resetCount++ < KEEP && report.resets.push({ request, error: o.error }));
   report.byStatus[o.status] = (report.byStatus[o.status] ?? 0) + 1;
-  if (o.status >= 500 && !tooLargeResourceVersion(o)) {
+  if (o.status >= 500 && !isTooLargeResourceVersion(o)) {
     report.serverErrorCount++;
     if (report.serverErrors.length < KEEP) report.serverErrors.push({ request, status: o.status, text: o.text.slice(0, 300) });
   }
@@ -141,7 +141,7 @@ function tally(report: FuzzReport, request: FuzzRequest, o: Outcome): void {
  * ResourceVersionTooLarge, which client-go meets by reading again without one. An answer to the request,
  * not a server failing (apiserver/errors.ts).
  */
-function tooLargeResourceVersion(o: { status: number; text: string }): boolean {
+function isTooLargeResourceVersion(o: { status: number; text: string }): boolean {
   return o.status === 504 && o.text.includes('"reason":"ResourceVersionTooLarge"');
 }
 
