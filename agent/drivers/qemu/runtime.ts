@@ -31,6 +31,7 @@ import { LOG_FILE, type ProcessState, type VmRecord } from '../process/state.js'
 import { isSameProcess } from '../process/state.js';
 import { stopInstance, type StopOutcome } from '../process/stop.js';
 import { bootId, readProcStat } from '../process/proc.js';
+import { sizeFile } from '../volume/fallocate.js';
 import { CONSOLE_SOCKET, qemuArgs, type VmDisk, type VmPaths } from './command.js';
 import { qmpExchange } from './qmp.js';
 
@@ -95,13 +96,12 @@ function disksOf(item: WorkItem, volumes: Record<string, string>): VmDisk[] {
 }
 
 /** Creates the disk image of each gluster attachment at first use: sparse, the volume's size. */
-function createSharedDisks(item: WorkItem, volumes: Record<string, string>): void {
+async function createSharedDisks(item: WorkItem, volumes: Record<string, string>, ctx: OperationContext): Promise<void> {
   for (const v of item.spec.instance?.volumes ?? []) {
     if (!v.gluster) continue;
     const file = sharedDiskPath(volumes[v.name]!);
     if (fs.existsSync(file)) continue;
-    fs.writeFileSync(`${file}.tmp`, '');
-    fs.truncateSync(`${file}.tmp`, parseQuantity(v.gluster.size));
+    await sizeFile(`${file}.tmp`, parseQuantity(v.gluster.size), 'sparse', ctx.nodeName, ctx.signal);
     fs.renameSync(`${file}.tmp`, file);
   }
 }
@@ -128,7 +128,7 @@ export async function prepareVm(item: WorkItem, ctx: OperationContext, base: Omi
   const memoryBytes = memoryOf(item);
   const paths = vmPaths(base.dir);
   await fs.promises.mkdir(base.dir, { recursive: true, mode: 0o700 });
-  createSharedDisks(item, base.volumes);
+  await createSharedDisks(item, base.volumes, ctx);
   const logOffset = fs.statSync(paths.consoleLog, { throwIfNoEntry: false })?.size ?? 0;
   const argv = [program, ...qemuArgs({ instance: `${base.namespace}/${base.name}`, spec, memoryBytes, accelerator, disks: disksOf(item, base.volumes), paths, incoming: incoming !== undefined })];
   const vm: VmRecord = { accelerator, logOffset, ...(incoming ? { incoming } : {}) };
