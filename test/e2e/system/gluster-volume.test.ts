@@ -119,14 +119,23 @@ describe('system: a gluster Volume, placed by the controller and run by the agen
     const layout = { volume: items[0]!.spec.volumeReplica!.brick!.volume, volumeId: items[0]!.spec.volumeReplica!.brick!.volumeId, bricks: items.map((w) => ({ host: '127.0.0.1', port: w.spec.volumeReplica!.brick!.port, path: w.spec.volumeReplica!.brick!.path })) };
     mnt = path.join(dir, 'mnt-small');
     mount = await mountVolume(clientVolfile(layout), mnt, dir);
+    // The first error the writer meets is the one that counts: after an ENOSPC, the close may fail too
+    // (EIO, write-behind's data that could not be flushed either), and must not hide it.
     const fill = (name: string, mib: number) => {
       const fd = fs.openSync(path.join(mnt!, name), 'w');
+      let failure: unknown;
       try {
         for (let i = 0; i < mib; i++) fs.writeSync(fd, randomBytes(2 ** 20));
         fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
+      } catch (err) {
+        failure = err;
       }
+      try {
+        fs.closeSync(fd);
+      } catch (err) {
+        failure ??= err;
+      }
+      if (failure) throw failure;
     };
     expect(() => fill('big.bin', 80), '80 MiB into 64Mi').to.throw(/ENOSPC/);
     fs.rmSync(path.join(mnt, 'big.bin'), { force: true });
