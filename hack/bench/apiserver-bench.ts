@@ -2,7 +2,8 @@
  * The apiserver benchmark (issue 2, "Benchmark"): one run on loopback against
  * one fresh throwaway etcd, with `cairn apiserver` as a separate process.
  *
- *   1. creates/s through the apiserver vs raw etcd3 puts of the same documents (concurrency 64)
+ *   1. creates/s through the apiserver vs raw etcd3 puts of the same documents (concurrency 64),
+ *      and through a bare HTTPS server doing only a create's write and watch (bare-server.ts), the floor
  *   2. gets/s through the apiserver vs raw etcd3 gets of the same keys (concurrency 64)
  *   3. watch delivery latency, 100 watchers, a writer creating 1,000 objects/s for 5 s
  *   4. time to LIST 10,000 objects as JSON and as Table (median of 5)
@@ -19,18 +20,21 @@
  * Everything it starts (etcd, the apiserver, temp dirs) is removed on exit,
  * on failure, on SIGINT/SIGTERM and when the watchdog fires.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import https from 'node:https';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
 import { Etcd3 } from 'etcd3';
 import { startThrowawayEtcd, type ThrowawayEtcd } from '../etcd.js';
 import { CpuMeter, expectStatus, fmt, latencySummary, median, percentile, procStatusMiB, request, runConcurrent, targetFromKubeconfig, type ApiTarget, type RunResult } from './lib.js';
+import { stopChild } from '../../apiserver/etcd/process.js';
 import { spawnCairn, type CairnProcess } from '../cairn-process.js';
 import { watchLatencyBench } from './watch-latency.js';
 
 const CONCURRENCY = 64;
-const N_CREATE = 5000;
+const N_CREATE = 20_000;
 const N_GET = 10_000;
 const N_WARMUP = 500;
 const WATCHERS = 100;
@@ -69,6 +73,8 @@ let etcd: ThrowawayEtcd | undefined;
 /** Set while etcd starts, so an interrupt in that window still stops it. */
 let etcdStarting: Promise<ThrowawayEtcd> | undefined;
 let server: CairnProcess | undefined;
+let bare: ChildProcess | undefined;
+let floor: ApiTarget | undefined;
 let raw: Etcd3 | undefined;
 let api: ApiTarget | undefined;
 let serverDir: string | undefined;
@@ -79,8 +85,10 @@ function cleanup(): Promise<void> {
     // Let an etcd that is starting finish (main() sees `aborted` and stops there), so it can be stopped.
     etcd ??= await etcdStarting?.catch(() => undefined);
     api?.agent.destroy();
+    floor?.agent.destroy();
     try { raw?.close(); } catch { /* already closed */ }
     await server?.stop().catch((e) => console.error('stopping the apiserver:', e));
+    if (bare) await stopChild(bare);
     await etcd?.cleanup().catch((e) => console.error('stopping etcd:', e));
     if (serverDir) fs.rmSync(serverDir, { recursive: true, force: true });
   })();
@@ -117,10 +125,13 @@ async function main(): Promise<Row[]> {
   server = spawnCairn(serverArgs, profDir ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--cpu-prof-interval=500'] : []);
   const url = await server.ready;
   api = targetFromKubeconfig(path.join(serverDir, 'admin.kubeconfig'), CONCURRENCY);
+  floor = await startBareServer(etcd.endpoint, serverDir, api);
+  const bareTarget = floor;
   raw = new Etcd3({ hosts: etcd.endpoint });
   const t = api;
   const etcd3 = raw;
   const pids = { apiserver: server.child.pid!, etcd: etcd.process.child.pid!, bench: process.pid };
+  const createPids = { ...pids, 'bare server': bare!.pid! };
   log(`etcd ${etcd.endpoint} (pid ${pids.etcd}), apiserver ${url} (pid ${pids.apiserver}, ${workers} worker${workers > 1 ? 's' : ''}), ready in ${fmt((performance.now() - t0) / 1000, 1)} s${profDir ? `; CPU profile → ${profDir}` : ''}`);
   log(`apiserver RSS at start: ${fmt(procStatusMiB(pids.apiserver), 1)} MiB`);
 
@@ -131,24 +142,29 @@ async function main(): Promise<Row[]> {
   // Warm-up: TLS connections, JIT, etcd's gRPC channel.
   await runConcurrent(N_WARMUP, CONCURRENCY, async (i) => (await request(t, 'POST', instancesPath('bench'), instance('bench', `warm-${i}`))).status === 201);
   await runConcurrent(N_WARMUP, CONCURRENCY, async (i) => (await request(t, 'GET', `${instancesPath('bench')}/warm-${i}`)).status === 200);
+  await runConcurrent(N_WARMUP, CONCURRENCY, async (i) => (await request(bareTarget, 'POST', instancesPath('bench'), instance('bench', `warm-${i}`))).status === 201);
   await runConcurrent(N_WARMUP, CONCURRENCY, async (i) => void (await etcd3.put(`/bench-raw/warm/${i}`).value(JSON.stringify(instance('bench', `warm-${i}`)))));
   await runConcurrent(N_WARMUP, CONCURRENCY, async (i) => (await etcd3.get(`/bench-raw/warm/${i}`).buffer()) !== null);
 
   // 1. creates: the apiserver first; its 201 bodies (the stored documents) are then put raw.
   phase('[1] creates, concurrency 64');
   const stored: string[] = new Array<string>(N_CREATE);
-  let cpu = new CpuMeter(pids, spawnedAt);
+  let cpu = new CpuMeter(createPids, spawnedAt);
   const apiCreate = await runConcurrent(N_CREATE, CONCURRENCY, async (i) => {
     const r = await request(t, 'POST', instancesPath('bench'), instance('bench', `i-${i}`));
     stored[i] = r.body.toString();
     return r.status === 201;
   });
   log(`  apiserver POST : ${rate(apiCreate)}\n    ${cpu.report()}`);
-  cpu = new CpuMeter(pids, spawnedAt);
+  cpu = new CpuMeter(createPids, spawnedAt);
+  const bareCreate = await runConcurrent(N_CREATE, CONCURRENCY, async (i) => (await request(bareTarget, 'POST', instancesPath('bench'), instance('bench', `i-${i}`))).status === 201);
+  log(`  bare server POST: ${rate(bareCreate)}\n    ${cpu.report()}`);
+  cpu = new CpuMeter(createPids, spawnedAt);
   const rawPut = await runConcurrent(N_CREATE, CONCURRENCY, async (i) => void (await etcd3.put(`/bench-raw/instances/bench/i-${i}`).value(stored[i]!)));
   log(`  raw etcd3 put  : ${rate(rawPut)}\n    ${cpu.report()}`);
   const createRatio = apiCreate.perSecond / rawPut.perSecond;
-  log(`  ratio ${fmt(createRatio, 2)} (document ${stored[0]!.length} bytes)`);
+  const floorRatio = bareCreate.perSecond / rawPut.perSecond;
+  log(`  ratio ${fmt(createRatio, 2)}, bare server ${fmt(floorRatio, 2)} (document ${stored[0]!.length} bytes)`);
 
   // 2. gets of the same keys: GET by name vs raw gets of the apiserver's own etcd keys.
   phase('[2] gets, concurrency 64');
@@ -216,6 +232,7 @@ async function main(): Promise<Row[]> {
   const clean = (r: RunResult) => r.errors === 0;
   return [
     { figure: 'create throughput (apiserver / raw etcd3)', value: `${fmt(createRatio, 2)}× (${fmt(apiCreate.perSecond)}/s vs ${fmt(rawPut.perSecond)}/s)`, target: '≥ 0.65×', verdict: ok(createRatio >= 0.65 && clean(apiCreate) && clean(rawPut)) },
+    { figure: 'create floor (bare HTTPS server with a watch / raw etcd3)', value: `${fmt(floorRatio, 2)}× (${fmt(bareCreate.perSecond)}/s); apiserver / bare ${fmt(apiCreate.perSecond / bareCreate.perSecond, 2)}×`, target: '—', verdict: clean(bareCreate) ? 'info' : 'FAIL' },
     { figure: 'get throughput (apiserver / raw etcd3)', value: `${fmt(getRatio, 2)}× (${fmt(apiGet.perSecond)}/s vs ${fmt(rawGet.perSecond)}/s)`, target: '≥ 0.5×', verdict: ok(getRatio >= 0.5 && clean(apiGet) && clean(rawGet)) },
     { figure: `watch delivery p99, from the write's 201 (${WATCHERS} watchers, ${WATCH_RATE}/s)`, value: `${fmt(ap99, 1)} ms (p50 ${fmt(ap50, 1)} ms)`, target: '≤ 50 ms', verdict: ok(ap99 <= 50) },
     { figure: `watch end-to-end p99, from the write sent (incl. write queueing)`, value: `${fmt(wp99, 1)} ms (p50 ${fmt(wp50, 1)} ms)`, target: '≤ 50 ms', verdict: ok(wp99 <= 50) },
@@ -224,6 +241,21 @@ async function main(): Promise<Row[]> {
     { figure: `LIST ${N_LIST} Table (median of ${LIST_RUNS})`, value: `${fmt(tableMs)} ms`, target: '≤ 1000 ms', verdict: ok(tableMs <= 1000) },
     { figure: `apiserver RSS (${objects} objects)`, value: `${fmt(rss, 1)} MiB (peak ${fmt(hwm, 1)})`, target: '—', verdict: 'info' },
   ];
+}
+
+/**
+ * Starts bare-server.ts over the same etcd, with the apiserver's serving certificate, so `api`'s CA and
+ * token (which it ignores) reach it; the target to send its creates to.
+ */
+async function startBareServer(endpoint: string, dataDir: string, api: ApiTarget): Promise<ApiTarget> {
+  const script = path.join(path.dirname(new URL(import.meta.url).pathname), 'bare-server.js');
+  const pki = path.join(dataDir, 'pki');
+  bare = spawn(process.execPath, [script, endpoint, path.join(pki, 'apiserver.crt'), path.join(pki, 'apiserver.key')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<string>((resolve, reject) => {
+    bare!.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
+    bare!.once('exit', (code) => reject(new Error(`the bare server exited (${code}) before it listened`)));
+  });
+  return { ...api, url: new URL(`https://127.0.0.1:${port}`), agent: new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca: api.ca }) };
 }
 
 function printSummary(rows: Row[]): void {
