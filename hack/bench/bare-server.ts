@@ -50,6 +50,7 @@ async function main(): Promise<void> {
       );
     });
   });
+  server.keepAliveTimeout = 65_000; // as the apiserver's: the bench's pooled connections wait idle between phases
   server.listen(0, '127.0.0.1', () => console.log((server.address() as { port: number }).port));
 }
 
