@@ -22,6 +22,7 @@ import { reconcileNode } from './reconcilers/node/reconciler.js';
 import { reconcileVolume } from './reconcilers/volume/reconciler.js';
 import { FirstSeen } from './first-seen.js';
 import { changedForPlacement } from './node-changes.js';
+import { changedBeyondStatus } from './cluster-changes.js';
 import type { Clock } from '../runtime/clock.js';
 import { Controller } from '../runtime/controller.js';
 import type { EventRecorder } from '../runtime/events.js';
@@ -77,7 +78,9 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   const volumes = make('volume', few, (k) => reconcileVolume(volumeDeps, k));
 
   observeLeases(d);
-  clusters.watch(cache.clusters, (c) => [c.metadata.name!]);
+  clusters.watch(cache.clusters, (c) => [c.metadata.name!], 0, { changed: changedBeyondStatus });
+  // Its status alone (mostly the loop's own write coming back): with the counts' delay, so an edit by hand is still undone.
+  clusters.watch(cache.clusters, (c) => [c.metadata.name!], AGGREGATE_DELAY_MS, { changed: (old, now) => !changedBeyondStatus(old, now) });
   for (const inf of [cache.nodes, cache.instances, cache.volumes] as const) {
     clusters.watch(inf as typeof cache.nodes, (o) => [o.metadata.namespace!], AGGREGATE_DELAY_MS);
   }
