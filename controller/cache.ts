@@ -98,22 +98,22 @@ export class ControllerCache {
   }
 
   /** Objects of one informer in one namespace. */
-  inNamespace<T extends { metadata: { namespace?: string } }>(informer: Informer<T>, namespace: string): T[] {
+  inNamespace<T extends { metadata: { namespace?: string } }>(informer: Informer<T>, namespace: string): readonly T[] {
     return informer.byIndex(NAMESPACE_INDEX, namespace);
   }
 
   /** WorkItems of an owner (by the owner labels the controller writes). */
-  workItemsOf(kind: 'Instance' | 'Volume', namespace: string, name: string): WorkItem[] {
+  workItemsOf(kind: 'Instance' | 'Volume', namespace: string, name: string): readonly WorkItem[] {
     return this.workItems.byIndex(OWNER_INDEX, ownerIndexValue(namespace, kind, name));
   }
 
   /** Instances whose status places them on a node. */
-  instancesOnNode(namespace: string, nodeName: string): Instance[] {
+  instancesOnNode(namespace: string, nodeName: string): readonly Instance[] {
     return this.instances.byIndex(NODE_INDEX, `${namespace}/${nodeName}`);
   }
 
   /** Instances of a namespace in an anti-affinity group: the few the scheduler must look at one by one. */
-  groupedInstances(namespace: string): Instance[] {
+  groupedInstances(namespace: string): readonly Instance[] {
     return this.instances.byIndex(ANTI_AFFINITY_INDEX, namespace);
   }
 

@@ -132,7 +132,7 @@ export class Placements {
    * from until the watch brings the next one (a plan seeing the old spec would resize it again, and count
    * the growth twice); assumed creates not cached yet are added. Expired assumptions are dropped first.
    */
-  private withAssumed(cached: WorkItem[], mine: (w: WorkItem) => boolean): WorkItem[] {
+  private withAssumed(cached: readonly WorkItem[], mine: (w: WorkItem) => boolean): WorkItem[] {
     const expired = this.now() - ASSUMED_TTL_MS;
     const creates: WorkItem[] = [];
     for (const [key, { w, at }] of this.assumed) {

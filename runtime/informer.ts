@@ -80,10 +80,17 @@ type WatchOutcome = 'ended' | 'gone' | 'refused';
 /** A change of the store, as the handlers are told it. */
 type Change<T> = { kind: 'add' | 'delete'; obj: T } | { kind: 'update'; obj: T; old: T };
 
+/** A secondary index: the keys under each value, and the objects under it as last read (until one changes). */
+interface SecondaryIndex<T> {
+  fn: (obj: T) => string[];
+  map: Map<string, Set<string>>;
+  lists: Map<string, readonly T[]>;
+}
+
 /** A list+watch cache of one resource. */
 export class Informer<T extends ListedObject> {
   private readonly store = new Map<string, T>();
-  private readonly indexes = new Map<string, { fn: (obj: T) => string[]; map: Map<string, Set<string>> }>();
+  private readonly indexes = new Map<string, SecondaryIndex<T>>();
   private readonly handlers: InformerHandlers<T>[] = [];
   private readonly rest: RestClient;
   private readonly watcher: WatchStream;
@@ -139,16 +146,21 @@ export class Informer<T extends ListedObject> {
 
   /** Adds a secondary index (client-go's Indexer): fn lists the index values of an object. Call before start(). */
   addIndex(name: string, fn: (obj: T) => string[]): void {
-    const map = new Map<string, Set<string>>();
-    this.indexes.set(name, { fn, map });
+    this.indexes.set(name, { fn, map: new Map(), lists: new Map() });
     for (const [key, obj] of this.store) this.index(key, obj, undefined);
   }
 
-  /** Cached objects whose index `name` contains value. */
-  byIndex(name: string, value: string): T[] {
-    const keys = this.indexes.get(name)?.map.get(value);
-    if (!keys) return [];
-    return [...keys].map((k) => this.store.get(k)!);
+  /**
+   * Cached objects whose index `name` contains value. The same array is returned until one of them changes
+   * (a scheduler reads a cluster's nodes for every decision): never mutate it.
+   */
+  byIndex(name: string, value: string): readonly T[] {
+    const index = this.indexes.get(name);
+    const keys = index?.map.get(value);
+    if (!index || !keys) return [];
+    let list = index.lists.get(value);
+    if (!list) index.lists.set(value, (list = [...keys].map((k) => this.store.get(k)!)));
+    return list;
   }
 
   /** Every cached object. Never mutate them. */
@@ -377,16 +389,18 @@ export class Informer<T extends ListedObject> {
   }
 
   private index(key: string, obj: T | undefined, old: T | undefined): void {
-    for (const { fn, map } of this.indexes.values()) {
+    for (const { fn, map, lists } of this.indexes.values()) {
       for (const v of old ? fn(old) : []) {
         const set = map.get(v);
         set?.delete(key);
         if (set?.size === 0) map.delete(v);
+        lists.delete(v);
       }
       for (const v of obj ? fn(obj) : []) {
         let set = map.get(v);
         if (!set) map.set(v, (set = new Set()));
         set.add(key);
+        lists.delete(v);
       }
     }
   }

@@ -30,13 +30,28 @@ function eligibilityOf(node: Node): NodeEligibility {
   return e;
 }
 
+// The views of a running tally's nodes, by the nodes' list: the controller's cache hands out the same list until a
+// node changes, and each decision would otherwise build a view of every node (at 10,000 instances on 500 nodes, the
+// controller's largest single cost). A view holds its node's tally entry, which the tally updates in place.
+const tallied = new WeakMap<readonly Node[], { cluster: ClusterSnapshot['cluster']; usage: ReadonlyMap<string, NodeUsage>; views: readonly NodeView[] }>();
+
 /** The snapshot's nodes with their usage and capacity, in input order. */
-export function nodeViews(snapshot: ClusterSnapshot): NodeView[] {
+export function nodeViews(snapshot: ClusterSnapshot): readonly NodeView[] {
+  const { nodes, cluster } = snapshot;
   const usage = snapshot.usage ?? nodeAllocation(snapshot);
-  return snapshot.nodes.map((node) => {
+  const known = snapshot.usage && tallied.get(nodes);
+  // A node's first placement adds its tally entry: a view made before then must not go on saying it holds nothing.
+  if (known && known.cluster === cluster && known.usage === usage && known.views.every((v) => v.usage === usageOf(usage, v.name))) return known.views;
+  const views = nodes.map((node) => {
     const name = node.metadata.name ?? '';
-    return { name, node, usage: usage.get(name) ?? NOTHING_PLACED, capacity: nodeCapacity(node, snapshot.cluster), eligibility: eligibilityOf(node) };
+    return { name, node, usage: usageOf(usage, name), capacity: nodeCapacity(node, cluster), eligibility: eligibilityOf(node) };
   });
+  if (snapshot.usage) tallied.set(nodes, { cluster, usage, views });
+  return views;
+}
+
+function usageOf(usage: ReadonlyMap<string, NodeUsage>, name: string): Readonly<NodeUsage> {
+  return usage.get(name) ?? NOTHING_PLACED;
 }
 
 /** used/capacity, 0 for a zero capacity (only fitting nodes are scored, where used is then 0 too). */

@@ -22,10 +22,10 @@ import type { ClusterContent } from './contents.js';
 /** Everything the plan looks at. */
 export interface ClusterObserved {
   cluster: Cluster;
-  nodes: Node[];
-  instances: Instance[];
-  volumes: Volume[];
-  workItems: WorkItem[];
+  nodes: readonly Node[];
+  instances: readonly Instance[];
+  volumes: readonly Volume[];
+  workItems: readonly WorkItem[];
   /** Names of the Leases (heartbeat, fencing) in the cluster's namespace. */
   leases?: string[];
   /** While deleting, once its Nodes are gone: what else the namespace holds, and the Tokens bound to it (undefined: not listed). */
@@ -57,7 +57,7 @@ export function planCluster(o: ClusterObserved): ClusterPlan {
 }
 
 function deletionActions(o: ClusterObserved, hasFinalizer: boolean): ClusterAction[] {
-  const live = <T extends { metadata: { deletionTimestamp?: string; name?: string } }>(list: T[]) => list.filter((x) => !x.metadata.deletionTimestamp);
+  const live = <T extends { metadata: { deletionTimestamp?: string; name?: string } }>(list: readonly T[]) => list.filter((x) => !x.metadata.deletionTimestamp);
   const workloads = [...o.instances, ...o.volumes];
   const actions: ClusterAction[] = [
     ...live(o.instances).map((i) => ({ type: 'delete' as const, kind: 'Instance' as const, name: i.metadata.name! })),
@@ -73,7 +73,7 @@ function deletionActions(o: ClusterObserved, hasFinalizer: boolean): ClusterActi
   return actions;
 }
 
-function count<T>(list: T[], pred: (x: T) => boolean): number {
+function count<T>(list: readonly T[], pred: (x: T) => boolean): number {
   return list.filter(pred).length;
 }
 

@@ -68,7 +68,7 @@ describe('runtime Informer (real etcd, in-process apiserver)', function () {
     env = await startTestEnv();
     kc = loadKubeConfig({ kubeconfig: env.server.kubeconfigPath });
     client = new CairnClient(kc);
-    for (const c of ['inf-a', 'inf-b', 'inf-c', 'inf-w', 'inf-gone', 'inf-throw']) await client.create('Cluster', cluster(c) as unknown as Cluster);
+    for (const c of ['inf-a', 'inf-b', 'inf-c', 'inf-w', 'inf-gone', 'inf-throw', 'inf-idx']) await client.create('Cluster', cluster(c) as unknown as Cluster);
   });
   after(async () => {
     await Promise.all(informers.map((i) => i.stop()));
@@ -104,6 +104,30 @@ describe('runtime Informer (real etcd, in-process apiserver)', function () {
     const late: string[] = [];
     i.addHandlers({ add: (o) => late.push(objectKey(o)) });
     expect(late).to.deep.equal(['inf-a/pre']);
+  });
+
+  it('byIndex hands out the same list until one of its objects changes, then the list as it is now', async () => {
+    await client.create('Instance', inst('one', 'inf-idx', 1));
+    await client.create('Instance', inst('two', 'inf-idx', 1));
+    const i = informer<Instance>({ ...INSTANCES, namespace: 'inf-idx' });
+    i.addIndex('cpus', (o) => [String(o.spec.cpus)]);
+    i.start();
+    await i.waitForSync();
+    const ones = i.byIndex('cpus', '1');
+    expect(ones.map(objectKey).sort()).to.deep.equal(['inf-idx/one', 'inf-idx/two']);
+    expect(i.byIndex('cpus', '1')).to.equal(ones);
+
+    await client.patch('Instance', 'inf-idx', 'two', { metadata: { labels: { touched: 'yes' } } });
+    await eventually('the label seen', () => i.get('inf-idx/two')?.metadata.labels?.touched === 'yes', 5000, 10);
+    const relabelled = i.byIndex('cpus', '1');
+    expect(relabelled).not.to.equal(ones);
+    expect(relabelled.find((o) => o.metadata.name === 'two')?.metadata.labels?.touched).to.equal('yes');
+
+    await client.patch('Instance', 'inf-idx', 'two', { spec: { cpus: 2 } });
+    await eventually('two moved to cpus 2', () => i.byIndex('cpus', '2').length === 1, 5000, 10);
+    expect(i.byIndex('cpus', '1').map(objectKey)).to.deep.equal(['inf-idx/one']);
+    await client.delete('Instance', 'inf-idx', 'one');
+    await eventually('one gone', () => i.byIndex('cpus', '1').length === 0, 5000, 10);
   });
 
   it('applies a big list a chunk at a time, letting the event loop run in between (a leader renews its lease meanwhile)', async () => {
