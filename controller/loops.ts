@@ -80,7 +80,7 @@ export function buildControllers(d: LoopDeps): ReconcileLoops {
   observeLeases(d);
   clusters.watch(cache.clusters, (c) => [c.metadata.name!], 0, { changed: changedBeyondStatus });
   // Its status alone (mostly the loop's own write coming back): with the counts' delay, so an edit by hand is still undone.
-  clusters.watch(cache.clusters, (c) => [c.metadata.name!], AGGREGATE_DELAY_MS, { changed: (old, now) => !changedBeyondStatus(old, now) });
+  clusters.watch(cache.clusters, (c) => [c.metadata.name!], AGGREGATE_DELAY_MS, { changed: (old, now) => !changedBeyondStatus(old, now), updatesOnly: true });
   for (const inf of [cache.nodes, cache.instances, cache.volumes] as const) {
     clusters.watch(inf as typeof cache.nodes, (o) => [o.metadata.namespace!], AGGREGATE_DELAY_MS);
   }

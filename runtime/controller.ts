@@ -58,6 +58,8 @@ export interface WatchOptions<T> {
   changed?: (old: T, obj: T) => boolean;
   /** More keys to enqueue when an object is deleted (a delete found by a relist carries the object as last seen). */
   deletedKeys?: (obj: T) => string[];
+  /** Only updates enqueue: a second watch of an informer, for updates another watch of it filters out. */
+  updatesOnly?: boolean;
 }
 
 /** Binds informers to a work queue and runs workers over it. */
@@ -88,6 +90,7 @@ export class Controller {
       enqueue(old);
       enqueue(obj);
     };
+    if (opts.updatesOnly) return informer.addHandlers({ update });
     informer.addHandlers({ add: enqueue, update, delete: (obj) => add([...keys(obj), ...(opts.deletedKeys?.(obj) ?? [])]) });
     this.sources.push({ informer: informer as unknown as Informer<ListedObject>, keys: keys as (obj: ListedObject) => string[] });
   }

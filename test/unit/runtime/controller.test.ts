@@ -299,6 +299,22 @@ describe('Controller', () => {
     expect(h.calls.map((c) => c.key)).to.deep.equal(['ns/p1', 'ns/p1', 'ns/waiting']);
   });
 
+  it('watch(): updatesOnly enqueues the updates its filter passes, and neither adds nor deletes (another watch has those)', async () => {
+    type Obj = { metadata: { name: string; namespace: string }; owner: string };
+    const informer = new FakeInformer<Obj>();
+    const h = start(async () => undefined);
+    h.controller.watch(informer.asInformer(), (o) => [`${o.metadata.namespace}/${o.owner}`], 0, { updatesOnly: true, changed: (_old, now) => now.owner !== 'quiet' });
+    const obj = (owner: string): Obj => ({ metadata: { name: 'child', namespace: 'ns' }, owner });
+    informer.handlers[0]!.add?.(obj('p1'));
+    informer.handlers[0]!.update!(obj('p1'), obj('quiet'));
+    informer.handlers[0]!.delete?.(obj('p1'));
+    await flushMicrotasks();
+    expect(h.calls).to.deep.equal([]);
+    informer.handlers[0]!.update!(obj('p1'), obj('p2'));
+    await flushMicrotasks();
+    expect(h.calls.map((c) => c.key)).to.deep.equal(['ns/p1', 'ns/p2']);
+  });
+
   it('resyncMs re-enqueues every cached object of the watched informers periodically, until stop', async () => {
     type Obj = { metadata: { name: string; namespace: string } };
     const informer = new FakeInformer<Obj>();
