@@ -27,6 +27,8 @@ export interface InstanceFitContext {
   antiAffinity: { group: string; nodes: ReadonlySet<string> } | undefined;
   /** Each attached Volume, the nodes holding a live replica of it, and whether every node reaches its data (driver gluster, mountable). */
   volumes: ReadonlyArray<{ volumeName: string; holders: ReadonlySet<string>; shared: boolean; stopped: boolean }>;
+  /** The first attached Volume that is stopped (spec.stopped), whatever the node. */
+  stoppedVolume: string | undefined;
   maxInstancesPerNode: number;
   excluded: ReadonlySet<string>;
 }
@@ -39,13 +41,11 @@ const CHECKS: readonly Check[] = [
   ({ node }, ctx) => (matchesNodeSelector(node, ctx.nodeSelector) ? undefined : REASON.nodeSelector),
   ({ name }, ctx) => (ctx.pin && ctx.pin.nodeName !== name ? REASON.notPinned : undefined),
   ({ name }, ctx) => (ctx.antiAffinity?.nodes.has(name) ? REASON.antiAffinity(ctx.antiAffinity.group) : undefined),
-  (_, ctx) => {
-    const stopped = ctx.volumes.find((v) => v.stopped);
-    return stopped ? REASON.volumeStopped(stopped.volumeName) : undefined;
-  },
+  (_, ctx) => (ctx.stoppedVolume === undefined ? undefined : REASON.volumeStopped(ctx.stoppedVolume)),
   ({ name }, ctx) => {
-    const missing = ctx.volumes.find((v) => !v.shared && !v.holders.has(name));
-    return missing ? REASON.noReplica(missing.volumeName) : undefined;
+    // A loop, not find(): a closure over the name for each node of each decision was a good part of the controller's garbage.
+    for (const v of ctx.volumes) if (!v.shared && !v.holders.has(name)) return REASON.noReplica(v.volumeName);
+    return undefined;
   },
   ({ usage }, ctx) => (ctx.maxInstancesPerNode > 0 && usage.instances >= ctx.maxInstancesPerNode ? REASON.maxInstancesPerNode : undefined),
   ({ usage, capacity }, ctx) => (usage.cpus + ctx.request.cpus > capacity.cpus ? REASON.insufficientCpu : undefined),
@@ -65,6 +65,10 @@ export function instanceFitFailure(view: NodeView, ctx: InstanceFitContext): str
 export function instanceFitContext(instance: Instance, others: ClusterSnapshot, opts: ScheduleOptions): InstanceFitContext {
   const group = instance.spec.placement?.antiAffinityGroup;
   const volumeNames = [...new Set((instance.spec.volumes ?? []).map((v) => v.volumeName))];
+  const volumes = volumeNames.map((volumeName) => {
+    const volume = others.volumes.find((v) => v.metadata.name === volumeName);
+    return { volumeName, holders: new Set(volume ? liveReplicaNodes(volume) : []), shared: !!volume && glusterBricks(volume) !== undefined, stopped: !!volume && isStopped(volume) };
+  });
   return {
     request: instanceRequest(instance),
     pin: pinnedNode(instance),
@@ -72,10 +76,8 @@ export function instanceFitContext(instance: Instance, others: ClusterSnapshot, 
     antiAffinity: group
       ? { group, nodes: new Set(others.instances.filter((i) => i.spec.placement?.antiAffinityGroup === group).flatMap(instanceNodes)) }
       : undefined,
-    volumes: volumeNames.map((volumeName) => {
-      const volume = others.volumes.find((v) => v.metadata.name === volumeName);
-      return { volumeName, holders: new Set(volume ? liveReplicaNodes(volume) : []), shared: !!volume && glusterBricks(volume) !== undefined, stopped: !!volume && isStopped(volume) };
-    }),
+    volumes,
+    stoppedVolume: volumes.find((v) => v.stopped)?.volumeName,
     maxInstancesPerNode: instanceLimits(others.cluster).maxInstancesPerNode,
     excluded: new Set(opts.excludeNodes ?? []),
   };

@@ -52,34 +52,35 @@ function clusterLimitReached(others: ClusterSnapshot, cluster: string): Unschedu
 
 /** Attached volumes reachable from anywhere (gluster) that keep a brick on the node: reads are served locally there. */
 function localBricks(name: string, ctx: InstanceFitContext): number {
-  return ctx.volumes.filter((v) => v.shared && v.holders.has(name)).length;
+  let bricks = 0;
+  for (const v of ctx.volumes) if (v.shared && v.holders.has(name)) bricks++;
+  return bricks;
 }
 
-interface Ranked {
-  view: NodeView;
-  score: number;
-  bricks: number;
-}
-
-/** More local bricks first, then the lower score, then fewer instances, then the name. */
-function better(a: Ranked, b: Ranked): boolean {
-  return (b.bricks - a.bricks || a.score - b.score || a.view.usage.instances - b.view.usage.instances || compareNames(a.view.name, b.view.name)) < 0;
-}
-
-// One pass for the best: every decision ranks every fitting node, so no sort and no array of them.
-function leastAllocated(fitting: readonly NodeView[], ctx: InstanceFitContext): NodeView {
+/** The larger of the cpu and memory fractions the node would have allocated with the Instance on it. */
+function scoreOf(view: NodeView, ctx: InstanceFitContext): number {
   const { request } = ctx;
-  const rank = (view: NodeView): Ranked => ({
-    view,
-    score: Math.max(usedFraction(view.usage.cpus + request.cpus, view.capacity.cpus), usedFraction(view.usage.memoryBytes + request.memoryBytes, view.capacity.memoryBytes)),
-    bricks: localBricks(view.name, ctx),
-  });
-  let best = rank(fitting[0]!);
+  return Math.max(usedFraction(view.usage.cpus + request.cpus, view.capacity.cpus), usedFraction(view.usage.memoryBytes + request.memoryBytes, view.capacity.memoryBytes));
+}
+
+// One pass for the best: every decision ranks every fitting node, so no sort, and no object per node (at 500 nodes,
+// ranking allocated more than anything else in the controller). More local bricks first, then the lower score, then
+// fewer instances, then the name.
+function leastAllocated(fitting: readonly NodeView[], ctx: InstanceFitContext): NodeView {
+  let best = fitting[0]!;
+  let bestBricks = localBricks(best.name, ctx);
+  let bestScore = scoreOf(best, ctx);
   for (let i = 1; i < fitting.length; i++) {
-    const candidate = rank(fitting[i]!);
-    if (better(candidate, best)) best = candidate;
+    const view = fitting[i]!;
+    const bricks = localBricks(view.name, ctx);
+    const score = scoreOf(view, ctx);
+    if ((bestBricks - bricks || score - bestScore || view.usage.instances - best.usage.instances || compareNames(view.name, best.name)) < 0) {
+      best = view;
+      bestBricks = bricks;
+      bestScore = score;
+    }
   }
-  return best.view;
+  return best;
 }
 
 /** Sentences that explain causes no node count can: a pin to an unknown node, a volume without data anywhere. */
