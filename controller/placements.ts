@@ -101,7 +101,7 @@ export class Placements {
   }
 
   /** WorkItems of one owner: cached ones (an assumed update in place of the version it was read from), plus assumed creates. */
-  workItemsOf(kind: 'Instance' | 'Volume', namespace: string, name: string): WorkItem[] {
+  workItemsOf(kind: 'Instance' | 'Volume', namespace: string, name: string): readonly WorkItem[] {
     const mine = (w: WorkItem) => w.metadata.namespace === namespace && w.metadata.labels?.[OWNER_KIND_LABEL] === kind && w.metadata.labels?.[OWNER_NAME_LABEL] === name;
     return this.withAssumed(this.cache.workItemsOf(kind, namespace, name), mine);
   }
@@ -123,7 +123,7 @@ export class Placements {
   }
 
   /** WorkItems of one namespace, as workItemsOf. */
-  workItemsIn(namespace: string): WorkItem[] {
+  workItemsIn(namespace: string): readonly WorkItem[] {
     return this.withAssumed(this.cache.inNamespace(this.cache.workItems, namespace), (w) => w.metadata.namespace === namespace);
   }
 
@@ -132,19 +132,22 @@ export class Placements {
    * from until the watch brings the next one (a plan seeing the old spec would resize it again, and count
    * the growth twice); assumed creates not cached yet are added. Expired assumptions are dropped first.
    */
-  private withAssumed(cached: readonly WorkItem[], mine: (w: WorkItem) => boolean): WorkItem[] {
+  // The cached list itself when no assumption touches it (most reads): every reconcile reads its owner's WorkItems.
+  private withAssumed(cached: readonly WorkItem[], mine: (w: WorkItem) => boolean): readonly WorkItem[] {
     const expired = this.now() - ASSUMED_TTL_MS;
     const creates: WorkItem[] = [];
-    for (const [key, { w, at }] of this.assumed) {
+    for (const { w, at } of this.assumed.values()) {
       if (!mine(w)) continue;
       if (at <= expired) this.forget(w);
-      else if (!this.cache.workItems.get(key)) creates.push(w);
+      else if (!this.cache.workItems.get(keyOf(w))) creates.push(w);
     }
-    const out = cached.map((c) => {
+    let updated: WorkItem[] | undefined;
+    cached.forEach((c, i) => {
       const a = this.assumed.get(keyOf(c))?.w;
-      return a && a.metadata.resourceVersion === c.metadata.resourceVersion ? a : c;
+      if (a && a.metadata.resourceVersion === c.metadata.resourceVersion) (updated ??= [...cached])[i] = a;
     });
-    return [...out, ...creates];
+    const out = updated ?? cached;
+    return creates.length === 0 ? out : [...out, ...creates];
   }
 
   /** What is placed on each node of a namespace. */

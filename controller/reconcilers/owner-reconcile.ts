@@ -24,7 +24,7 @@ export async function reconcileOwner<O extends Instance | Volume>(
   kind: O['kind'] & ('Instance' | 'Volume'),
   key: string,
   owner: O | undefined,
-  plan: (owner: O, workItems: WorkItem[]) => Plan<O['status']>,
+  plan: (owner: O, workItems: readonly WorkItem[]) => Plan<O['status']>,
 ): Promise<Result | void> {
   const [namespace, name] = key.split('/') as [string, string];
   if (owner && deps.stale.isStale(key, owner.metadata.resourceVersion)) return;

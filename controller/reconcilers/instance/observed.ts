@@ -12,7 +12,7 @@ export type ScheduleDecision = { nodeName: string } | { unschedulable: true; mes
 export interface InstanceObserved {
   instance: Instance;
   cluster?: Cluster;
-  workItems: WorkItem[];
+  workItems: readonly WorkItem[];
   volumes: ReadonlyMap<string, Volume>;
   node(name: string): NodeView;
   /**

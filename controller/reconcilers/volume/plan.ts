@@ -29,7 +29,7 @@ const GROWN_SETTLE_MS = 5_000;
 export interface VolumeObserved {
   volume: Volume;
   cluster?: Cluster;
-  workItems: WorkItem[];
+  workItems: readonly WorkItem[];
   node(name: string): NodeView;
   /** Nodes for all replicas (existing ones first) and, when short, why. */
   schedule(): { nodeNames: string[]; message?: string };
