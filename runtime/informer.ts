@@ -150,6 +150,11 @@ export class Informer<T extends ListedObject> {
     for (const [key, obj] of this.store) this.index(key, obj, undefined);
   }
 
+  /** How many cached objects index `name` holds under value, without making (and keeping) their list. */
+  countByIndex(name: string, value: string): number {
+    return this.indexes.get(name)?.map.get(value)?.size ?? 0;
+  }
+
   /**
    * Cached objects whose index `name` contains value. The same array is returned until one of them changes
    * (a scheduler reads a cluster's nodes for every decision): never mutate it.

@@ -77,7 +77,7 @@ export class GarbageCollector {
   async collect(): Promise<{ requeueAfterMs?: number }> {
     let retry = false;
     const failures: string[] = [];
-    const exists = (uid: string) => this.sources.some((s) => s.informer.byIndex(UID_INDEX, uid).length > 0);
+    const exists = (uid: string) => this.sources.some((s) => s.informer.countByIndex(UID_INDEX, uid) > 0);
     for (const a of planCollection(this.candidates(), exists)) {
       try {
         retry = (await this.carryOut(a)) || retry;

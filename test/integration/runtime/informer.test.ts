@@ -116,6 +116,7 @@ describe('runtime Informer (real etcd, in-process apiserver)', function () {
     const ones = i.byIndex('cpus', '1');
     expect(ones.map(objectKey).sort()).to.deep.equal(['inf-idx/one', 'inf-idx/two']);
     expect(i.byIndex('cpus', '1')).to.equal(ones);
+    expect([i.countByIndex('cpus', '1'), i.countByIndex('cpus', '3')]).to.deep.equal([2, 0]);
 
     await client.patch('Instance', 'inf-idx', 'two', { metadata: { labels: { touched: 'yes' } } });
     await eventually('the label seen', () => i.get('inf-idx/two')?.metadata.labels?.touched === 'yes', 5000, 10);

@@ -41,6 +41,7 @@ describe('garbage collector runs', () => {
     return {
       addIndex: (name: string, fn: (o: ListedObject) => string[]) => void indexes.set(name, fn),
       byIndex: (name: string, value: string) => objects.filter((o) => indexes.get(name)!(o).includes(value)),
+      countByIndex: (name: string, value: string) => objects.filter((o) => indexes.get(name)!(o).includes(value)).length,
     } as unknown as Informer<ListedObject>;
   }
   /** A collector whose orphan's owner reads 404 and whose delete answers `deleteCode`. */
