@@ -10,6 +10,7 @@ import type { Cluster } from '../api/cluster.js';
 
 /** Whether the update changed what the Cluster loop acts on: its spec (generation), deletion or finalizers. */
 export function changedBeyondStatus(old: Cluster, now: Cluster): boolean {
-  const [a, b] = [old.metadata, now.metadata];
+  const a = old.metadata;
+  const b = now.metadata;
   return a.generation !== b.generation || a.deletionTimestamp !== b.deletionTimestamp || String(a.finalizers ?? []) !== String(b.finalizers ?? []);
 }

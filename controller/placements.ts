@@ -131,8 +131,8 @@ export class Placements {
    * `cached` as this process wrote it: an assumed update stands in for the cached version it was read
    * from until the watch brings the next one (a plan seeing the old spec would resize it again, and count
    * the growth twice); assumed creates not cached yet are added. Expired assumptions are dropped first.
+   * When no assumption touches it (most reads; every reconcile reads its owner's WorkItems), `cached` itself.
    */
-  // The cached list itself when no assumption touches it (most reads): every reconcile reads its owner's WorkItems.
   private withAssumed(cached: readonly WorkItem[], mine: (w: WorkItem) => boolean): readonly WorkItem[] {
     const expired = this.now() - ASSUMED_TTL_MS;
     const creates: WorkItem[] = [];

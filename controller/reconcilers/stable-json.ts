@@ -14,7 +14,7 @@ export function stableJson(v: unknown): string {
 /**
  * Whether two JSON values are equal up to key order and undefined fields (stableJson(a) === stableJson(b), without
  * building either). Loops rather than entry arrays and closures: it runs on every status and spec a reconcile
- * compares, and its garbage was a tenth of the controller's.
+ * compares, and its garbage was nearly a tenth of the controller's.
  */
 export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
