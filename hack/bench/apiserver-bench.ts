@@ -26,6 +26,7 @@ import https from 'node:https';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Etcd3 } from 'etcd3';
 import { startThrowawayEtcd, type ThrowawayEtcd } from '../etcd.js';
 import { CpuMeter, expectStatus, fmt, latencySummary, median, percentile, procStatusMiB, request, runConcurrent, targetFromKubeconfig, type ApiTarget, type RunResult } from './lib.js';
@@ -248,7 +249,7 @@ async function main(): Promise<Row[]> {
  * token (which it ignores) reach it; the target to send its creates to.
  */
 async function startBareServer(endpoint: string, dataDir: string, api: ApiTarget): Promise<ApiTarget> {
-  const script = path.join(path.dirname(new URL(import.meta.url).pathname), 'bare-server.js');
+  const script = fileURLToPath(new URL('bare-server.js', import.meta.url));
   const pki = path.join(dataDir, 'pki');
   bare = spawn(process.execPath, [script, endpoint, path.join(pki, 'apiserver.crt'), path.join(pki, 'apiserver.key')], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<string>((resolve, reject) => {

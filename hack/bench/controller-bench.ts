@@ -22,6 +22,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Watch } from '@kubernetes/client-node';
 import { Etcd3 } from 'etcd3';
@@ -157,7 +158,7 @@ async function main(): Promise<boolean> {
   const kubeconfig = path.join(dir, 'admin.kubeconfig');
   api = targetFromKubeconfig(kubeconfig, CONCURRENCY);
   await expectStatus(api, [201], 'POST', `${GROUP_PATH}/clusters`, { apiVersion: 'cairn.dev/v1alpha1', kind: 'Cluster', metadata: { name: CLUSTER } });
-  const hollowReady = new Promise<void>((resolve) => (hollow = spawnNode([path.join(path.dirname(new URL(import.meta.url).pathname), 'hollow-nodes.js'), kubeconfig, CLUSTER, String(NODES), '100'], (l) => l.includes('hollow nodes ready') && resolve())));
+  const hollowReady = new Promise<void>((resolve) => (hollow = spawnNode([fileURLToPath(new URL('hollow-nodes.js', import.meta.url)), kubeconfig, CLUSTER, String(NODES), '100'], (l) => l.includes('hollow nodes ready') && resolve())));
   await hollowReady;
   controller = spawnNode([...(process.env.CONTROLLER_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CONTROLLER_CPU_PROF}`] : []), CAIRN_BIN, 'controller', '--kubeconfig', kubeconfig, '--metrics-port', '0', '--workers', String(WORKERS), '--log-level', 'info']);
   await waitForNodesReady(api);
