@@ -359,10 +359,11 @@ async function restartSelfHeal(brick: WorkItemBrickSpec, runDir: string, ctx: Op
  * add-brick mount would (client pid -12, which AFR requires for this) and sets the virtual xattr trusted.replace-brick to
  * this brick's client name: AFR marks the root on every other brick as owed to this one, and the
  * self-heal daemons then copy the whole tree onto it (glusterd's replace-brick does the same). For a
- * volume created empty this heals nothing. A marker file in the run dir makes it once per WorkItem (joinedAt).
+ * volume created empty this heals nothing. A marker file in the run dir makes it once per WorkItem: the caller
+ * asks only for a brick not joined yet (joinedAt).
  */
 async function joinOnce(item: WorkItem, brick: WorkItemBrickSpec, runDir: string, ctx: OperationContext): Promise<void> {
-  if (!brick.clientVolfile || joinedAt(runDir, item)) return;
+  if (!brick.clientVolfile) return;
   const index = item.spec.volumeReplica!.index;
   const mnt = path.join(runDir, JOIN_MOUNT);
   const volfile = path.join(runDir, 'join.vol');
@@ -414,11 +415,12 @@ async function ensure(item: WorkItem, ctx: OperationContext): Promise<Observatio
       await stop('brick', runDir, ctx);
     });
     fs.mkdirSync(path.join(brick.path, '.glusterfs'), { recursive: true, mode: 0o755 });
-    await stampVolumeId(brick, ctx.nodeName, !!joinedAt(runDir, item));
+    const joined = !!joinedAt(runDir, item);
+    await stampVolumeId(brick, ctx.nodeName, joined);
     if (before.action === 'restart') await stop('brick', runDir, ctx);
     if (!runningPid(runDir)) await start('brick', brick.volfile, brick, runDir, ctx);
     await ensureSelfHeal(brick, runDir, ctx);
-    await joinOnce(item, brick, runDir, ctx);
+    if (!joined) await joinOnce(item, brick, runDir, ctx);
   } catch (err) {
     throw classify(err, { doing: `starting ${what}`, node: ctx.nodeName, path: brick.path });
   }
